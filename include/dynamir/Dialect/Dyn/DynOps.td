@@ -1,0 +1,786 @@
+//===- DynOps.td - dyn dialect operations ------------------*- tablegen -*-===//
+
+#ifndef DYNAMIR_DIALECT_DYN_DYNOPS_TD
+#define DYNAMIR_DIALECT_DYN_DYNOPS_TD
+
+include "dynamir/Dialect/Dyn/DynBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+// `floatExpr` and `intExpr` give the scalar semantics used by the constant folder, in terms of
+// `v`; an empty `intExpr` means the op is not defined on integers.
+class Dyn_UnaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
+                  string what>
+    : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise " # what;
+  let description = [{
+    Applies }] # what # [{ to every element. The result has the operand's type.
+
+    Example:
+
+    ```mlir
+    %y = dyn.}] # mnemonic # [{ %x : tensor<4x?xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$x);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location>, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      inferred.push_back(adaptor.getX().getType());
+      return ::mlir::success();
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      if (::mlir::OpFoldResult folded = foldUnaryIdentity(*this))
+        return folded;
+      return constFoldUnary(adaptor.getX(), getType(), }]
+      # !if(!empty(floatExpr), "nullptr", "[](double v) -> double { return " # floatExpr # "; }")
+      # ", "
+      # !if(!empty(intExpr), "nullptr", "[](int64_t v) -> int64_t { return " # intExpr # "; }")
+      # [{);
+    }
+  }];
+}
+
+def Dyn_NegOp : Dyn_UnaryOp<"neg", Dyn_NumericTensor, "-v", "-v", "negation">;
+def Dyn_AbsOp : Dyn_UnaryOp<"abs", Dyn_NumericTensor, "std::fabs(v)", "v < 0 ? -v : v",
+                            "absolute value">;
+def Dyn_ExpOp : Dyn_UnaryOp<"exp", Dyn_FloatTensor, "std::exp(v)", "", "exponential">;
+def Dyn_LogOp : Dyn_UnaryOp<"log", Dyn_FloatTensor, "std::log(v)", "", "natural logarithm">;
+def Dyn_SqrtOp : Dyn_UnaryOp<"sqrt", Dyn_FloatTensor, "std::sqrt(v)", "", "square root">;
+def Dyn_RsqrtOp : Dyn_UnaryOp<"rsqrt", Dyn_FloatTensor, "1.0 / std::sqrt(v)", "",
+                              "reciprocal square root">;
+def Dyn_SinOp : Dyn_UnaryOp<"sin", Dyn_FloatTensor, "std::sin(v)", "", "sine">;
+def Dyn_CosOp : Dyn_UnaryOp<"cos", Dyn_FloatTensor, "std::cos(v)", "", "cosine">;
+def Dyn_TanOp : Dyn_UnaryOp<"tan", Dyn_FloatTensor, "std::tan(v)", "", "tangent">;
+def Dyn_TanhOp : Dyn_UnaryOp<"tanh", Dyn_FloatTensor, "std::tanh(v)", "",
+                             "hyperbolic tangent">;
+def Dyn_SigmoidOp : Dyn_UnaryOp<"sigmoid", Dyn_FloatTensor, "1.0 / (1.0 + std::exp(-v))", "",
+                                "logistic sigmoid 1 / (1 + exp(-x))">;
+def Dyn_ReluOp : Dyn_UnaryOp<"relu", Dyn_NumericTensor, "v > 0 ? v : 0.0", "v > 0 ? v : 0",
+                             "rectified linear unit max(x, 0)">;
+def Dyn_ErfOp : Dyn_UnaryOp<"erf", Dyn_FloatTensor, "std::erf(v)", "", "error function">;
+def Dyn_FloorOp : Dyn_UnaryOp<"floor", Dyn_FloatTensor, "std::floor(v)", "",
+                              "rounding toward negative infinity">;
+def Dyn_CeilOp : Dyn_UnaryOp<"ceil", Dyn_FloatTensor, "std::ceil(v)", "",
+                             "rounding toward positive infinity">;
+def Dyn_NotOp : Dyn_UnaryOp<"not", Dyn_IntegerTensor, "", "~v",
+                            "logical not (i1) or bitwise not (integers)">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops with broadcasting
+//===----------------------------------------------------------------------===//
+
+class Dyn_BroadcastingOp<string mnemonic, list<Trait> traits = []>
+    : Dyn_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])>;
+
+// `floatExpr` / `intExpr` are the scalar semantics in terms of `a` and `b` (an empty one: not
+// defined for that element kind). An integer expression may return std::nullopt (division by
+// zero), in which case nothing is folded.
+class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
+                   string what, string identity = "">
+    : Dyn_BroadcastingOp<mnemonic> {
+  let summary = "elementwise " # what # " with broadcasting";
+  let description = [{
+    Computes }] # what # [{ of the two operands elementwise after broadcasting them to a common
+    shape with numpy's rules (dimensions aligned from the right; a dimension of 1 stretches).
+    Both operands have one element type; dtype promotion is made explicit with `dyn.cast`.
+
+    Example:
+
+    ```mlir
+    %z = dyn.}] # mnemonic # [{ %x, %y : tensor<4x1xf32>, tensor<3xf32>
+    // %z : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastResult(loc, {adaptor.getLhs(), adaptor.getRhs()},
+                                  /*resultElementType=*/nullptr, inferred);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      if (::mlir::OpFoldResult folded = foldBinaryIdentity(*this, adaptor.getLhs(),
+              adaptor.getRhs(), BinaryIdentity::}] # !if(!empty(identity), "None", identity) # [{))
+        return folded;
+      return constFoldBinary(adaptor.getLhs(), adaptor.getRhs(), getType(), }]
+      # !if(!empty(floatExpr), "nullptr",
+            "[](double a, double b) -> double { return " # floatExpr # "; }")
+      # ", "
+      # !if(!empty(intExpr), "nullptr",
+            "[](int64_t a, int64_t b) -> std::optional<int64_t> { return " # intExpr # "; }")
+      # [{);
+    }
+  }];
+}
+
+def Dyn_AddOp : Dyn_BinaryOp<"add", Dyn_NumericTensor, "a + b", "a + b", "addition",
+                             "AddZero">;
+def Dyn_SubOp : Dyn_BinaryOp<"sub", Dyn_NumericTensor, "a - b", "a - b", "subtraction",
+                             "SubZero">;
+def Dyn_MulOp : Dyn_BinaryOp<"mul", Dyn_NumericTensor, "a * b", "a * b", "multiplication",
+                             "MulOne">;
+def Dyn_DivOp : Dyn_BinaryOp<"div", Dyn_FloatTensor, "a / b", "", "true division", "DivOne">;
+def Dyn_FloorDivOp : Dyn_BinaryOp<"floordiv", Dyn_NumericTensor, "std::floor(a / b)",
+    "b == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, b))",
+    "floor division (Python's //)">;
+def Dyn_ModOp : Dyn_BinaryOp<"mod", Dyn_NumericTensor, "pyFloatMod(a, b)",
+    "b == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, b) * b)",
+    "remainder with the sign of the divisor (Python's %)">;
+def Dyn_PowOp : Dyn_BinaryOp<"pow", Dyn_NumericTensor, "std::pow(a, b)",
+    "b < 0 ? std::nullopt : std::optional<int64_t>(intPow(a, b))", "power">;
+def Dyn_MaximumOp : Dyn_BinaryOp<"maximum", Dyn_NumericTensor,
+    "std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b)", "a > b ? a : b",
+    "maximum (NaN-propagating)">;
+def Dyn_MinimumOp : Dyn_BinaryOp<"minimum", Dyn_NumericTensor,
+    "std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b)", "a < b ? a : b",
+    "minimum (NaN-propagating)">;
+def Dyn_LogicalAndOp : Dyn_BinaryOp<"logical_and", Dyn_BoolTensor, "", "a & b", "logical and">;
+def Dyn_LogicalOrOp : Dyn_BinaryOp<"logical_or", Dyn_BoolTensor, "", "a | b", "logical or">;
+
+class Dyn_CompareOp<string mnemonic, string expr, string what>
+    : Dyn_BroadcastingOp<mnemonic> {
+  let summary = "elementwise " # what # " comparison with broadcasting";
+  let description = [{
+    Compares the operands elementwise after numpy broadcasting and returns an i1 tensor.
+    Floating-point comparisons are ordered except `ne`, which is true when either side is NaN,
+    as in numpy.
+
+    Example:
+
+    ```mlir
+    %m = dyn.}] # mnemonic # [{ %x, %y : tensor<3xf32>, tensor<f32>
+    // %m : tensor<3xi1>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$lhs, Dyn_Tensor:$rhs);
+  let results = (outs Dyn_BoolTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *ctx,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastResult(loc, {adaptor.getLhs(), adaptor.getRhs()},
+                                  ::mlir::IntegerType::get(ctx, 1), inferred);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return constFoldCompare(adaptor.getLhs(), adaptor.getRhs(), getType(),
+          [](auto a, auto b) -> int64_t { return }] # expr # [{; });
+    }
+  }];
+}
+
+def Dyn_EqOp : Dyn_CompareOp<"eq", "a == b", "equality">;
+def Dyn_NeOp : Dyn_CompareOp<"ne", "a != b", "inequality">;
+def Dyn_LtOp : Dyn_CompareOp<"lt", "a < b", "less-than">;
+def Dyn_LeOp : Dyn_CompareOp<"le", "a <= b", "less-or-equal">;
+def Dyn_GtOp : Dyn_CompareOp<"gt", "a > b", "greater-than">;
+def Dyn_GeOp : Dyn_CompareOp<"ge", "a >= b", "greater-or-equal">;
+
+def Dyn_WhereOp : Dyn_BroadcastingOp<"where"> {
+  let summary = "elementwise selection with broadcasting";
+  let description = [{
+    `numpy.where(cond, a, b)`: picks `a` where `cond` is true and `b` elsewhere, after
+    broadcasting all three operands to one shape.
+
+    Example:
+
+    ```mlir
+    %r = dyn.where %c, %a, %b : tensor<4x3xi1>, tensor<3xf32>, tensor<f32>
+    // %r : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_BoolTensor:$condition, Dyn_Tensor:$lhs, Dyn_Tensor:$rhs);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($lhs) `,` type($rhs)
+  }];
+  let hasFolder = 1;
+}
+
+def Dyn_CastOp : Dyn_Op<"cast", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts every element to `dtype` with numpy's `astype` semantics: floats to integers
+    truncate toward zero, anything to i1 tests for non-zero, i1 to numbers gives 0 or 1.
+
+    Example:
+
+    ```mlir
+    %y = dyn.cast %x to f64 : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, TypeAttrOf<AnyType>:$dtype);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x `to` $dtype attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+def Dyn_ConstantOp : Dyn_Op<"constant", [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "tensor constant";
+  let description = [{
+    A constant tensor given by a dense elements attribute (splats included).
+
+    Example:
+
+    ```mlir
+    %c = dyn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %z = dyn.constant dense<0> : tensor<4x4xi64>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Dyn_FullOp : Dyn_Op<"full", [Pure]> {
+  let summary = "a tensor of one value (numpy full/zeros/ones)";
+  let description = [{
+    A statically shaped tensor whose elements all equal `value`. The frontend emits it for
+    `np.full`, `np.zeros` and `np.ones` (and their torch twins); it folds to a splat constant.
+
+    Example:
+
+    ```mlir
+    %z = dyn.full 0.0 : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins TypedAttrInterface:$value);
+  let results = (outs StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Dyn_ArangeOp : Dyn_Op<"arange", [Pure]> {
+  let summary = "evenly spaced values (numpy arange)";
+  let description = [{
+    A 1-D tensor `start, start + step, ...` with as many elements as its static size says
+    (the frontend computes the size from numpy's stop).
+
+    Example:
+
+    ```mlir
+    %r = dyn.arange 0.0, 2.0 : tensor<5xi64>   // [0, 2, 4, 6, 8]
+    ```
+  }];
+  let arguments = (ins F64Attr:$start, F64Attr:$step);
+  let results = (outs StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>:$result);
+  let assemblyFormat = "$start `,` $step attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Dyn_ReductionOp<string mnemonic, Type tensorType, string what, string resultKind,
+                      bit returnsIndex = !or(!eq(resultKind, "ArgMax"), !eq(resultKind, "ArgMin"))>
+    : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = what # " over a list of dimensions";
+  let description = [{
+    Reduces `x` over `dims` (distinct, in `[0, rank)`; the frontend turns numpy's `axis=None`
+    into every dimension) with }] # what # [{. With `keepdim` the reduced dimensions stay with
+    size 1.}] # !if(returnsIndex, [{ The result is the i64 row-major index of the
+    first extreme element within the reduced dimensions (numpy/torch `arg`-reductions over
+    several dimensions flatten them).}], "") # [{
+
+    Example:
+
+    ```mlir
+    %r = dyn.}] # mnemonic # [{ %x dims [1] keepdim : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$x, DenseI64ArrayAttr:$dims, UnitAttr:$keepdim);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` type($x)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *ctx,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferReductionResult(loc, adaptor.getX(), adaptor.getDims(),
+          adaptor.getKeepdim(), }] # !if(returnsIndex,
+          "::mlir::IntegerType::get(ctx, 64)", "nullptr") # [{, inferred);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return constFoldReduction(adaptor.getX(), getDims(), getType(), ReductionKind::}]
+          # resultKind # [{);
+    }
+  }];
+}
+
+def Dyn_SumOp : Dyn_ReductionOp<"sum", Dyn_NumericTensor, "summation", "Sum">;
+def Dyn_MeanOp : Dyn_ReductionOp<"mean", Dyn_FloatTensor, "the arithmetic mean", "Mean">;
+def Dyn_ProdOp : Dyn_ReductionOp<"prod", Dyn_NumericTensor, "the product", "Prod">;
+def Dyn_MaxOp : Dyn_ReductionOp<"max", Dyn_NumericTensor, "the maximum", "Max">;
+def Dyn_MinOp : Dyn_ReductionOp<"min", Dyn_NumericTensor, "the minimum", "Min">;
+def Dyn_ArgMaxOp : Dyn_ReductionOp<"argmax", Dyn_NumericTensor,
+                                   "the index of the maximum", "ArgMax">;
+def Dyn_ArgMinOp : Dyn_ReductionOp<"argmin", Dyn_NumericTensor,
+                                   "the index of the minimum", "ArgMin">;
+
+class Dyn_SoftmaxLikeOp<string mnemonic, string formula>
+    : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = mnemonic # " over one dimension";
+  let description = [{
+    `}] # formula # [{` along `dim`, computed stably (the row maximum is subtracted first).
+
+    Example:
+
+    ```mlir
+    %p = dyn.}] # mnemonic # [{ %x dim 1 : tensor<4x1024xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_FloatTensor:$x, I64Attr:$dim);
+  let results = (outs Dyn_FloatTensor:$result);
+  let assemblyFormat = "$x `dim` $dim attr-dict `:` type($x)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      auto type = ::llvm::cast<::mlir::RankedTensorType>(adaptor.getX().getType());
+      int64_t dim = static_cast<int64_t>(adaptor.getDim());
+      if (dim < 0 || dim >= type.getRank())
+        return ::mlir::emitOptionalError(loc, "dim ", dim,
+                                         " is out of range for a tensor of rank ",
+                                         type.getRank());
+      inferred.push_back(type);
+      return ::mlir::success();
+    }
+  }];
+}
+
+def Dyn_SoftmaxOp : Dyn_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
+def Dyn_LogSoftmaxOp : Dyn_SoftmaxLikeOp<"log_softmax", "x - log(sum(exp(x)))">;
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Dyn_MatmulOp : Dyn_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "matrix product with numpy's batching rules";
+  let description = [{
+    `numpy.matmul` / the `@` operator: a 1-D lhs gets a leading 1 and a 1-D rhs a trailing 1
+    (both removed from the result), leading batch dimensions broadcast, and the contracted
+    dimensions must agree. 0-d operands are rejected, as numpy does.
+
+    Example:
+
+    ```mlir
+    %c = dyn.matmul %a, %b : tensor<8x1x4x5xf32>, tensor<3x5x6xf32>
+    // %c : tensor<8x3x4x6xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_NumericTensor:$lhs, Dyn_NumericTensor:$rhs);
+  let results = (outs Dyn_NumericTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+def Dyn_LinearOp : Dyn_Op<"linear", [Pure, InferTypeOpAdaptor]> {
+  let summary = "affine map x·Wᵀ + b (torch.nn.functional.linear)";
+  let description = [{
+    `input` is `[..., K]`, `weight` is `[N, K]` and the optional `bias` is `[N]`; the result is
+    `[..., N]`.
+
+    Example:
+
+    ```mlir
+    %y = dyn.linear %x, %w, %b : tensor<3xf32>, tensor<2x3xf32>, tensor<2xf32>
+    // %y : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_FloatTensor:$input, Dyn_FloatTensor:$weight,
+                   Optional<Dyn_FloatTensor>:$bias);
+  let results = (outs Dyn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)?
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Dyn_ReshapeOp : Dyn_Op<"reshape", [Pure]> {
+  let summary = "same elements, new shape";
+  let description = [{
+    Reinterprets the row-major elements of `x` with the result's shape. When both shapes are
+    static their element counts must agree.
+
+    Example:
+
+    ```mlir
+    %y = dyn.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Dyn_TransposeOp : Dyn_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permutation of dimensions";
+  let description = [{
+    Result dimension `i` is operand dimension `perm[i]` (numpy `transpose(axes)`, torch
+    `permute`).
+
+    Example:
+
+    ```mlir
+    %y = dyn.transpose %x perm [1, 0] : tensor<2x3xf32>
+    // %y : tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, DenseI64ArrayAttr:$perm);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x `perm` $perm attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+def Dyn_BroadcastToOp : Dyn_Op<"broadcast_to", [Pure]> {
+  let summary = "broadcast to a larger shape (numpy broadcast_to, torch expand)";
+  let description = [{
+    Stretches `x` to the result shape with numpy's rules: dimensions align from the right,
+    and each operand dimension is 1 or equals the result dimension.
+
+    Example:
+
+    ```mlir
+    %y = dyn.broadcast_to %x : tensor<3xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Dyn_ExpandDimsOp : Dyn_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
+  let summary = "insert a dimension of size 1 (numpy expand_dims, torch unsqueeze)";
+  let description = [{
+    Example:
+
+    ```mlir
+    %y = dyn.expand_dims %x dim 0 : tensor<3xf32>
+    // %y : tensor<1x3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, I64Attr:$dim);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x `dim` $dim attr-dict `:` type($x)";
+}
+
+def Dyn_SqueezeOp : Dyn_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
+  let summary = "remove dimensions of size 1";
+  let description = [{
+    Removes `dims`, each of which must have static size 1.
+
+    Example:
+
+    ```mlir
+    %y = dyn.squeeze %x dims [0, 2] : tensor<1x3x1xf32>
+    // %y : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, DenseI64ArrayAttr:$dims);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x `dims` $dims attr-dict `:` type($x)";
+}
+
+def Dyn_ConcatOp : Dyn_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "join tensors along one dimension";
+  let description = [{
+    All inputs have one rank and element type and agree on every dimension but `dim`.
+
+    Example:
+
+    ```mlir
+    %y = dyn.concat %a, %b dim 0 : tensor<2x3xf32>, tensor<4x3xf32>
+    // %y : tensor<6x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Dyn_Tensor>:$inputs, I64Attr:$dim);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$inputs `dim` $dim attr-dict `:` type($inputs)";
+  let hasFolder = 1;
+}
+
+def Dyn_SliceOp : Dyn_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "basic slicing with static start/stop/step per dimension";
+  let description = [{
+    `x[start:stop:step, ...]` with one entry per dimension, already normalized by the frontend
+    as numpy's `slice.indices` does: with a positive step `0 <= start <= stop <= size`, with a
+    negative step `-1 <= stop <= start < size`. A dimension of dynamic size accepts any
+    non-negative bounds.
+
+    Example:
+
+    ```mlir
+    %y = dyn.slice %x starts [0, 1] stops [4, 7] steps [2, 3] : tensor<4x8xf32>
+    // %y : tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$stops,
+                   DenseI64ArrayAttr:$steps);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $x `starts` $starts `stops` $stops `steps` $steps attr-dict `:` type($x)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Host boundary
+//===----------------------------------------------------------------------===//
+
+def Dyn_ItemOp : Dyn_Op<"item", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the value of a 0-d tensor on the host";
+  let description = [{
+    `tensor.item()`, `float(t)`, `int(t)`: the point where a real value must exist on the host
+    (on a GPU, a device-to-host copy and a sync). The result is the element as a scalar.
+
+    Example:
+
+    ```mlir
+    %v = dyn.item %s : tensor<f32>
+    // %v : f32
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>:$x);
+  let results = (outs Dyn_ElementType:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+def Dyn_ToBoolOp : Dyn_Op<"to_bool", [Pure]> {
+  let summary = "the truth value of a 0-d tensor on the host";
+  let description = [{
+    `bool(t)` and `if t:`: true when the single element is non-zero. Like `dyn.item`, this is
+    where the host needs a real value.
+
+    Example:
+
+    ```mlir
+    %b = dyn.to_bool %p : tensor<i1>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>:$x);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+def Dyn_SourceOp : Dyn_Op<"source", [Pure]> {
+  let summary = "a Python object named by its source";
+  let description = [{
+    Reads the Python object at a Dynamo-style source (`L['xs']`, `G['np']`,
+    `L['self'].linear`) for the host program.
+
+    Example:
+
+    ```mlir
+    %xs = dyn.source "L['xs']" : !dyn.pyobj
+    ```
+  }];
+  let arguments = (ins StrAttr:$source);
+  let results = (outs Dyn_PyObjType:$result);
+  let assemblyFormat = "$source attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Guards
+//===----------------------------------------------------------------------===//
+
+class Dyn_GuardOp<string mnemonic, int cost, list<Trait> traits = []>
+    : Dyn_Op<"guard." # mnemonic,
+             !listconcat(traits, [DeclareOpInterfaceMethods<Dyn_GuardOpInterface>])> {
+  let extraClassDefinition = [{
+    unsigned $cppClass::getCost() { return }] # cost # [{; }
+  }];
+}
+
+def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
+  let summary = "the object at `source` is a tensor of this type, dtype and shape";
+  let description = [{
+    Checks that the Python object at `source` has the exact type `type_name`
+    (`numpy.ndarray`, `torch.Tensor`), the operand's element type and rank, and the operand's
+    static sizes (a `?` dimension is not checked: `dynamic=True`). With `contiguous` the object
+    must also be C-contiguous. The operand is the function argument the object is passed as.
+
+    Example:
+
+    ```mlir
+    dyn.guard.tensor_match "L['x']", %arg0 type "torch.Tensor" contiguous : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$source, Dyn_Tensor:$value, StrAttr:$type_name,
+                   UnitAttr:$contiguous);
+  let assemblyFormat = [{
+    $source `,` $value `type` $type_name (`contiguous` $contiguous^)? attr-dict `:` type($value)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def Dyn_TypeMatchGuardOp : Dyn_GuardOp<"type_match", 1> {
+  let summary = "the object at `source` has exactly this Python type";
+  let description = [{
+    `type_name` is the qualified name of the type (`builtins.int`, `torch.nn.Linear`).
+
+    Example:
+
+    ```mlir
+    dyn.guard.type_match "L['n']", "builtins.int"
+    ```
+  }];
+  let arguments = (ins StrAttr:$source, StrAttr:$type_name);
+  let assemblyFormat = "$source `,` $type_name attr-dict";
+  let hasCanonicalizer = 1;
+}
+
+def Dyn_IdMatchGuardOp : Dyn_GuardOp<"id_match", 0> {
+  let summary = "the object at `source` is this very object";
+  let description = [{
+    Checks object identity (`id(obj)`), as for modules and functions read from globals.
+    `description` names the object for people reading the IR.
+
+    Example:
+
+    ```mlir
+    dyn.guard.id_match "G['np']", 140234425 {description = "<module 'numpy'>"}
+    ```
+  }];
+  let arguments = (ins StrAttr:$source, I64Attr:$id, OptionalAttr<StrAttr>:$description);
+  let assemblyFormat = "$source `,` $id attr-dict";
+}
+
+def Dyn_ValueEqGuardOp : Dyn_GuardOp<"value_eq", 2> {
+  let summary = "the Python scalar at `source` equals this value";
+  let description = [{
+    The trace specialized on a Python scalar: an integer (`i64`), a float (`f64`), a bool
+    (`i1`), a string, or `unit` for `None`. The type is checked too (`1 == 1.0` does not hold).
+
+    Example:
+
+    ```mlir
+    dyn.guard.value_eq "L['n']", 3 : i64
+    dyn.guard.value_eq "L['mode']", "fast"
+    ```
+  }];
+  let arguments = (ins StrAttr:$source, AnyAttr:$value);
+  let assemblyFormat = "$source `,` $value attr-dict";
+  let hasVerifier = 1;
+}
+
+def Dyn_LenEqGuardOp : Dyn_GuardOp<"len_eq", 1> {
+  let summary = "the tuple or list at `source` has this length";
+  let description = [{
+    Example:
+
+    ```mlir
+    dyn.guard.len_eq "L['shapes']", 2
+    ```
+  }];
+  let arguments = (ins StrAttr:$source, ConfinedAttr<I64Attr, [IntNonNegative]>:$length);
+  let assemblyFormat = "$source `,` $length attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Dyn_IfOp : Dyn_Op<"if", [RecursiveMemoryEffects, NoRegionArguments,
+                             SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a data-dependent branch traced on both sides";
+  let description = [{
+    `if t:` on a tensor value: both branches were traced with fake tensors, both are pure
+    tensor code, and they rejoin with the same types. The predicate is a 0-d i1 tensor that
+    stays on the device; passes either keep the branch there (`scf.if`) or split it into
+    separate graphs with a host decision.
+
+    Example:
+
+    ```mlir
+    %r = dyn.if %p : tensor<i1> -> tensor<3xf32> {
+      %s = dyn.sin %x : tensor<3xf32>
+      dyn.yield %s : tensor<3xf32>
+    } else {
+      dyn.yield %x : tensor<3xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Dyn_BoolScalarTensor:$predicate);
+  let results = (outs Variadic<Dyn_LiveValue>:$results);
+  let regions = (region SizedRegion<1>:$then_region, SizedRegion<1>:$else_region);
+  let assemblyFormat = [{
+    $predicate `:` type($predicate) (`->` type($results)^)? $then_region `else` $else_region
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Dyn_YieldOp : Dyn_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"IfOp">]> {
+  let summary = "the values a `dyn.if` branch produces";
+  let description = [{
+    Example:
+
+    ```mlir
+    dyn.yield %a, %b : tensor<3xf32>, tensor<i1>
+    ```
+  }];
+  let arguments = (ins Variadic<Dyn_LiveValue>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Dyn_GraphBreakOp : Dyn_Op<"graph_break", [Terminator,
+                                              ParentOneOf<["::mlir::func::FuncOp"]>]> {
+  let summary = "where the trace stops and the host takes over";
+  let description = [{
+    Ends a traced function: the graph so far computes `live` (the values on the bytecode
+    stack and in the locals that the rest of the frame needs), then the host runs the breaking
+    instruction for real and resumes the bytecode at one of `resume` (byte offsets into the
+    code object; a `data_dependent_branch` has two, for the true and the false target, and its
+    first live value is the predicate). `reason` says why in words, `kind` in a category, and
+    `file`:`line` where.
+
+    Example:
+
+    ```mlir
+    dyn.graph_break data_dependent_branch "if on a tensor with side effects in a branch"
+        at "model.py" : 12 resume [40, 58] (%p, %x : tensor<i1>, tensor<3xf32>)
+    ```
+  }];
+  let arguments = (ins Dyn_BreakKind:$kind, StrAttr:$reason, StrAttr:$file, I64Attr:$line,
+                   DenseI64ArrayAttr:$resume, Variadic<Dyn_LiveValue>:$live);
+  let assemblyFormat = [{
+    $kind $reason `at` $file `:` $line `resume` $resume (` ` `(` $live^ `:` type($live) `)`)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // DYNAMIR_DIALECT_DYN_DYNOPS_TD

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Configures (once) and builds Dynamir into build/ with Ninja, clang-22, ccache and the
+# project's .venv interpreter. Run scripts/setup.sh first (the Makefile does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$BUILD_DIR" \
+    -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release} \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld \
+    -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DPython3_EXECUTABLE="$PWD/.venv/bin/python" \
+    -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
+fi
+cmake --build "$BUILD_DIR" "$@"

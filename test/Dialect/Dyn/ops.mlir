@@ -1,0 +1,264 @@
+// RUN: tensor-opt %s | tensor-opt | FileCheck %s
+// RUN: tensor-opt %s --mlir-print-op-generic | tensor-opt | FileCheck %s
+// RUN: tensor-opt %s --verify-roundtrip
+
+// CHECK-LABEL: func.func @unary
+// CHECK-SAME: (%[[X:.*]]: tensor<4x?xf32>, %[[I:.*]]: tensor<3xi32>, %[[B:.*]]: tensor<3xi1>)
+func.func @unary(%x: tensor<4x?xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
+  // CHECK: dyn.neg %[[X]] : tensor<4x?xf32>
+  %0 = dyn.neg %x : tensor<4x?xf32>
+  // CHECK: dyn.abs %[[I]] : tensor<3xi32>
+  %1 = dyn.abs %i : tensor<3xi32>
+  // CHECK: dyn.exp %[[X]]
+  %2 = dyn.exp %x : tensor<4x?xf32>
+  // CHECK: dyn.log %[[X]]
+  %3 = dyn.log %x : tensor<4x?xf32>
+  // CHECK: dyn.sqrt %[[X]]
+  %4 = dyn.sqrt %x : tensor<4x?xf32>
+  // CHECK: dyn.rsqrt %[[X]]
+  %5 = dyn.rsqrt %x : tensor<4x?xf32>
+  // CHECK: dyn.sin %[[X]]
+  %6 = dyn.sin %x : tensor<4x?xf32>
+  // CHECK: dyn.cos %[[X]]
+  %7 = dyn.cos %x : tensor<4x?xf32>
+  // CHECK: dyn.tan %[[X]]
+  %8 = dyn.tan %x : tensor<4x?xf32>
+  // CHECK: dyn.tanh %[[X]]
+  %9 = dyn.tanh %x : tensor<4x?xf32>
+  // CHECK: dyn.sigmoid %[[X]]
+  %10 = dyn.sigmoid %x : tensor<4x?xf32>
+  // CHECK: dyn.relu %[[X]]
+  %11 = dyn.relu %x : tensor<4x?xf32>
+  // CHECK: dyn.erf %[[X]]
+  %12 = dyn.erf %x : tensor<4x?xf32>
+  // CHECK: dyn.floor %[[X]]
+  %13 = dyn.floor %x : tensor<4x?xf32>
+  // CHECK: dyn.ceil %[[X]]
+  %14 = dyn.ceil %x : tensor<4x?xf32>
+  // CHECK: dyn.not %[[B]] : tensor<3xi1>
+  %15 = dyn.not %b : tensor<3xi1>
+  return
+}
+
+// CHECK-LABEL: func.func @binary
+func.func @binary(%a: tensor<4x1xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi64>, %j: tensor<i64>,
+                  %p: tensor<3xi1>, %q: tensor<2x3xi1>) {
+  // CHECK: %[[ADD:.*]] = dyn.add %{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<3xf32>
+  %0 = dyn.add %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.neg %[[ADD]] : tensor<4x3xf32>
+  %n = dyn.neg %0 : tensor<4x3xf32>
+  // CHECK: dyn.sub
+  %1 = dyn.sub %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.mul
+  %2 = dyn.mul %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.div
+  %3 = dyn.div %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.floordiv {{.*}} : tensor<2x3xi64>, tensor<i64>
+  %4 = dyn.floordiv %i, %j : tensor<2x3xi64>, tensor<i64>
+  // CHECK: dyn.mod
+  %5 = dyn.mod %i, %j : tensor<2x3xi64>, tensor<i64>
+  // CHECK: dyn.pow
+  %6 = dyn.pow %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.maximum
+  %7 = dyn.maximum %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.minimum
+  %8 = dyn.minimum %i, %j : tensor<2x3xi64>, tensor<i64>
+  // CHECK: %[[EQ:.*]] = dyn.eq {{.*}} : tensor<4x1xf32>, tensor<3xf32>
+  %9 = dyn.eq %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.not %[[EQ]] : tensor<4x3xi1>
+  %10 = dyn.not %9 : tensor<4x3xi1>
+  // CHECK: dyn.ne
+  %11 = dyn.ne %i, %j : tensor<2x3xi64>, tensor<i64>
+  // CHECK: dyn.lt
+  %12 = dyn.lt %i, %j : tensor<2x3xi64>, tensor<i64>
+  // CHECK: dyn.le
+  %13 = dyn.le %i, %j : tensor<2x3xi64>, tensor<i64>
+  // CHECK: dyn.gt
+  %14 = dyn.gt %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.ge
+  %15 = dyn.ge %a, %b : tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.logical_and {{.*}} : tensor<3xi1>, tensor<2x3xi1>
+  %16 = dyn.logical_and %p, %q : tensor<3xi1>, tensor<2x3xi1>
+  // CHECK: dyn.logical_or
+  %17 = dyn.logical_or %p, %q : tensor<3xi1>, tensor<2x3xi1>
+  // CHECK: %[[W:.*]] = dyn.where {{.*}} : tensor<4x3xi1>, tensor<4x1xf32>, tensor<3xf32>
+  %18 = dyn.where %10, %a, %b : tensor<4x3xi1>, tensor<4x1xf32>, tensor<3xf32>
+  // CHECK: dyn.exp %[[W]] : tensor<4x3xf32>
+  %19 = dyn.exp %18 : tensor<4x3xf32>
+  // CHECK: dyn.cast %{{.*}} to f64 : tensor<2x3xi64>
+  %20 = dyn.cast %i to f64 : tensor<2x3xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @constants
+func.func @constants() {
+  // CHECK: dyn.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  %0 = dyn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // CHECK: dyn.constant dense<0> : tensor<4x4xi64>
+  %1 = dyn.constant dense<0> : tensor<4x4xi64>
+  // CHECK: dyn.full 1.500000e+00 : f32 : tensor<2x3xf32>
+  %2 = dyn.full 1.5 : f32 : tensor<2x3xf32>
+  // CHECK: dyn.full true : tensor<2xi1>
+  %3 = dyn.full true : tensor<2xi1>
+  // CHECK: dyn.arange 0.000000e+00, 2.000000e+00 : tensor<5xi64>
+  %4 = dyn.arange 0.0, 2.0 : tensor<5xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: tensor<4x8xf32>, %i: tensor<4x?xi32>) {
+  // CHECK: %[[S:.*]] = dyn.sum %{{.*}} dims [1] keepdim : tensor<4x8xf32>
+  %0 = dyn.sum %x dims [1] keepdim : tensor<4x8xf32>
+  // CHECK: dyn.exp %[[S]] : tensor<4x1xf32>
+  %e = dyn.exp %0 : tensor<4x1xf32>
+  // CHECK: %[[M:.*]] = dyn.mean %{{.*}} dims [0, 1] : tensor<4x8xf32>
+  %1 = dyn.mean %x dims [0, 1] : tensor<4x8xf32>
+  // CHECK: dyn.exp %[[M]] : tensor<f32>
+  %m = dyn.exp %1 : tensor<f32>
+  // CHECK: dyn.prod %{{.*}} dims [0]
+  %2 = dyn.prod %i dims [0] : tensor<4x?xi32>
+  // CHECK: dyn.max
+  %3 = dyn.max %x dims [0] : tensor<4x8xf32>
+  // CHECK: dyn.min
+  %4 = dyn.min %i dims [1] keepdim : tensor<4x?xi32>
+  // CHECK: %[[AM:.*]] = dyn.argmax %{{.*}} dims [1] : tensor<4x8xf32>
+  %5 = dyn.argmax %x dims [1] : tensor<4x8xf32>
+  // CHECK: dyn.neg %[[AM]] : tensor<4xi64>
+  %6 = dyn.neg %5 : tensor<4xi64>
+  // CHECK: dyn.argmin
+  %7 = dyn.argmin %i dims [0, 1] : tensor<4x?xi32>
+  // CHECK: dyn.softmax %{{.*}} dim 1 : tensor<4x8xf32>
+  %8 = dyn.softmax %x dim 1 : tensor<4x8xf32>
+  // CHECK: dyn.log_softmax %{{.*}} dim 0 : tensor<4x8xf32>
+  %9 = dyn.log_softmax %x dim 0 : tensor<4x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @linalg
+func.func @linalg(%a: tensor<8x1x4x5xf32>, %b: tensor<3x5x6xf32>, %x: tensor<3xf32>,
+                  %w: tensor<2x3xf32>, %bias: tensor<2xf32>, %v: tensor<5xf32>) {
+  // CHECK: %[[MM:.*]] = dyn.matmul %{{.*}}, %{{.*}} : tensor<8x1x4x5xf32>, tensor<3x5x6xf32>
+  %0 = dyn.matmul %a, %b : tensor<8x1x4x5xf32>, tensor<3x5x6xf32>
+  // CHECK: dyn.neg %[[MM]] : tensor<8x3x4x6xf32>
+  %1 = dyn.neg %0 : tensor<8x3x4x6xf32>
+  // CHECK: %[[DOT:.*]] = dyn.matmul {{.*}} : tensor<5xf32>, tensor<5xf32>
+  %2 = dyn.matmul %v, %v : tensor<5xf32>, tensor<5xf32>
+  // CHECK: dyn.neg %[[DOT]] : tensor<f32>
+  %3 = dyn.neg %2 : tensor<f32>
+  // CHECK: %[[LIN:.*]] = dyn.linear %{{.*}}, %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<2x3xf32>, tensor<2xf32>
+  %4 = dyn.linear %x, %w, %bias : tensor<3xf32>, tensor<2x3xf32>, tensor<2xf32>
+  // CHECK: dyn.neg %[[LIN]] : tensor<2xf32>
+  %5 = dyn.neg %4 : tensor<2xf32>
+  // CHECK: dyn.linear %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<2x3xf32>
+  %6 = dyn.linear %x, %w : tensor<3xf32>, tensor<2x3xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%x: tensor<2x6xf32>, %y: tensor<4x3xf32>, %z: tensor<1x3x1xf32>,
+                  %d: tensor<?x8xf32>) {
+  // CHECK: dyn.reshape %{{.*}} : tensor<2x6xf32> -> tensor<3x4xf32>
+  %0 = dyn.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+  // CHECK: %[[T:.*]] = dyn.transpose %{{.*}} perm [1, 0] : tensor<2x6xf32>
+  %1 = dyn.transpose %x perm [1, 0] : tensor<2x6xf32>
+  // CHECK: dyn.neg %[[T]] : tensor<6x2xf32>
+  %2 = dyn.neg %1 : tensor<6x2xf32>
+  // CHECK: dyn.broadcast_to %{{.*}} : tensor<4x3xf32> -> tensor<2x4x3xf32>
+  %3 = dyn.broadcast_to %y : tensor<4x3xf32> -> tensor<2x4x3xf32>
+  // CHECK: %[[E:.*]] = dyn.expand_dims %{{.*}} dim 1 : tensor<4x3xf32>
+  %4 = dyn.expand_dims %y dim 1 : tensor<4x3xf32>
+  // CHECK: dyn.neg %[[E]] : tensor<4x1x3xf32>
+  %5 = dyn.neg %4 : tensor<4x1x3xf32>
+  // CHECK: %[[SQ:.*]] = dyn.squeeze %{{.*}} dims [0, 2] : tensor<1x3x1xf32>
+  %6 = dyn.squeeze %z dims [0, 2] : tensor<1x3x1xf32>
+  // CHECK: dyn.neg %[[SQ]] : tensor<3xf32>
+  %7 = dyn.neg %6 : tensor<3xf32>
+  // CHECK: %[[C:.*]] = dyn.concat %{{.*}}, %{{.*}} dim 0 : tensor<4x3xf32>, tensor<4x3xf32>
+  %8 = dyn.concat %y, %y dim 0 : tensor<4x3xf32>, tensor<4x3xf32>
+  // CHECK: dyn.neg %[[C]] : tensor<8x3xf32>
+  %9 = dyn.neg %8 : tensor<8x3xf32>
+  // CHECK: %[[SL:.*]] = dyn.slice %{{.*}} starts [0, 1] stops [4, 3] steps [2, 1] : tensor<4x3xf32>
+  %10 = dyn.slice %y starts [0, 1] stops [4, 3] steps [2, 1] : tensor<4x3xf32>
+  // CHECK: dyn.neg %[[SL]] : tensor<2x2xf32>
+  %11 = dyn.neg %10 : tensor<2x2xf32>
+  // CHECK: %[[REV:.*]] = dyn.slice %{{.*}} starts [3, 0] stops [-1, 3] steps [-1, 1] : tensor<?x8xf32>
+  %12 = dyn.slice %d starts [3, 0] stops [-1, 3] steps [-1, 1] : tensor<?x8xf32>
+  // CHECK: dyn.neg %[[REV]] : tensor<4x3xf32>
+  %13 = dyn.neg %12 : tensor<4x3xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @host_boundary
+func.func @host_boundary(%s: tensor<f32>, %p: tensor<i1>) -> (f32, i1, !dyn.pyobj) {
+  // CHECK: %[[V:.*]] = dyn.item %{{.*}} : tensor<f32>
+  %0 = dyn.item %s : tensor<f32>
+  // CHECK: %[[B:.*]] = dyn.to_bool %{{.*}} : tensor<i1>
+  %1 = dyn.to_bool %p : tensor<i1>
+  // CHECK: %[[O:.*]] = dyn.source "L['xs']" : !dyn.pyobj
+  %2 = dyn.source "L['xs']" : !dyn.pyobj
+  // CHECK: return %[[V]], %[[B]], %[[O]] : f32, i1, !dyn.pyobj
+  return %0, %1, %2 : f32, i1, !dyn.pyobj
+}
+
+// CHECK-LABEL: func.func @guards
+func.func @guards(%x: tensor<3xf32>) {
+  // CHECK: dyn.guard.tensor_match "L['x']", %{{.*}} type "torch.Tensor" contiguous : tensor<3xf32>
+  dyn.guard.tensor_match "L['x']", %x type "torch.Tensor" contiguous : tensor<3xf32>
+  // CHECK: dyn.guard.type_match "L['n']", "builtins.int"
+  dyn.guard.type_match "L['n']", "builtins.int"
+  // CHECK: dyn.guard.id_match "G['np']", 140234425 {description = "<module 'numpy'>"}
+  dyn.guard.id_match "G['np']", 140234425 {description = "<module 'numpy'>"}
+  // CHECK: dyn.guard.value_eq "L['n']", 3 : i64
+  dyn.guard.value_eq "L['n']", 3 : i64
+  // CHECK: dyn.guard.value_eq "L['mode']", "fast"
+  dyn.guard.value_eq "L['mode']", "fast"
+  // CHECK: dyn.guard.value_eq "L['opt']", unit
+  dyn.guard.value_eq "L['opt']", unit
+  // CHECK: dyn.guard.len_eq "L['shapes']", 2
+  dyn.guard.len_eq "L['shapes']", 2
+  return
+}
+
+// CHECK-LABEL: func.func @control
+func.func @control(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
+  // CHECK: %[[R:.*]] = dyn.if %{{.*}} : tensor<i1> -> tensor<3xf32> {
+  // CHECK:   %[[S:.*]] = dyn.sin
+  // CHECK:   dyn.yield %[[S]] : tensor<3xf32>
+  // CHECK: } else {
+  // CHECK:   dyn.yield %{{.*}} : tensor<3xf32>
+  // CHECK: }
+  %r = dyn.if %p : tensor<i1> -> tensor<3xf32> {
+    %s = dyn.sin %x : tensor<3xf32>
+    dyn.yield %s : tensor<3xf32>
+  } else {
+    dyn.yield %x : tensor<3xf32>
+  }
+  // CHECK: return %[[R]]
+  return %r : tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @side_effect_only_if
+func.func @side_effect_only_if(%p: tensor<i1>) {
+  // CHECK: dyn.if %{{.*}} : tensor<i1> {
+  // CHECK-NEXT: } else {
+  // CHECK-NEXT: }
+  dyn.if %p : tensor<i1> {
+  } else {
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @graph_break
+func.func @graph_break(%x: tensor<3xf32>) {
+  %s = dyn.sum %x dims [0] : tensor<3xf32>
+  %z = dyn.constant dense<0.0> : tensor<f32>
+  %p = dyn.gt %s, %z : tensor<f32>, tensor<f32>
+  // CHECK: dyn.graph_break data_dependent_branch "if on a tensor: a branch calls print" at "model.py" : 12 resume [40, 58] (%{{.*}}, %{{.*}} : tensor<i1>, tensor<3xf32>)
+  dyn.graph_break data_dependent_branch "if on a tensor: a branch calls print" at "model.py" : 12 resume [40, 58] (%p, %x : tensor<i1>, tensor<3xf32>)
+}
+
+// CHECK-LABEL: func.func @unsupported_call
+func.func @unsupported_call() {
+  // CHECK: dyn.graph_break unsupported_call "call to builtin print" at "model.py" : 3 resume [22]
+  dyn.graph_break unsupported_call "call to builtin print" at "model.py" : 3 resume [22]
+}
