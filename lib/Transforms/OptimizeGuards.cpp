@@ -4,6 +4,7 @@
 #include "dynamir/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dynamir {
@@ -17,54 +18,62 @@ using namespace dynamir::dyn;
 
 namespace {
 struct OptimizeGuardsPass : dynamir::impl::DynOptimizeGuardsBase<OptimizeGuardsPass> {
-  void runOnOperation() override {
-    FunctionOpInterface func = getOperation();
-    if (func.isExternal())
-      return;
-    MLIRContext *ctx = &getContext();
-
+  LogicalResult initialize(MLIRContext *ctx) override {
     // The guard patterns are the dyn canonicalizations for guards; running only them keeps the
     // pass from rewriting the compute ops.
-    RewritePatternSet patterns(ctx);
-    ctx->getLoadedDialect<DynDialect>()->getCanonicalizationPatterns(patterns);
-    TensorMatchGuardOp::getCanonicalizationPatterns(patterns, ctx);
-    TypeMatchGuardOp::getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsGreedily(func, std::move(patterns)))) {
-      func.emitError("guard optimization did not converge");
-      return signalPassFailure();
-    }
+    RewritePatternSet set(ctx);
+    ctx->getLoadedDialect<DynDialect>()->getCanonicalizationPatterns(set);
+    TensorMatchGuardOp::getCanonicalizationPatterns(set, ctx);
+    TypeMatchGuardOp::getCanonicalizationPatterns(set, ctx);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
 
-    // All guards now lead the entry block: order them by cost, keeping program order among
-    // equals so the output is deterministic.
-    Block &entry = func.getFunctionBody().front();
-    SmallVector<GuardOpInterface> guards;
-    for (Operation &op : entry) {
-      auto guard = dyn_cast<GuardOpInterface>(op);
-      if (!guard)
-        break;
-      guards.push_back(guard);
-    }
-    llvm::stable_sort(guards, [](GuardOpInterface a, GuardOpInterface b) {
-      return a.getCost() < b.getCost();
+  void runOnOperation() override {
+    getOperation()->walk([&](FunctionOpInterface func) {
+      if (!func.isExternal() && failed(optimize(func)))
+        signalPassFailure();
     });
-    Builder builder(ctx);
-    SmallVector<Attribute> summary;
-    Operation *insertionPoint = guards.empty() ? nullptr : &entry.front();
-    for (GuardOpInterface guard : guards) {
-      Operation *op = guard.getOperation();
-      if (op != insertionPoint)
-        op->moveBefore(insertionPoint);
-      else
-        insertionPoint = op->getNextNode();
-      summary.push_back(describeGuard(builder, op, entry));
-    }
-    func->setAttr("dyn.guards", builder.getArrayAttr(summary));
   }
 
 private:
+  LogicalResult optimize(FunctionOpInterface func) {
+    MLIRContext *ctx = &getContext();
+    // Only the guard patterns run: no folding or region simplification of the compute ops.
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(func, patterns, config)))
+      return func.emitError("guard optimization did not converge");
+
+    // All guards now lead the entry block: order them by cost.
+    Block &entry = func.getFunctionBody().front();
+    SmallVector<GuardOpInterface> guards;
+    for (Operation &op : entry) {
+      if (auto guard = dyn_cast<GuardOpInterface>(op))
+        guards.push_back(guard);
+      else if (!op.hasTrait<OpTrait::ConstantLike>())
+        break;
+    }
+    // Ties keep program order (the op's position in the block), so the output is deterministic.
+    llvm::sort(guards, [](GuardOpInterface a, GuardOpInterface b) {
+      if (a.getCost() != b.getCost())
+        return a.getCost() < b.getCost();
+      return a->isBeforeInBlock(b);
+    });
+    for (GuardOpInterface guard : llvm::reverse(guards))
+      guard->moveBefore(&entry, entry.begin());
+    Builder builder(ctx);
+    SmallVector<Attribute> summary;
+    for (GuardOpInterface guard : guards)
+      summary.push_back(describeGuard(builder, guard));
+    func->setAttr("dyn.guards", builder.getArrayAttr(summary));
+    return success();
+  }
+
   /// One guard as a dictionary: its kind, its inherent attributes, and for tensor matches the
   /// checked type and the function argument that carries the object.
-  static DictionaryAttr describeGuard(Builder &builder, Operation *op, Block &entry) {
+  static DictionaryAttr describeGuard(Builder &builder, Operation *op) {
     NamedAttrList fields(op->getAttrDictionary());
     StringRef kind = op->getName().stripDialect();
     kind.consume_front("guard.");
@@ -76,5 +85,7 @@ private:
     }
     return fields.getDictionary(builder.getContext());
   }
+
+  FrozenRewritePatternSet patterns;
 };
 } // namespace

@@ -5,10 +5,11 @@
 
 include "mlir/Pass/PassBase.td"
 
-def DynOptimizeGuards : InterfacePass<"dyn-optimize-guards", "mlir::FunctionOpInterface"> {
+def DynOptimizeGuards : Pass<"dyn-optimize-guards"> {
   let summary = "Hoist, deduplicate, simplify and order the guards of each traced function";
   let description = [{
-    Brings the guards of a traced function into the form the runtime evaluates:
+    Brings the guards of every traced function (any function-like op nested in the anchor)
+    into the form the runtime evaluates:
 
     * every guard moves to the run of guards at the top of the entry block (guards are
       assumptions about the inputs and hold for the whole trace);

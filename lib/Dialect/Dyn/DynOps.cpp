@@ -494,7 +494,26 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   }
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return {};
+  std::optional<ConstantElements> a = getConstantElements(adaptor.getLhs());
+  std::optional<ConstantElements> b = getConstantElements(adaptor.getRhs());
+  auto type = cast<RankedTensorType>(getType());
+  if (!c || !a || !b || !type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+    return {};
+  int64_t count = type.getNumElements();
+  SmallVector<int64_t> ic = broadcastIndices(*c, type.getShape(), count);
+  SmallVector<int64_t> ia = broadcastIndices(*a, type.getShape(), count);
+  SmallVector<int64_t> ib = broadcastIndices(*b, type.getShape(), count);
+  SmallVector<double> floats;
+  SmallVector<int64_t> ints;
+  for (int64_t i = 0; i < count; ++i) {
+    const ConstantElements &chosen = c->ints[ic[i]] ? *a : *b;
+    int64_t index = c->ints[ic[i]] ? ia[i] : ib[i];
+    if (a->isFloat)
+      floats.push_back(chosen.floats[index]);
+    else
+      ints.push_back(chosen.ints[index]);
+  }
+  return a->isFloat ? makeElements(type, floats) : makeElements(type, ints);
 }
 
 LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -965,7 +984,7 @@ struct EraseImpliedTypeMatch : OpRewritePattern<TypeMatchGuardOp> {
   }
 };
 
-/// Moves a guard to the run of guards at the top of its function's entry block: guards are
+/// Moves a guard to the run of guards (and constants) at the top of its function's entry block: guards are
 /// assumptions about the inputs and hold for the whole trace, so the runtime can check them
 /// all before any graph runs.
 struct HoistGuard : OpInterfaceRewritePattern<GuardOpInterface> {
@@ -980,11 +999,13 @@ struct HoistGuard : OpInterfaceRewritePattern<GuardOpInterface> {
     // removes those.
     if (llvm::any_of(op->getOperands(), [&](Value v) { return !isFunctionInput(v, entry); }))
       return failure();
+    // The folder keeps constants at the top of the entry block too; they count as part of the
+    // leading run so that the two never fight over the first position.
     Operation *firstNonGuard = nullptr;
     for (Operation &candidate : *entry) {
       if (&candidate == op)
-        return failure(); // Already in the leading run of guards.
-      if (!isa<GuardOpInterface>(candidate)) {
+        return failure(); // Already in the leading run.
+      if (!isa<GuardOpInterface>(candidate) && !candidate.hasTrait<OpTrait::ConstantLike>()) {
         firstNonGuard = &candidate;
         break;
       }
@@ -1054,8 +1075,10 @@ void TypeMatchGuardOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 LogicalResult IfOp::verify() {
   for (Region *region : {&getThenRegion(), &getElseRegion()}) {
-    auto yield = cast<YieldOp>(region->front().getTerminator());
-    if (yield.getValues().getTypes() != getResultTypes())
+    // A foreign terminator is reported by the SingleBlockImplicitTerminator region verifier,
+    // which runs after this one.
+    auto yield = dyn_cast<YieldOp>(region->front().getTerminator());
+    if (yield && yield.getValues().getTypes() != getResultTypes())
       return yield.emitOpError("yields ")
              << yield.getValues().getTypes() << " but the enclosing dyn.if returns "
              << getResultTypes();

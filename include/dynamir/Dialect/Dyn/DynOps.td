@@ -17,7 +17,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // `floatExpr` and `intExpr` give the scalar semantics used by the constant folder, in terms of
 // `v`; an empty `intExpr` means the op is not defined on integers.
 class Dyn_UnaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
-                  string what>
+                  string what, string exampleType = "tensor<4x?xf32>">
     : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let summary = "elementwise " # what;
   let description = [{
@@ -26,7 +26,7 @@ class Dyn_UnaryOp<string mnemonic, Type tensorType, string floatExpr, string int
     Example:
 
     ```mlir
-    %y = dyn.}] # mnemonic # [{ %x : tensor<4x?xf32>
+    %y = dyn.}] # mnemonic # [{ %x : }] # exampleType # [{
     ```
   }];
   let arguments = (ins tensorType:$x);
@@ -75,7 +75,7 @@ def Dyn_FloorOp : Dyn_UnaryOp<"floor", Dyn_FloatTensor, "std::floor(v)", "",
 def Dyn_CeilOp : Dyn_UnaryOp<"ceil", Dyn_FloatTensor, "std::ceil(v)", "",
                              "rounding toward positive infinity">;
 def Dyn_NotOp : Dyn_UnaryOp<"not", Dyn_IntegerTensor, "", "~v",
-                            "logical not (i1) or bitwise not (integers)">;
+                            "logical not (i1) or bitwise not (integers)", "tensor<4x?xi1>">;
 
 //===----------------------------------------------------------------------===//
 // Elementwise binary ops with broadcasting
@@ -88,7 +88,7 @@ class Dyn_BroadcastingOp<string mnemonic, list<Trait> traits = []>
 // defined for that element kind). An integer expression may return std::nullopt (division by
 // zero), in which case nothing is folded.
 class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
-                   string what, string identity = "">
+                   string what, string identity = "", string exampleElement = "f32">
     : Dyn_BroadcastingOp<mnemonic> {
   let summary = "elementwise " # what # " with broadcasting";
   let description = [{
@@ -99,8 +99,9 @@ class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string in
     Example:
 
     ```mlir
-    %z = dyn.}] # mnemonic # [{ %x, %y : tensor<4x1xf32>, tensor<3xf32>
-    // %z : tensor<4x3xf32>
+    %z = dyn.}] # mnemonic # [{ %x, %y : tensor<4x1x}] # exampleElement # [{>, tensor<3x}]
+        # exampleElement # [{>
+    // %z : tensor<4x3x}] # exampleElement # [{>
     ```
   }];
   let arguments = (ins tensorType:$lhs, tensorType:$rhs);
@@ -150,8 +151,10 @@ def Dyn_MaximumOp : Dyn_BinaryOp<"maximum", Dyn_NumericTensor,
 def Dyn_MinimumOp : Dyn_BinaryOp<"minimum", Dyn_NumericTensor,
     "std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b)", "a < b ? a : b",
     "minimum (NaN-propagating)">;
-def Dyn_LogicalAndOp : Dyn_BinaryOp<"logical_and", Dyn_BoolTensor, "", "a & b", "logical and">;
-def Dyn_LogicalOrOp : Dyn_BinaryOp<"logical_or", Dyn_BoolTensor, "", "a | b", "logical or">;
+def Dyn_LogicalAndOp : Dyn_BinaryOp<"logical_and", Dyn_BoolTensor, "", "a & b", "logical and",
+                                    "", "i1">;
+def Dyn_LogicalOrOp : Dyn_BinaryOp<"logical_or", Dyn_BoolTensor, "", "a | b", "logical or",
+                                   "", "i1">;
 
 class Dyn_CompareOp<string mnemonic, string expr, string what>
     : Dyn_BroadcastingOp<mnemonic> {
@@ -259,7 +262,8 @@ def Dyn_FullOp : Dyn_Op<"full", [Pure]> {
     Example:
 
     ```mlir
-    %z = dyn.full 0.0 : tensor<2x3xf32>
+    %z = dyn.full 0.0 : f32 : tensor<2x3xf32>
+    %t = dyn.full true : tensor<4xi1>
     ```
   }];
   let arguments = (ins TypedAttrInterface:$value);

@@ -1,0 +1,210 @@
+// RUN: tensor-opt %s -canonicalize -split-input-file | FileCheck %s
+
+// Constant folding of elementwise ops, broadcasts, casts and reductions on small constants
+// and splats (folding is bounded to 4096 elements unless the constant is a splat).
+
+// CHECK-LABEL: func.func @unary_dense
+func.func @unary_dense() -> (tensor<3xf32>, tensor<3xf32>, tensor<3xi32>) {
+  %c = dyn.constant dense<[-1.0, 0.0, 4.0]> : tensor<3xf32>
+  %i = dyn.constant dense<[-3, 0, 7]> : tensor<3xi32>
+  // CHECK-DAG: %[[NEG:.*]] = dyn.constant dense<[1.000000e+00, -0.000000e+00, -4.000000e+00]> : tensor<3xf32>
+  %0 = dyn.neg %c : tensor<3xf32>
+  // CHECK-DAG: %[[RELU:.*]] = dyn.constant dense<[0.000000e+00, 0.000000e+00, 4.000000e+00]> : tensor<3xf32>
+  %1 = dyn.relu %c : tensor<3xf32>
+  // CHECK-DAG: %[[ABS:.*]] = dyn.constant dense<[3, 0, 7]> : tensor<3xi32>
+  %2 = dyn.abs %i : tensor<3xi32>
+  // CHECK: return %[[NEG]], %[[RELU]], %[[ABS]]
+  return %0, %1, %2 : tensor<3xf32>, tensor<3xf32>, tensor<3xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unary_splat
+func.func @unary_splat() -> (tensor<1024x1024xf32>, tensor<2xf32>) {
+  %c = dyn.constant dense<0.0> : tensor<1024x1024xf32>
+  // A splat folds whatever its size.
+  // CHECK-DAG: %[[COS:.*]] = dyn.constant dense<1.000000e+00> : tensor<1024x1024xf32>
+  %0 = dyn.cos %c : tensor<1024x1024xf32>
+  %four = dyn.constant dense<4.0> : tensor<2xf32>
+  // CHECK-DAG: %[[RS:.*]] = dyn.constant dense<5.000000e-01> : tensor<2xf32>
+  %1 = dyn.rsqrt %four : tensor<2xf32>
+  // CHECK: return %[[COS]], %[[RS]]
+  return %0, %1 : tensor<1024x1024xf32>, tensor<2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @binary_broadcast
+func.func @binary_broadcast() -> tensor<2x3xf32> {
+  %a = dyn.constant dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %b = dyn.constant dense<[10.0, 20.0, 30.0]> : tensor<3xf32>
+  // CHECK: %[[R:.*]] = dyn.constant dense<{{\[}}[1.100000e+01, 2.100000e+01, 3.100000e+01], [1.200000e+01, 2.200000e+01, 3.200000e+01]]> : tensor<2x3xf32>
+  %0 = dyn.add %a, %b : tensor<2x1xf32>, tensor<3xf32>
+  // CHECK: return %[[R]]
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Python semantics for // and % on negative integers; wrapping i32 arithmetic.
+// CHECK-LABEL: func.func @integer_semantics
+func.func @integer_semantics() -> (tensor<4xi64>, tensor<4xi64>, tensor<i32>, tensor<i64>) {
+  %a = dyn.constant dense<[7, -7, 7, -7]> : tensor<4xi64>
+  %b = dyn.constant dense<[2, 2, -2, -2]> : tensor<4xi64>
+  // CHECK-DAG: %[[FD:.*]] = dyn.constant dense<[3, -4, -4, 3]> : tensor<4xi64>
+  %0 = dyn.floordiv %a, %b : tensor<4xi64>, tensor<4xi64>
+  // CHECK-DAG: %[[MOD:.*]] = dyn.constant dense<[1, 1, -1, -1]> : tensor<4xi64>
+  %1 = dyn.mod %a, %b : tensor<4xi64>, tensor<4xi64>
+  %big = dyn.constant dense<2147483647> : tensor<i32>
+  %one = dyn.constant dense<1> : tensor<i32>
+  // CHECK-DAG: %[[WRAP:.*]] = dyn.constant dense<-2147483648> : tensor<i32>
+  %2 = dyn.add %big, %one : tensor<i32>, tensor<i32>
+  %three = dyn.constant dense<3> : tensor<i64>
+  // CHECK-DAG: %[[POW:.*]] = dyn.constant dense<27> : tensor<i64>
+  %3 = dyn.pow %three, %three : tensor<i64>, tensor<i64>
+  // CHECK: return %[[FD]], %[[MOD]], %[[WRAP]], %[[POW]]
+  return %0, %1, %2, %3 : tensor<4xi64>, tensor<4xi64>, tensor<i32>, tensor<i64>
+}
+
+// -----
+
+// Integer division by zero is left to run time.
+// CHECK-LABEL: func.func @no_fold_division_by_zero
+func.func @no_fold_division_by_zero() -> tensor<2xi64> {
+  %a = dyn.constant dense<[4, 5]> : tensor<2xi64>
+  %z = dyn.constant dense<[1, 0]> : tensor<2xi64>
+  // CHECK: dyn.floordiv
+  %0 = dyn.floordiv %a, %z : tensor<2xi64>, tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @nan_semantics
+func.func @nan_semantics() -> (tensor<2xf32>, tensor<2xi1>, tensor<2xi1>) {
+  %a = dyn.constant dense<[0x7FC00000, 1.0]> : tensor<2xf32>
+  %b = dyn.constant dense<[2.0, 3.0]> : tensor<2xf32>
+  // CHECK-DAG: %[[MAX:.*]] = dyn.constant dense<[0x7FC00000, 3.000000e+00]> : tensor<2xf32>
+  %0 = dyn.maximum %a, %b : tensor<2xf32>, tensor<2xf32>
+  // CHECK-DAG: %[[EQ:.*]] = dyn.constant dense<false> : tensor<2xi1>
+  %1 = dyn.eq %a, %b : tensor<2xf32>, tensor<2xf32>
+  // CHECK-DAG: %[[NE:.*]] = dyn.constant dense<true> : tensor<2xi1>
+  %2 = dyn.ne %a, %b : tensor<2xf32>, tensor<2xf32>
+  // CHECK: return %[[MAX]], %[[EQ]], %[[NE]]
+  return %0, %1, %2 : tensor<2xf32>, tensor<2xi1>, tensor<2xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compare_and_logic
+func.func @compare_and_logic() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xf32>) {
+  %a = dyn.constant dense<[1, 5, 3]> : tensor<3xi64>
+  %t = dyn.constant dense<3> : tensor<i64>
+  // CHECK-DAG: %[[GT:.*]] = dyn.constant dense<[false, true, false]> : tensor<3xi1>
+  %0 = dyn.gt %a, %t : tensor<3xi64>, tensor<i64>
+  %1 = dyn.le %a, %t : tensor<3xi64>, tensor<i64>
+  // CHECK-DAG: %[[OR:.*]] = dyn.constant dense<true> : tensor<3xi1>
+  %2 = dyn.logical_or %0, %1 : tensor<3xi1>, tensor<3xi1>
+  %x = dyn.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %y = dyn.constant dense<-1.0> : tensor<3xf32>
+  // CHECK-DAG: %[[W:.*]] = dyn.constant dense<[-1.000000e+00, 2.000000e+00, -1.000000e+00]> : tensor<3xf32>
+  %3 = dyn.where %0, %x, %y : tensor<3xi1>, tensor<3xf32>, tensor<3xf32>
+  %w = dyn.cast %3 to f32 : tensor<3xf32>
+  // CHECK: return %[[GT]], %[[OR]], %[[W]]
+  return %0, %2, %w : tensor<3xi1>, tensor<3xi1>, tensor<3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @casts
+func.func @casts() -> (tensor<3xi32>, tensor<3xi1>, tensor<3xf64>) {
+  %c = dyn.constant dense<[-2.7, 0.0, 3.9]> : tensor<3xf32>
+  // CHECK-DAG: %[[TRUNC:.*]] = dyn.constant dense<[-2, 0, 3]> : tensor<3xi32>
+  %0 = dyn.cast %c to i32 : tensor<3xf32>
+  // CHECK-DAG: %[[BOOL:.*]] = dyn.constant dense<[true, false, true]> : tensor<3xi1>
+  %1 = dyn.cast %c to i1 : tensor<3xf32>
+  // CHECK-DAG: %[[WIDE:.*]] = dyn.constant dense<[1.000000e+00, 0.000000e+00, 1.000000e+00]> : tensor<3xf64>
+  %2 = dyn.cast %1 to f64 : tensor<3xi1>
+  // CHECK: return %[[TRUNC]], %[[BOOL]], %[[WIDE]]
+  return %0, %1, %2 : tensor<3xi32>, tensor<3xi1>, tensor<3xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_fold_nan_to_int
+func.func @no_fold_nan_to_int() -> tensor<i32> {
+  %c = dyn.constant dense<0x7FC00000> : tensor<f32>
+  // CHECK: dyn.cast
+  %0 = dyn.cast %c to i32 : tensor<f32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions() -> (tensor<2xf32>, tensor<1x3xf32>, tensor<f32>, tensor<2xi64>,
+                            tensor<i64>, tensor<2xf32>, tensor<3xi64>) {
+  %c = dyn.constant dense<[[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]]> : tensor<2x3xf32>
+  // CHECK-DAG: %[[SUM:.*]] = dyn.constant dense<[9.000000e+00, 1.200000e+01]> : tensor<2xf32>
+  %0 = dyn.sum %c dims [1] : tensor<2x3xf32>
+  // CHECK-DAG: %[[MAX:.*]] = dyn.constant dense<{{\[}}[4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<1x3xf32>
+  %1 = dyn.max %c dims [0] keepdim : tensor<2x3xf32>
+  // CHECK-DAG: %[[MEAN:.*]] = dyn.constant dense<3.500000e+00> : tensor<f32>
+  %2 = dyn.mean %c dims [0, 1] : tensor<2x3xf32>
+  // CHECK-DAG: %[[ARGMIN:.*]] = dyn.constant dense<[0, 1]> : tensor<2xi64>
+  %3 = dyn.argmin %c dims [1] : tensor<2x3xf32>
+  // CHECK-DAG: %[[ARGMAX:.*]] = dyn.constant dense<5> : tensor<i64>
+  %4 = dyn.argmax %c dims [0, 1] : tensor<2x3xf32>
+  // CHECK-DAG: %[[PROD:.*]] = dyn.constant dense<[1.500000e+01, 4.800000e+01]> : tensor<2xf32>
+  %5 = dyn.prod %c dims [1] : tensor<2x3xf32>
+  %s = dyn.constant dense<2> : tensor<4x3xi64>
+  // A splat input reduces too.
+  // CHECK-DAG: %[[SPLATSUM:.*]] = dyn.constant dense<8> : tensor<3xi64>
+  %6 = dyn.sum %s dims [0] : tensor<4x3xi64>
+  // CHECK: return %[[SUM]], %[[MAX]], %[[MEAN]], %[[ARGMIN]], %[[ARGMAX]], %[[PROD]], %[[SPLATSUM]]
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2xf32>, tensor<1x3xf32>, tensor<f32>, tensor<2xi64>,
+                                      tensor<i64>, tensor<2xf32>, tensor<3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @generators_and_shapes
+func.func @generators_and_shapes() -> (tensor<2x3xf32>, tensor<4xi64>, tensor<3x2xf32>, tensor<3x2xf32>) {
+  // CHECK-DAG: %[[FULL:.*]] = dyn.constant dense<1.500000e+00> : tensor<2x3xf32>
+  %0 = dyn.full 1.5 : f32 : tensor<2x3xf32>
+  // CHECK-DAG: %[[AR:.*]] = dyn.constant dense<[1, 4, 7, 10]> : tensor<4xi64>
+  %1 = dyn.arange 1.0, 3.0 : tensor<4xi64>
+  %c = dyn.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  // CHECK-DAG: %[[RS:.*]] = dyn.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+  %2 = dyn.reshape %c : tensor<2x3xf32> -> tensor<3x2xf32>
+  // CHECK-DAG: %[[TS:.*]] = dyn.constant dense<1.500000e+00> : tensor<3x2xf32>
+  %3 = dyn.transpose %0 perm [1, 0] : tensor<2x3xf32>
+  // CHECK: return %[[FULL]], %[[AR]], %[[RS]], %[[TS]]
+  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<4xi64>, tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// The host boundary folds to arith constants when the tensor is known.
+// CHECK-LABEL: func.func @host_scalars
+func.func @host_scalars() -> (f32, i1) {
+  %c = dyn.constant dense<2.5> : tensor<f32>
+  // CHECK-DAG: %[[V:.*]] = arith.constant 2.500000e+00 : f32
+  %0 = dyn.item %c : tensor<f32>
+  // CHECK-DAG: %[[B:.*]] = arith.constant true
+  %1 = dyn.to_bool %c : tensor<f32>
+  // CHECK: return %[[V]], %[[B]]
+  return %0, %1 : f32, i1
+}
+
+// -----
+
+// Large non-splat constants are not expanded.
+// CHECK-LABEL: func.func @no_fold_large
+func.func @no_fold_large(%x: tensor<8192xf32>) -> tensor<8192xf32> {
+  %a = dyn.arange 0.0, 1.0 : tensor<8192xf32>
+  // CHECK: dyn.arange
+  // CHECK: dyn.sin
+  %0 = dyn.sin %a : tensor<8192xf32>
+  return %0 : tensor<8192xf32>
+}

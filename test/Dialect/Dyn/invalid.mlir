@@ -1,0 +1,389 @@
+// RUN: tensor-opt %s -split-input-file -verify-diagnostics
+
+func.func @broadcast_mismatch(%a: tensor<3xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{shapes are not broadcast-compatible: size 3 vs 4 in dimension 0}}
+  %0 = dyn.add %a, %b : tensor<3xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @element_type_mismatch(%a: tensor<3xf32>, %b: tensor<3xf64>) {
+  // expected-error@+1 {{operands have different element types: 'f32' vs 'f64'}}
+  %0 = dyn.mul %a, %b : tensor<3xf32>, tensor<3xf64>
+  return
+}
+
+// -----
+
+func.func @float_op_on_integers(%a: tensor<3xi32>) {
+  // expected-error@+1 {{'dyn.sin' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = dyn.sin %a : tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @true_div_on_integers(%a: tensor<3xi64>) {
+  // expected-error@+1 {{'dyn.div' op operand #0 must be ranked tensor of}}
+  %0 = dyn.div %a, %a : tensor<3xi64>, tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @unsupported_dtype(%a: tensor<3xi8>) {
+  // expected-error@+1 {{'dyn.neg' op operand #0 must be ranked tensor of}}
+  %0 = dyn.neg %a : tensor<3xi8>
+  return
+}
+
+// -----
+
+func.func @unranked(%a: tensor<*xf32>) {
+  // expected-error@+1 {{invalid kind of type specified: expected builtin.tensor, but found 'tensor<*xf32>'}}
+  %0 = dyn.add %a, %a : tensor<*xf32>, tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @wrong_result_type(%a: tensor<3xf32>) {
+  // expected-error@+2 {{'dyn.exp' op inferred type(s) 'tensor<3xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error@+1 {{'dyn.exp' op failed to infer returned types}}
+  %0 = "dyn.exp"(%a) : (tensor<3xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @where_condition_not_bool(%c: tensor<3xf32>, %a: tensor<3xf32>) {
+  // expected-error@+1 {{'dyn.where' op operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = dyn.where %c, %a, %a : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @where_branch_types(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3xi64>) {
+  // expected-error@+1 {{operands have different element types: 'f32' vs 'i64'}}
+  %0 = dyn.where %c, %a, %b : tensor<3xi1>, tensor<3xf32>, tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @cast_to_unsupported(%a: tensor<3xf32>) {
+  // expected-error@+1 {{cannot cast to 'i8': expected f16, bf16, f32, f64, i1, i32 or i64}}
+  %0 = dyn.cast %a to i8 : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @full_value_type() {
+  // expected-error@+1 {{'dyn.full' op fill value of type 'f64' does not match the element type 'f32'}}
+  %0 = dyn.full 1.0 : f64 : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @full_dynamic_shape() {
+  // expected-error@+1 {{'dyn.full' op result #0 must be statically shaped tensor}}
+  %0 = dyn.full 1.0 : f32 : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @arange_zero_step() {
+  // expected-error@+1 {{'dyn.arange' op step must not be zero}}
+  %0 = dyn.arange 0.0, 0.0 : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @arange_rank() {
+  // expected-error@+1 {{'dyn.arange' op result must be 1-D, got 'tensor<2x2xi64>'}}
+  %0 = dyn.arange 0.0, 1.0 : tensor<2x2xi64>
+  return
+}
+
+// -----
+
+func.func @reduction_dim_out_of_range(%a: tensor<3x4xf32>) {
+  // expected-error@+1 {{reduction dim 2 is out of range for a tensor of rank 2}}
+  %0 = dyn.sum %a dims [2] : tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduction_dim_twice(%a: tensor<3x4xf32>) {
+  // expected-error@+1 {{reduction dim 1 appears twice}}
+  %0 = dyn.max %a dims [1, 1] : tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @mean_of_integers(%a: tensor<3xi64>) {
+  // expected-error@+1 {{'dyn.mean' op operand #0 must be ranked tensor of}}
+  %0 = dyn.mean %a dims [0] : tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @softmax_dim(%a: tensor<3x4xf32>) {
+  // expected-error@+1 {{dim 2 is out of range for a tensor of rank 2}}
+  %0 = dyn.softmax %a dim 2 : tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<4x5xf32>, %b: tensor<6x2xf32>) {
+  // expected-error@+1 {{matmul contraction dimensions differ: 5 vs 6}}
+  %0 = dyn.matmul %a, %b : tensor<4x5xf32>, tensor<6x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x5xf32>, %b: tensor<3x5x2xf32>) {
+  // expected-error@+1 {{matmul batch dimensions: shapes are not broadcast-compatible: size 2 vs 3}}
+  %0 = dyn.matmul %a, %b : tensor<2x4x5xf32>, tensor<3x5x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_scalar(%a: tensor<f32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{matmul operands must have at least one dimension}}
+  %0 = dyn.matmul %a, %b : tensor<f32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @linear_features(%x: tensor<4xf32>, %w: tensor<2x3xf32>) {
+  // expected-error@+1 {{linear input features 4 differ from the weight's 3}}
+  %0 = dyn.linear %x, %w : tensor<4xf32>, tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @linear_bias(%x: tensor<3xf32>, %w: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{bias must be a 1-D tensor of 2 'f32' elements, got 'tensor<3xf32>'}}
+  %0 = dyn.linear %x, %w, %b : tensor<3xf32>, tensor<2x3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<2x6xf32>) {
+  // expected-error@+1 {{'dyn.reshape' op cannot reshape 12 elements 'tensor<2x6xf32>' into 'tensor<5x2xf32>'}}
+  %0 = dyn.reshape %a : tensor<2x6xf32> -> tensor<5x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_dtype(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'dyn.reshape' op cannot change the element type from 'f32' to 'i32'}}
+  %0 = dyn.reshape %a : tensor<4xf32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @transpose_not_permutation(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{permutation entry 0 appears twice}}
+  %0 = dyn.transpose %a perm [0, 0] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_rank(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{permutation has 3 entries for a tensor of rank 2}}
+  %0 = dyn.transpose %a perm [0, 1, 2] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_incompatible(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'dyn.broadcast_to' op cannot broadcast 'tensor<2x3xf32>' to 'tensor<4x3xf32>'}}
+  %0 = dyn.broadcast_to %a : tensor<2x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_range(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{dim 3 is out of range [0, 2] for expand_dims}}
+  %0 = dyn.expand_dims %a dim 3 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_non_unit(%a: tensor<2x1xf32>) {
+  // expected-error@+1 {{cannot squeeze dim 0 of size 2: it must have static size 1}}
+  %0 = dyn.squeeze %a dims [0] : tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_dynamic(%a: tensor<?x1xf32>) {
+  // expected-error@+1 {{cannot squeeze dim 0 of size ?: it must have static size 1}}
+  %0 = dyn.squeeze %a dims [0] : tensor<?x1xf32>
+  return
+}
+
+// -----
+
+func.func @concat_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error@+1 {{concat inputs differ in dim 1: 3 vs 4}}
+  %0 = dyn.concat %a, %b dim 0 : tensor<2x3xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{concat inputs must share rank and element type}}
+  %0 = dyn.concat %a, %b dim 0 : tensor<2x3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_bounds(%a: tensor<4xf32>) {
+  // expected-error@+1 {{slice bounds 0:5:1 are not normalized for dim 0 of size 4}}
+  %0 = dyn.slice %a starts [0] stops [5] steps [1] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step(%a: tensor<4xf32>) {
+  // expected-error@+1 {{slice step must not be zero (dim 0)}}
+  %0 = dyn.slice %a starts [0] stops [4] steps [0] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_arity(%a: tensor<4x4xf32>) {
+  // expected-error@+1 {{slice needs one start, stop and step per dimension (rank 2)}}
+  %0 = dyn.slice %a starts [0] stops [4] steps [1] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @item_not_scalar(%a: tensor<3xf32>) {
+  // expected-error@+1 {{'dyn.item' op operand #0 must be 0D tensor}}
+  %0 = dyn.item %a : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @value_eq_bad_attr() {
+  // expected-error@+1 {{'dyn.guard.value_eq' op expected an i64, i1 or f64 scalar, a string, or unit (None), got [1, 2]}}
+  dyn.guard.value_eq "L['n']", [1, 2]
+  return
+}
+
+// -----
+
+func.func @len_eq_negative() {
+  // expected-error@+1 {{'dyn.guard.len_eq' op attribute 'length' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  dyn.guard.len_eq "L['xs']", -1
+  return
+}
+
+// -----
+
+func.func @if_predicate_not_scalar(%p: tensor<3xi1>, %x: tensor<3xf32>) {
+  // expected-error@+1 {{'dyn.if' op operand #0 must be 0D tensor of 1-bit signless integer values}}
+  %0 = dyn.if %p : tensor<3xi1> -> tensor<3xf32> {
+    dyn.yield %x : tensor<3xf32>
+  } else {
+    dyn.yield %x : tensor<3xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @if_yield_mismatch(%p: tensor<i1>, %x: tensor<3xf32>, %y: tensor<4xf32>) {
+  %0 = dyn.if %p : tensor<i1> -> tensor<3xf32> {
+    dyn.yield %x : tensor<3xf32>
+  } else {
+    // expected-error@+1 {{'dyn.yield' op yields 'tensor<4xf32>' but the enclosing dyn.if returns 'tensor<3xf32>'}}
+    dyn.yield %y : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_if(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'dyn.yield' op expects parent op 'dyn.if'}}
+  dyn.yield %x : tensor<3xf32>
+}
+
+// -----
+
+func.func @break_without_resume() {
+  // expected-error@+1 {{'dyn.graph_break' op needs at least one bytecode resume offset}}
+  dyn.graph_break unsupported_call "print" at "m.py" : 3 resume []
+}
+
+// -----
+
+func.func @break_branch_offsets(%p: tensor<i1>) {
+  // expected-error@+1 {{'dyn.graph_break' op a data_dependent_branch resumes at two offsets (true, false), got 1}}
+  dyn.graph_break data_dependent_branch "if" at "m.py" : 3 resume [10] (%p : tensor<i1>)
+}
+
+// -----
+
+func.func @break_branch_predicate(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'dyn.graph_break' op a data_dependent_branch passes its predicate (i1 or tensor<i1>) as the first live value}}
+  dyn.graph_break data_dependent_branch "if" at "m.py" : 3 resume [10, 20] (%x : tensor<3xf32>)
+}
+
+// -----
+
+func.func @break_negative_offset() {
+  // expected-error@+1 {{'dyn.graph_break' op resume offsets must be non-negative}}
+  dyn.graph_break unsupported_bytecode "SETUP_WITH" at "m.py" : 3 resume [-2]
+}
+
+// -----
+
+func.func @break_unknown_kind() {
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [data_dependent_branch, data_dependent_loop, data_dependent_value, unsupported_call, unsupported_bytecode, side_effect, divergent_branch, inline_limit]}}
+  dyn.graph_break because "print" at "m.py" : 3 resume [2]
+}
+
+// -----
+
+func.func @break_inside_if(%p: tensor<i1>) {
+  dyn.if %p : tensor<i1> {
+    // expected-error@+1 {{'dyn.graph_break' op expects parent op 'func.func'}}
+    dyn.graph_break unsupported_call "print" at "m.py" : 3 resume [2]
+  } else {
+  }
+  return
+}
