@@ -1,4 +1,4 @@
-// RUN: tensor-opt %s -dyn-optimize-guards -split-input-file | FileCheck %s
+// RUN: tensor-opt %s -dyn-optimize-guards -split-input-file --verify-roundtrip | FileCheck %s
 
 // Guards end up at the top, cheapest first (identity, type/length, value, tensor), and the
 // function lists them in `dyn.guards` in that order. Compute ops are left alone.

@@ -1,4 +1,4 @@
-// RUN: tensor-opt %s -canonicalize -split-input-file | FileCheck %s
+// RUN: tensor-opt %s -canonicalize -split-input-file --verify-roundtrip | FileCheck %s
 
 // CHECK-LABEL: func.func @additive_identities
 // CHECK-SAME: (%[[X:.*]]: tensor<3xi64>, %[[F:.*]]: tensor<3xf32>)

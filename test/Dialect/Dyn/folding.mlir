@@ -1,4 +1,4 @@
-// RUN: tensor-opt %s -canonicalize -split-input-file | FileCheck %s
+// RUN: tensor-opt %s -canonicalize -split-input-file --verify-roundtrip | FileCheck %s
 
 // Constant folding of elementwise ops, broadcasts, casts and reductions on small constants
 // and splats (folding is bounded to 4096 elements unless the constant is a splat).
