@@ -16,3 +16,8 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
 fi
 cmake --build "$BUILD_DIR" "$@"
+
+# Make `import dynamir` work in .venv: the pure-Python package from the source tree and the
+# _dynamir extension from the build tree.
+site=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+printf '%s\n%s\n' "$PWD/python-bindings" "$(cd "$BUILD_DIR" && pwd)/python_packages" > "$site/dynamir-dev.pth"

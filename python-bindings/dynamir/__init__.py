@@ -1,0 +1,10 @@
+"""Dynamir: trace Python functions that use numpy or torch into MLIR, without running kernels.
+
+The native core lives in the `_dynamir` extension; this package is the public face.
+"""
+
+from _dynamir import MLIRError
+
+from . import ir
+
+__all__ = ["MLIRError", "ir"]

@@ -1,0 +1,206 @@
+//===- IRBindings.cpp - Context and Module for Python ---------------------===//
+//
+// A small, owned surface over MLIR (upstream's Python bindings cannot be built from Debian's
+// packages): a Context with every dialect Dynamir uses, and Modules to parse, verify, transform
+// and print. Every diagnostic becomes a dynamir.MLIRError carrying its location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bindings.h"
+
+#include "dynamir/InitAllDynamir.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/stl.h>
+
+#include <memory>
+
+namespace py = pybind11;
+using namespace mlir;
+
+namespace dynamir::python {
+namespace {
+
+/// Owns an MLIRContext with Dynamir's registry. Shared by the modules parsed in it.
+class PyContext {
+public:
+  PyContext() {
+    dynamir::registerAllPasses();
+    DialectRegistry registry;
+    dynamir::registerAllDialects(registry);
+    context = std::make_unique<MLIRContext>(registry);
+    // Python callers are single-threaded here; MLIR's thread pool would only add start-up
+    // cost to every Context.
+    context->disableMultithreading();
+  }
+  MLIRContext *get() { return context.get(); }
+
+private:
+  std::unique_ptr<MLIRContext> context;
+};
+
+/// Collects every diagnostic emitted while alive; `check` throws them as one MLIRError.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(messages);
+          if (!messages.empty())
+            os << "\n";
+          os << formatLocation(diag.getLocation()) << ": " << severity(diag.getSeverity())
+             << ": " << diag;
+          for (Diagnostic &note : diag.getNotes())
+            os << "\n" << formatLocation(note.getLocation()) << ": note: " << note;
+          return success();
+        }) {}
+
+  [[noreturn]] void raise(const std::string &what) {
+    throw MLIRError(messages.empty() ? what : what + ":\n" + messages);
+  }
+
+private:
+  /// `file:line:col` as compilers print it, from the first file location inside `loc`.
+  static std::string formatLocation(Location loc) {
+    if (auto file = loc->findInstanceOf<FileLineColLoc>())
+      return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+              std::to_string(file.getColumn()));
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << loc;
+    return text;
+  }
+
+  static const char *severity(DiagnosticSeverity s) {
+    switch (s) {
+    case DiagnosticSeverity::Error:
+      return "error";
+    case DiagnosticSeverity::Warning:
+      return "warning";
+    case DiagnosticSeverity::Note:
+      return "note";
+    case DiagnosticSeverity::Remark:
+      return "remark";
+    }
+    return "error";
+  }
+
+  std::string messages;
+  ScopedDiagnosticHandler handler;
+};
+
+class PyModule {
+public:
+  PyModule(std::shared_ptr<PyContext> context, OwningOpRef<ModuleOp> module)
+      : context(std::move(context)), module(std::move(module)) {}
+
+  static PyModule parse(const std::string &text, std::shared_ptr<PyContext> context,
+                        const std::string &filename) {
+    if (!context)
+      context = std::make_shared<PyContext>();
+    DiagnosticCollector diagnostics(context->get());
+    ParserConfig config(context->get());
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(text, config, /*sourceName=*/filename);
+    if (!module)
+      diagnostics.raise("could not parse MLIR");
+    return PyModule(std::move(context), std::move(module));
+  }
+
+  void verify() {
+    DiagnosticCollector diagnostics(context->get());
+    if (failed(mlir::verify(*module)))
+      diagnostics.raise("the module does not verify");
+  }
+
+  void runPipeline(const std::string &pipeline) {
+    DiagnosticCollector diagnostics(context->get());
+    std::string parseErrors;
+    llvm::raw_string_ostream errorStream(parseErrors);
+    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
+    if (failed(parsed))
+      throw MLIRError("invalid pass pipeline '" + pipeline + "': " + parseErrors);
+    PassManager pm(context->get(), parsed->getOpAnchorName());
+    // Anchor the manager where the pipeline says (note: a manager on "any" given
+    // "builtin.module(...)" would nest a second module level and do nothing).
+    static_cast<OpPassManager &>(pm) = std::move(*parsed);
+    if (failed(pm.run(*module)))
+      diagnostics.raise("pass pipeline '" + pipeline + "' failed");
+  }
+
+  std::string str(bool debugInfo, bool generic) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    OpPrintingFlags flags;
+    if (debugInfo)
+      flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    if (generic)
+      flags.printGenericOpForm();
+    module->print(os, flags);
+    return text;
+  }
+
+  std::vector<std::string> functions() {
+    std::vector<std::string> names;
+    for (auto func : module->getOps<FunctionOpInterface>())
+      names.push_back(func.getName().str());
+    return names;
+  }
+
+  /// Op names in program order, nested ops included; optionally only inside one function.
+  std::vector<std::string> operations(std::optional<std::string> function) {
+    std::vector<std::string> names;
+    Operation *root = module->getOperation();
+    if (function) {
+      root = SymbolTable::lookupSymbolIn(*module, *function);
+      if (!root)
+        throw py::key_error("no function named '" + *function + "'");
+    }
+    root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op != root)
+        names.push_back(op->getName().getStringRef().str());
+    });
+    return names;
+  }
+
+  std::shared_ptr<PyContext> getContext() { return context; }
+
+private:
+  std::shared_ptr<PyContext> context;
+  OwningOpRef<ModuleOp> module;
+};
+
+} // namespace
+
+void populateIRBindings(py::module_ &m) {
+  py::class_<PyContext, std::shared_ptr<PyContext>>(
+      m, "Context", "An MLIR context with the dyn dialect and every upstream dialect Dynamir uses")
+      .def(py::init<>());
+
+  py::class_<PyModule>(m, "Module", "An MLIR module owned by Python")
+      .def_static("parse", &PyModule::parse, py::arg("text"), py::arg("context") = nullptr,
+                  py::arg("filename") = "<string>",
+                  "Parses textual MLIR; raises MLIRError with the located diagnostics")
+      .def("verify", &PyModule::verify, "Runs the verifier; raises MLIRError on failure")
+      .def("run_pipeline", &PyModule::runPipeline, py::arg("pipeline"),
+           "Runs a textual pass pipeline, e.g. 'builtin.module(canonicalize)' (same pass names "
+           "as tensor-opt); raises MLIRError on failure")
+      .def("__str__", [](PyModule &self) { return self.str(false, false); })
+      .def("to_string", &PyModule::str, py::arg("debug_info") = false,
+           py::arg("generic") = false)
+      .def_property_readonly("functions", &PyModule::functions,
+                             "Names of the functions in the module")
+      .def("operations", &PyModule::operations, py::arg("function") = py::none(),
+           "Op names in program order (nested ops included)")
+      .def_property_readonly("context", &PyModule::getContext);
+}
+
+} // namespace dynamir::python
