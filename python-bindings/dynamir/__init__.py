@@ -6,5 +6,6 @@ The native core lives in the `_dynamir` extension; this package is the public fa
 from _dynamir import MLIRError
 
 from . import ir
+from .tracing import GraphBreak, Guard, TraceResult, trace
 
-__all__ = ["MLIRError", "ir"]
+__all__ = ["MLIRError", "ir", "trace", "TraceResult", "GraphBreak", "Guard"]

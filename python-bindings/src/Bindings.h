@@ -15,6 +15,7 @@ struct MLIRError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Context and Module; the frontend's `trace`, which returns Modules, lives beside them.
 void populateIRBindings(pybind11::module_ &m);
 
 } // namespace dynamir::python

@@ -1,4 +1,4 @@
-//===- IRBindings.cpp - Context and Module for Python ---------------------===//
+//===- IRBindings.cpp - Context, Module and trace for Python --------------===//
 //
 // A small, owned surface over MLIR (upstream's Python bindings cannot be built from Debian's
 // packages): a Context with every dialect Dynamir uses, and Modules to parse, verify, transform
@@ -8,6 +8,7 @@
 
 #include "Bindings.h"
 
+#include "dynamir/Frontend/Tracer.h"
 #include "dynamir/InitAllDynamir.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -201,6 +202,28 @@ void populateIRBindings(py::module_ &m) {
       .def("operations", &PyModule::operations, py::arg("function") = py::none(),
            "Op names in program order (nested ops included)")
       .def_property_readonly("context", &PyModule::getContext);
+
+  m.def(
+      "trace",
+      [](py::handle fn, py::tuple args, py::dict kwargs, bool dynamic,
+         bool captureControlFlow, std::shared_ptr<PyContext> context) {
+        if (!context)
+          context = std::make_shared<PyContext>();
+        frontend::TraceOptions options;
+        options.dynamic = dynamic;
+        options.captureControlFlow = captureControlFlow;
+        frontend::TraceResult result =
+            frontend::trace(context->get(), fn, args, kwargs, options);
+        py::list breaks;
+        for (const frontend::GraphBreakInfo &info : result.graphBreaks)
+          breaks.append(py::make_tuple(info.kind, info.reason, info.filename, info.line));
+        return py::make_tuple(PyModule(context, std::move(result.module)), breaks,
+                              result.eagerReason, result.kernelCalls);
+      },
+      py::arg("fn"), py::arg("args"), py::arg("kwargs"), py::arg("dynamic") = false,
+      py::arg("capture_control_flow") = false, py::arg("context") = nullptr,
+      "Traces fn(*args, **kwargs) into a dyn module without running it. Returns (module, "
+      "graph breaks as (kind, reason, file, line), eager-only reason, kernel calls).");
 }
 
 } // namespace dynamir::python

@@ -1,0 +1,56 @@
+//===- Tracer.h - CPython bytecode to the dyn dialect ----------*- C++ -*-===//
+//
+// Dynamir's frontend: interprets a Python function's bytecode symbolically with fake tensors
+// (dtype and shape only) and records a `dyn` function with guards, data-dependent `dyn.if`
+// regions and graph breaks. It never asks numpy or torch to compute on data.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_FRONTEND_TRACER_H
+#define DYNAMIR_FRONTEND_TRACER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+namespace dynamir::frontend {
+
+struct TraceOptions {
+  /// Sizes of tensor arguments become `?`; only rank and dtype are guarded.
+  bool dynamic = false;
+  /// Recorded on the module for the passes: keep data-dependent ifs on the device.
+  bool captureControlFlow = false;
+  /// How deep user functions are inlined before the call becomes a graph break.
+  unsigned maxInlineDepth = 8;
+};
+
+struct GraphBreakInfo {
+  std::string kind;
+  std::string reason;
+  std::string filename;
+  int64_t line = 0;
+};
+
+struct TraceResult {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::vector<GraphBreakInfo> graphBreaks;
+  /// Non-empty when the frame can never be traced (generators, exceptions, another Python
+  /// version): the function runs eagerly, for this reason.
+  std::string eagerReason;
+  /// Calls into numpy/torch on real data made while tracing (0 by construction; counted at the
+  /// one gateway that calls library code).
+  int64_t kernelCalls = 0;
+};
+
+/// Traces `fn(*args, **kwargs)`. `fn` is a Python function or bound method. Python-level
+/// problems in the traced program are reported in the result, never thrown.
+TraceResult trace(mlir::MLIRContext *context, pybind11::handle fn, pybind11::tuple args,
+                  pybind11::dict kwargs, const TraceOptions &options);
+
+} // namespace dynamir::frontend
+
+#endif // DYNAMIR_FRONTEND_TRACER_H

@@ -1,0 +1,2307 @@
+//===- Tracer.cpp - CPython 3.11 bytecode to the dyn dialect --------------===//
+//
+// A symbolic interpreter for CPython 3.11 bytecode. Values on the abstract stack are `Var`s:
+// fake tensors (an SSA value whose type is the dtype and shape), Python constants, containers,
+// modules, functions and nn.Modules. Library calls on fake tensors emit `dyn` ops; nothing ever
+// runs on real data. Anything the tracer cannot model raises a `Break`, which becomes a
+// `dyn.graph_break` with its reason and line (or, inside a data-dependent branch, turns the
+// whole branch into a break).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dynamir/Frontend/Tracer.h"
+
+#include "dynamir/Dialect/Dyn/DynOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <set>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Bytecode
+//===----------------------------------------------------------------------===//
+
+enum Opcode : int {
+#define OPCODE(name, number, caches) name = number,
+#include "dynamir/Frontend/Opcodes311.def"
+};
+
+int cacheEntries(int op) {
+  switch (op) {
+#define OPCODE(name, number, caches)                                                           \
+  case number:                                                                                 \
+    return caches;
+#include "dynamir/Frontend/Opcodes311.def"
+  default:
+    return 0;
+  }
+}
+
+const char *opcodeName(int op) {
+  switch (op) {
+#define OPCODE(name, number, caches)                                                           \
+  case number:                                                                                 \
+    return #name;
+#include "dynamir/Frontend/Opcodes311.def"
+  default:
+    return "<unknown>";
+  }
+}
+
+struct Instr {
+  int64_t offset; // of the first EXTENDED_ARG prefix, where jumps land
+  int64_t next;   // past the inline caches
+  int op;
+  int arg;
+  int line;
+  int col;
+};
+
+struct Code {
+  py::object object;
+  std::string filename, name;
+  std::vector<Instr> instrs;
+  llvm::DenseMap<int64_t, size_t> indexOf;
+  std::vector<std::string> localNames; // co_varnames + new cellvars + freevars (3.11 layout)
+  int argCount = 0, kwOnlyCount = 0, flags = 0;
+};
+
+std::shared_ptr<Code> decode(py::handle codeObject) {
+  auto code = std::make_shared<Code>();
+  code->object = py::reinterpret_borrow<py::object>(codeObject);
+  code->filename = codeObject.attr("co_filename").cast<std::string>();
+  code->name = codeObject.attr("co_qualname").cast<std::string>();
+  code->argCount = codeObject.attr("co_argcount").cast<int>();
+  code->kwOnlyCount = codeObject.attr("co_kwonlyargcount").cast<int>();
+  code->flags = codeObject.attr("co_flags").cast<int>();
+  for (py::handle n : codeObject.attr("co_varnames"))
+    code->localNames.push_back(n.cast<std::string>());
+  for (py::handle n : codeObject.attr("co_cellvars")) {
+    std::string name = n.cast<std::string>();
+    if (std::find(code->localNames.begin(), code->localNames.end(), name) ==
+        code->localNames.end())
+      code->localNames.push_back(name);
+  }
+  for (py::handle n : codeObject.attr("co_freevars"))
+    code->localNames.push_back(n.cast<std::string>());
+
+  std::string bytes = codeObject.attr("co_code").cast<py::bytes>();
+  py::list positions(codeObject.attr("co_positions")());
+  int extended = 0, line = 0;
+  int64_t prefixStart = -1;
+  for (size_t i = 0; i + 1 < bytes.size();) {
+    int op = static_cast<uint8_t>(bytes[i]);
+    int arg = static_cast<uint8_t>(bytes[i + 1]) | extended;
+    if (prefixStart < 0)
+      prefixStart = static_cast<int64_t>(i);
+    if (op == EXTENDED_ARG) {
+      extended = arg << 8;
+      i += 2;
+      continue;
+    }
+    extended = 0;
+    py::tuple pos = positions[i / 2];
+    if (!pos[0].is_none())
+      line = pos[0].cast<int>();
+    int col = pos[2].is_none() ? 0 : pos[2].cast<int>();
+    int64_t next = static_cast<int64_t>(i) + 2 + 2 * cacheEntries(op);
+    code->indexOf[prefixStart] = code->instrs.size();
+    code->instrs.push_back({prefixStart, next, op, arg, line, col});
+    prefixStart = -1;
+    i = static_cast<size_t>(next);
+  }
+  return code;
+}
+
+//===----------------------------------------------------------------------===//
+// Abstract values
+//===----------------------------------------------------------------------===//
+
+enum class Lib { Numpy, Torch };
+
+enum class VK {
+  Tensor,      // a fake tensor: `value` carries dtype and shape
+  Const,       // a Python constant (number, string, None, dtype, ...) in `obj`
+  Tuple,       // `items`
+  List,        // `items` (mutable outside data-dependent branches)
+  Object,      // a module, class, builtin or library function in `obj`
+  Function,    // a Python function in `obj`, inlined when called
+  NNModule,    // an nn.Module instance in `obj`
+  Method,      // `name` bound to items[0] (tensor, list or nn.Module)
+  Null,        // the NULL LOAD_GLOBAL/LOAD_METHOD push
+  Iterator,    // over `items`, next at `iterPos`
+  Slice,       // items: start, stop, step (Const or None)
+};
+
+struct Var;
+using VarPtr = std::shared_ptr<Var>;
+
+struct Var {
+  VK kind;
+  Value value;
+  Lib lib = Lib::Numpy;
+  py::object obj;
+  std::vector<VarPtr> items;
+  std::string name;
+  std::string source;
+  size_t iterPos = 0;
+};
+
+VarPtr makeVar(VK kind) {
+  auto v = std::make_shared<Var>();
+  v->kind = kind;
+  return v;
+}
+
+VarPtr constVar(py::object obj, std::string source = "") {
+  VarPtr v = makeVar(VK::Const);
+  v->obj = std::move(obj);
+  v->source = std::move(source);
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Breaks
+//===----------------------------------------------------------------------===//
+
+/// Thrown when the trace cannot continue; becomes a dyn.graph_break.
+struct Break {
+  dyn::BreakKind kind;
+  std::string reason;
+  /// Set for a data-dependent branch that could not be kept: its predicate and the offsets
+  /// the host resumes at for true and false.
+  Value predicate;
+  std::vector<int64_t> resume;
+};
+
+[[noreturn]] void breakTrace(dyn::BreakKind kind, std::string reason) {
+  throw Break{kind, std::move(reason), Value(), {}};
+}
+
+/// Thrown for frames that can never be traced: the function runs eagerly.
+struct EagerOnly {
+  std::string reason;
+};
+
+//===----------------------------------------------------------------------===//
+// The interpreter state of one frame
+//===----------------------------------------------------------------------===//
+
+struct Frame {
+  std::shared_ptr<Code> code;
+  py::dict globals;
+  py::dict builtins;
+  std::string globalsSource; // prefix for sources of globals: "G" for the traced frame
+  std::vector<VarPtr> locals;
+  std::vector<VarPtr> stack;
+  py::tuple kwNames;
+  unsigned depth = 0;
+
+  VarPtr pop() {
+    if (stack.empty())
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "abstract stack underflow");
+    VarPtr v = stack.back();
+    stack.pop_back();
+    return v;
+  }
+  std::vector<VarPtr> popN(size_t n) {
+    if (stack.size() < n)
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "abstract stack underflow");
+    std::vector<VarPtr> out(stack.end() - n, stack.end());
+    stack.resize(stack.size() - n);
+    return out;
+  }
+  VarPtr &peek(size_t i = 1) { return stack[stack.size() - i]; }
+};
+
+/// How a run of instructions ended.
+struct Outcome {
+  enum Kind { Return, ReachedStop, JumpedPast } kind;
+  VarPtr value;       // Return
+  int64_t target = 0; // JumpedPast: the forward jump target beyond the stop
+};
+
+} // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The tracer
+//===----------------------------------------------------------------------===//
+
+class Tracer {
+public:
+  Tracer(MLIRContext *ctx, const TraceOptions &options)
+      : ctx(ctx), options(options), b(ctx) {
+    ctx->getOrLoadDialect<dyn::DynDialect>();
+    ctx->getOrLoadDialect<func::FuncDialect>();
+    ctx->getOrLoadDialect<arith::ArithDialect>();
+    if (const char *logs = std::getenv("DYNAMIR_LOGS")) {
+      llvm::SmallVector<StringRef> parts;
+      StringRef(logs).split(parts, ',');
+      for (StringRef p : parts)
+        logs_.insert(p.trim());
+    }
+    numpy = importIfLoaded("numpy");
+    torch = importIfLoaded("torch");
+    if (torch)
+      torchNN = py::module_::import("torch.nn");
+  }
+
+  TraceResult run(py::handle fn, py::tuple args, py::dict kwargs);
+  TraceResult runModule(py::handle module, py::tuple args, TraceResult result);
+
+private:
+  // --- IR helpers --------------------------------------------------------------------------
+  Location loc() {
+    if (!current)
+      return b.getUnknownLoc();
+    return FileLineColLoc::get(ctx, current->filename, currentInstr.line,
+                               currentInstr.col + 1);
+  }
+  Type elementTypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
+  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+  VarPtr tensorVar(Value v, Lib lib) {
+    VarPtr t = makeVar(VK::Tensor);
+    t->value = v;
+    t->lib = lib;
+    return t;
+  }
+
+  Value castTo(Value v, Type element) {
+    if (elementTypeOf(v) == element)
+      return v;
+    return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
+  }
+
+  Value scalarConstant(py::handle value, Type element) {
+    auto type = RankedTensorType::get({}, element);
+    Attribute attr;
+    if (isa<FloatType>(element))
+      attr = DenseElementsAttr::get(type, FloatAttr::get(element, value.cast<double>()));
+    else
+      attr = DenseElementsAttr::get(
+          type, IntegerAttr::get(element, APInt(element.getIntOrFloatBitWidth(),
+                                                value.cast<int64_t>(), /*isSigned=*/true,
+                                                /*implicitTrunc=*/true)));
+    return dyn::ConstantOp::create(b, loc(), cast<DenseElementsAttr>(attr));
+  }
+
+  // --- dtypes --------------------------------------------------------------------------------
+  Type f32() { return Float32Type::get(ctx); }
+  Type f64() { return Float64Type::get(ctx); }
+  Type i64() { return IntegerType::get(ctx, 64); }
+  Type i1() { return IntegerType::get(ctx, 1); }
+
+  /// The element type for a numpy or torch dtype object, or null if unsupported.
+  Type dtypeToType(py::handle dtype) {
+    std::string name = py::str(dtype);
+    if (name.rfind("torch.", 0) == 0)
+      name = name.substr(6);
+    if (name == "float32" || name == "float")
+      return f32();
+    if (name == "float64" || name == "double")
+      return f64();
+    if (name == "float16" || name == "half")
+      return Float16Type::get(ctx);
+    if (name == "bfloat16")
+      return BFloat16Type::get(ctx);
+    if (name == "int64" || name == "long")
+      return i64();
+    if (name == "int32" || name == "int")
+      return IntegerType::get(ctx, 32);
+    if (name == "bool")
+      return i1();
+    return {};
+  }
+
+  /// The element type a Python type object or dtype names (np.float32, float, torch.int64).
+  Type dtypeArgument(const VarPtr &v) {
+    if (v->kind == VK::Const || v->kind == VK::Object) {
+      py::handle o = v->obj;
+      if (o.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type))
+        return f64();
+      if (o.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type))
+        return i64();
+      if (o.ptr() == reinterpret_cast<PyObject *>(&PyBool_Type))
+        return i1();
+      if (numpy && py::isinstance(o, numpy.attr("dtype")))
+        return dtypeToType(o);
+      if (numpy && py::hasattr(o, "__name__") && py::isinstance<py::type>(o)) {
+        if (Type t = dtypeToType(o.attr("__name__")))
+          return t;
+      }
+      if (Type t = dtypeToType(o))
+        return t;
+    }
+    breakTrace(dyn::BreakKind::unsupported_call, "unsupported dtype argument");
+  }
+
+  /// numpy (NEP 50) and torch promotion of a tensor element type with another tensor type or a
+  /// weak Python scalar (`scalar` is the Python value then, `other` null).
+  Type promote(Lib lib, Type a, Type other, py::handle scalar) {
+    auto isFloat = [](Type t) { return isa<FloatType>(t); };
+    if (other) {
+      if (a == other)
+        return a;
+      if (a.isInteger(1))
+        return other;
+      if (other.isInteger(1))
+        return a;
+      if (isFloat(a) && isFloat(other)) {
+        unsigned wa = a.getIntOrFloatBitWidth(), wb = other.getIntOrFloatBitWidth();
+        if (wa == wb) // f16 with bf16
+          return f32();
+        return wa > wb ? a : other;
+      }
+      if (!isFloat(a) && !isFloat(other))
+        return a.getIntOrFloatBitWidth() >= other.getIntOrFloatBitWidth() ? a : other;
+      Type fl = isFloat(a) ? a : other;
+      // numpy: int32/int64 with a float of <= 32 bits needs float64; torch keeps the float.
+      if (lib == Lib::Numpy)
+        return f64();
+      return fl;
+    }
+    // Weak Python scalars take the tensor's kind when it can hold them.
+    if (PyBool_Check(scalar.ptr()))
+      return a;
+    if (PyLong_Check(scalar.ptr()))
+      return a.isInteger(1) ? i64() : a;
+    if (PyFloat_Check(scalar.ptr()))
+      return isFloat(a) ? a : (lib == Lib::Numpy ? f64() : f32());
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "unsupported operand of type " + typeName(scalar));
+  }
+
+  /// Element type of true division and float-only functions on integer inputs.
+  Type floatFor(Lib lib, Type t) {
+    if (isa<FloatType>(t))
+      return t;
+    return lib == Lib::Numpy ? f64() : f32();
+  }
+
+  static std::string typeName(py::handle o) {
+    py::handle type = py::type::handle_of(o);
+    std::string module = py::str(type.attr("__module__"));
+    std::string name = py::str(type.attr("__qualname__"));
+    return module == "builtins" ? name : module + "." + name;
+  }
+
+  static py::object importIfLoaded(const char *name) {
+    py::dict modules = py::module_::import("sys").attr("modules");
+    if (modules.contains(name))
+      return modules[name];
+    return py::object();
+  }
+
+  // --- guards ---------------------------------------------------------------------------------
+  /// Guards go to the top of the function in the order the trace made its assumptions.
+  void setGuardInsertionPoint() {
+    auto it = entry->begin();
+    while (it != entry->end() && isa<dyn::GuardOpInterface>(*it))
+      ++it;
+    b.setInsertionPoint(entry, it);
+  }
+
+  void guardOnce(const std::string &key, llvm::function_ref<void()> emit) {
+    if (!guardKeys.insert(key).second)
+      return;
+    OpBuilder::InsertionGuard g(b);
+    setGuardInsertionPoint();
+    emit();
+  }
+
+  void guardId(const std::string &source, py::handle obj) {
+    if (source.empty())
+      return;
+    guardOnce("id:" + source, [&] {
+      std::string description = py::repr(obj);
+      if (description.size() > 60)
+        description = description.substr(0, 57) + "...";
+      dyn::IdMatchGuardOp::create(b, b.getUnknownLoc(), source,
+                                  static_cast<int64_t>(reinterpret_cast<intptr_t>(obj.ptr())),
+                                  b.getStringAttr(description));
+    });
+  }
+
+  void guardType(const std::string &source, py::handle obj) {
+    if (source.empty())
+      return;
+    guardOnce("type:" + source, [&] {
+      dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, typeName(obj));
+    });
+  }
+
+  void guardValue(const std::string &source, py::handle obj) {
+    if (source.empty())
+      return;
+    Attribute value;
+    if (obj.is_none())
+      value = UnitAttr::get(ctx);
+    else if (PyBool_Check(obj.ptr()))
+      value = b.getBoolAttr(obj.cast<bool>());
+    else if (PyLong_Check(obj.ptr()))
+      value = b.getI64IntegerAttr(obj.cast<int64_t>());
+    else if (PyFloat_Check(obj.ptr()))
+      value = b.getF64FloatAttr(obj.cast<double>());
+    else if (PyUnicode_Check(obj.ptr()))
+      value = b.getStringAttr(obj.cast<std::string>());
+    if (!value)
+      return guardId(source, obj);
+    guardOnce("value:" + source, [&] {
+      dyn::ValueEqGuardOp::create(b, b.getUnknownLoc(), source, value);
+    });
+  }
+
+  // --- inputs ---------------------------------------------------------------------------------
+  bool isTensorObject(py::handle obj) {
+    return (numpy && py::isinstance(obj, numpy.attr("ndarray"))) ||
+           (torch && py::isinstance(obj, torch.attr("Tensor")));
+  }
+
+  /// A real array or tensor becomes a function argument (once per source) and a guard.
+  VarPtr tensorInput(py::handle obj, const std::string &source) {
+    auto it = inputsBySource.find(source);
+    if (it != inputsBySource.end())
+      return it->second;
+    bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
+    Type element = dtypeToType(obj.attr("dtype"));
+    if (!element)
+      throw EagerOnly{source + " has unsupported dtype " + std::string(py::str(obj.attr("dtype")))};
+    if (isTorch && obj.attr("requires_grad").cast<bool>() &&
+        !py::isinstance(obj, torchNN.attr("Parameter")))
+      ; // Inference only: autograd is not traced; parameters are read as values.
+    SmallVector<int64_t> shape;
+    for (py::handle d : obj.attr("shape"))
+      shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
+    auto type = RankedTensorType::get(shape, element);
+    Value arg = entry->addArgument(type, b.getUnknownLoc());
+    bool contiguous = isTorch ? obj.attr("is_contiguous")().cast<bool>()
+                              : obj.attr("flags").attr("c_contiguous").cast<bool>();
+    {
+      OpBuilder::InsertionGuard g(b);
+      setGuardInsertionPoint();
+      dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, typeName(obj),
+                                      contiguous);
+    }
+    VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
+    v->source = source;
+    inputsBySource[source] = v;
+    return v;
+  }
+
+  /// Wraps a real Python object found at `source` (argument, global, attribute).
+  VarPtr wrap(py::handle obj, const std::string &source, bool guard = true) {
+    if (isTensorObject(obj))
+      return tensorInput(obj, source);
+    if (obj.is_none() || PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) ||
+        PyFloat_Check(obj.ptr()) || PyUnicode_Check(obj.ptr())) {
+      if (guard)
+        guardValue(source, obj);
+      return constVar(py::reinterpret_borrow<py::object>(obj), source);
+    }
+    if (PyComplex_Check(obj.ptr()))
+      throw EagerOnly{source + " is a complex number: complex values are not supported"};
+    if (PyTuple_Check(obj.ptr()) || PyList_Check(obj.ptr())) {
+      VarPtr v = makeVar(PyTuple_Check(obj.ptr()) ? VK::Tuple : VK::List);
+      v->source = source;
+      if (guard && !source.empty())
+        guardOnce("len:" + source, [&] {
+          dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source,
+                                    static_cast<int64_t>(py::len(obj)));
+        });
+      size_t i = 0;
+      for (py::handle item : obj)
+        v->items.push_back(wrap(item, source + "[" + std::to_string(i++) + "]", guard));
+      return v;
+    }
+    if (torch && py::isinstance(obj, torchNN.attr("Module"))) {
+      VarPtr v = makeVar(VK::NNModule);
+      v->obj = py::reinterpret_borrow<py::object>(obj);
+      v->source = source;
+      if (guard)
+        guardType(source, obj);
+      return v;
+    }
+    if (PyFunction_Check(obj.ptr())) {
+      VarPtr v = makeVar(VK::Function);
+      v->obj = py::reinterpret_borrow<py::object>(obj);
+      v->source = source;
+      if (guard)
+        guardId(source, obj);
+      return v;
+    }
+    if (numpy && py::isinstance(obj, numpy.attr("dtype"))) {
+      return constVar(py::reinterpret_borrow<py::object>(obj), source);
+    }
+    if (numpy && py::isinstance(obj, numpy.attr("ndarray")))
+      throw EagerOnly{source + " has an unsupported array type"};
+    VarPtr v = makeVar(VK::Object);
+    v->obj = py::reinterpret_borrow<py::object>(obj);
+    v->source = source;
+    if (guard)
+      guardId(source, obj);
+    return v;
+  }
+
+  // --- the pieces implemented below -------------------------------------------------------------
+  Outcome runFrame(Frame &f, size_t start, int64_t stopAt);
+  void step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt, std::optional<Outcome> &out);
+  std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
+                                       int64_t target, int64_t stopAt);
+  VarPtr merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
+               SmallVectorImpl<Value> &elseValues, std::vector<std::pair<VarPtr, size_t>> &fill);
+  VarPtr call(Frame &f, VarPtr callee, std::vector<VarPtr> args,
+              std::vector<std::pair<std::string, VarPtr>> kwargs);
+  VarPtr callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args,
+                      std::vector<std::pair<std::string, VarPtr>> kwargs, unsigned depth,
+                      const std::string &fnSource);
+  VarPtr callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args,
+                      std::vector<std::pair<std::string, VarPtr>> kwargs);
+  VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
+  VarPtr binary(int kind, VarPtr a, VarPtr b);
+  Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
+  Value operandAs(const VarPtr &v, Type element) {
+    return v->kind == VK::Tensor ? castTo(v->value, element) : scalarConstant(v->obj, element);
+  }
+  VarPtr compare(int kind, VarPtr a, VarPtr b);
+  VarPtr getAttr(VarPtr obj, const std::string &name);
+  VarPtr subscript(VarPtr obj, VarPtr index);
+  Value toPredicate(VarPtr cond);
+  void logInstr(const Frame &f, const Instr &in);
+  std::string describe(const VarPtr &v);
+
+  MLIRContext *ctx;
+  TraceOptions options;
+  OpBuilder b;
+  ModuleOp module;
+  func::FuncOp func;
+  Block *entry = nullptr;
+  py::object numpy, torch, torchNN;
+  std::set<std::string> guardKeys;
+  std::map<std::string, VarPtr> inputsBySource;
+  llvm::StringSet<> logs_;
+  const Code *current = nullptr;
+  Instr currentInstr{0, 0, 0, 0, 0, 0};
+  int64_t kernelCalls = 0;
+  unsigned branchDepth = 0;
+  int64_t branchStart = -1;          // offset of the innermost data-dependent branch
+  Instr topInstr{0, 0, 0, 0, 0, 0};   // the traced frame's current instruction
+  std::vector<VarPtr> topStack;       // its stack before that instruction
+  size_t steps = 0;
+  static constexpr size_t kMaxSteps = 200000;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Logging
+//===----------------------------------------------------------------------===//
+
+std::string Tracer::describe(const VarPtr &v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  switch (v->kind) {
+  case VK::Tensor: {
+    RankedTensorType t = typeOf(v->value);
+    os << t.getElementType() << "[";
+    llvm::interleave(
+        t.getShape(), os,
+        [&](int64_t d) { os << (ShapedType::isDynamic(d) ? "?" : std::to_string(d)); }, ",");
+    os << "]";
+    break;
+  }
+  case VK::Const:
+    os << std::string(py::repr(v->obj));
+    break;
+  case VK::Tuple:
+  case VK::List:
+    os << (v->kind == VK::Tuple ? "(" : "[");
+    llvm::interleave(v->items, os, [&](const VarPtr &i) { os << describe(i); }, ", ");
+    os << (v->kind == VK::Tuple ? ")" : "]");
+    break;
+  case VK::Null:
+    os << "NULL";
+    break;
+  case VK::Method:
+    os << "method " << v->name;
+    break;
+  case VK::Iterator:
+    os << "iterator";
+    break;
+  case VK::Slice:
+    os << "slice";
+    break;
+  default:
+    os << "<" << typeName(v->obj) << ">";
+  }
+  return s;
+}
+
+void Tracer::logInstr(const Frame &f, const Instr &in) {
+  if (!logs_.contains("trace"))
+    return;
+  llvm::errs() << "[dynamir trace] " << f.code->filename << ":" << in.line << " @" << in.offset
+               << " " << opcodeName(in.op) << " " << in.arg << "  stack=[";
+  llvm::interleave(f.stack, llvm::errs(), [&](const VarPtr &v) { llvm::errs() << describe(v); },
+                   ", ");
+  llvm::errs() << "]\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+// BINARY_OP argument values in CPython 3.11 (NB_* in opcode.h); in-place forms add 13.
+enum BinaryKind {
+  NB_ADD = 0, NB_AND = 1, NB_FLOOR_DIVIDE = 2, NB_LSHIFT = 3, NB_MATRIX_MULTIPLY = 4,
+  NB_MULTIPLY = 5, NB_REMAINDER = 6, NB_OR = 7, NB_POWER = 8, NB_RSHIFT = 9,
+  NB_SUBTRACT = 10, NB_TRUE_DIVIDE = 11, NB_XOR = 12
+};
+
+/// The common element type of two operands, at least one of them a tensor.
+Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
+  for (const VarPtr &v : {x, y})
+    if (v->kind != VK::Tensor && v->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call, "operand " + describe(v) +
+                                                       " is neither a tensor nor a scalar");
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
+  if (x->kind == VK::Tensor && y->kind == VK::Tensor)
+    return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
+  const VarPtr &t = x->kind == VK::Tensor ? x : y;
+  const VarPtr &scalar = x->kind == VK::Tensor ? y : x;
+  return promote(lib, elementTypeOf(t->value), Type(), scalar->obj);
+}
+
+VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
+  kind %= 13;
+  if (x->kind == VK::Const && y->kind == VK::Const) {
+    // Python scalars: evaluate exactly as Python does (no tensors involved).
+    static const char *names[] = {"add", "and_", "floordiv", "lshift", "matmul", "mul", "mod",
+                                  "or_", "pow", "rshift", "sub", "truediv", "xor"};
+    py::object op = py::module_::import("operator").attr(names[kind]);
+    try {
+      return constVar(op(x->obj, y->obj));
+    } catch (py::error_already_set &e) {
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 std::string("Python arithmetic raised: ") + e.what());
+    }
+  }
+  if ((x->kind == VK::Tuple || x->kind == VK::List) && kind == NB_ADD && y->kind == x->kind) {
+    VarPtr r = makeVar(x->kind);
+    r->items = x->items;
+    r->items.insert(r->items.end(), y->items.begin(), y->items.end());
+    return r;
+  }
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "binary operator on " + describe(x) + " and " + describe(y));
+  Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
+  if (x->kind == VK::Tensor && y->kind == VK::Tensor && x->lib != y->lib)
+    breakTrace(dyn::BreakKind::unsupported_call, "mixing numpy arrays and torch tensors");
+  Type element = promoted(lib, x, y);
+  if (kind == NB_TRUE_DIVIDE)
+    element = floatFor(lib, element);
+  Value a = operandAs(x, element), c = operandAs(y, element);
+  Location l = loc();
+  Value r;
+  switch (kind) {
+  case NB_ADD:
+    r = dyn::AddOp::create(b, l, a, c);
+    break;
+  case NB_SUBTRACT:
+    r = dyn::SubOp::create(b, l, a, c);
+    break;
+  case NB_MULTIPLY:
+    r = dyn::MulOp::create(b, l, a, c);
+    break;
+  case NB_TRUE_DIVIDE:
+    r = dyn::DivOp::create(b, l, a, c);
+    break;
+  case NB_FLOOR_DIVIDE:
+    r = dyn::FloorDivOp::create(b, l, a, c);
+    break;
+  case NB_REMAINDER:
+    r = dyn::ModOp::create(b, l, a, c);
+    break;
+  case NB_POWER:
+    r = dyn::PowOp::create(b, l, a, c);
+    break;
+  case NB_MATRIX_MULTIPLY:
+    r = dyn::MatmulOp::create(b, l, a, c);
+    break;
+  case NB_AND:
+  case NB_OR:
+    if (!element.isInteger(1))
+      breakTrace(dyn::BreakKind::unsupported_call, "bitwise and/or on non-boolean tensors");
+    r = kind == NB_AND ? Value(dyn::LogicalAndOp::create(b, l, a, c))
+                       : Value(dyn::LogicalOrOp::create(b, l, a, c));
+    break;
+  default:
+    breakTrace(dyn::BreakKind::unsupported_call, "unsupported binary operator on tensors");
+  }
+  return tensorVar(r, lib);
+}
+
+VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
+  if (x->kind == VK::Const && y->kind == VK::Const) {
+    static const int pyOps[] = {Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE};
+    PyObject *r = PyObject_RichCompare(x->obj.ptr(), y->obj.ptr(), pyOps[kind]);
+    if (!r) {
+      PyErr_Clear();
+      breakTrace(dyn::BreakKind::unsupported_call, "Python comparison raised");
+    }
+    return constVar(py::reinterpret_steal<py::object>(r));
+  }
+  if ((x->kind != VK::Tensor && x->kind != VK::Const) ||
+      (y->kind != VK::Tensor && y->kind != VK::Const))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "comparison of " + describe(x) + " and " + describe(y));
+  Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
+  Type element = promoted(lib, x, y);
+  Value a = operandAs(x, element), c = operandAs(y, element);
+  Location l = loc();
+  Value r;
+  switch (kind) {
+  case 0:
+    r = dyn::LtOp::create(b, l, a, c);
+    break;
+  case 1:
+    r = dyn::LeOp::create(b, l, a, c);
+    break;
+  case 2:
+    r = dyn::EqOp::create(b, l, a, c);
+    break;
+  case 3:
+    r = dyn::NeOp::create(b, l, a, c);
+    break;
+  case 4:
+    r = dyn::GtOp::create(b, l, a, c);
+    break;
+  default:
+    r = dyn::GeOp::create(b, l, a, c);
+  }
+  return tensorVar(r, lib);
+}
+
+/// `bool(t)` as an i1 0-d tensor that stays on the device.
+Value Tracer::toPredicate(VarPtr cond) {
+  RankedTensorType type = typeOf(cond->value);
+  Value v = cond->value;
+  if (type.getRank() != 0) {
+    if (!type.hasStaticShape() || type.getNumElements() != 1)
+      breakTrace(dyn::BreakKind::data_dependent_value,
+                 "the truth value of a tensor with more than one element is ambiguous");
+    v = dyn::ReshapeOp::create(b, loc(), RankedTensorType::get({}, type.getElementType()), v);
+  }
+  if (!type.getElementType().isInteger(1)) {
+    Value zero = scalarConstant(py::int_(0), type.getElementType());
+    v = dyn::NeOp::create(b, loc(), v, zero);
+  }
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Library calls on fake tensors
+//===----------------------------------------------------------------------===//
+
+namespace {
+using KwArgs = std::vector<std::pair<std::string, VarPtr>>;
+
+VarPtr takeArg(std::vector<VarPtr> &args, KwArgs &kwargs, size_t position,
+               llvm::ArrayRef<const char *> names) {
+  for (auto it = kwargs.begin(); it != kwargs.end(); ++it)
+    for (const char *n : names)
+      if (it->first == n) {
+        VarPtr v = it->second;
+        kwargs.erase(it);
+        return v;
+      }
+  if (position < args.size())
+    return args[position];
+  return nullptr;
+}
+
+int64_t intOf(const VarPtr &v) {
+  if (!v || v->kind != VK::Const || !PyLong_Check(v->obj.ptr()))
+    breakTrace(dyn::BreakKind::unsupported_call, "expected a Python int argument");
+  return v->obj.cast<int64_t>();
+}
+
+bool isNone(const VarPtr &v) { return !v || (v->kind == VK::Const && v->obj.is_none()); }
+
+/// An int or a tuple/list of ints as normalized dimensions of a rank-`rank` tensor.
+SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank) {
+  SmallVector<int64_t> dims;
+  auto add = [&](int64_t d) {
+    if (d < -rank || d >= std::max<int64_t>(rank, 1))
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "axis " + std::to_string(d) + " is out of bounds for rank " +
+                     std::to_string(rank));
+    dims.push_back(d < 0 ? d + rank : d);
+  };
+  if (v->kind == VK::Tuple || v->kind == VK::List)
+    for (const VarPtr &i : v->items)
+      add(intOf(i));
+  else
+    add(intOf(v));
+  return dims;
+}
+} // namespace
+
+VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args,
+                            KwArgs kwargs) {
+  Location l = loc();
+  auto tensorArg = [&](size_t i) -> VarPtr {
+    if (i >= args.size() || args[i]->kind != VK::Tensor)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 name + ": argument " + std::to_string(i) + " must be an array or tensor");
+    return args[i];
+  };
+  auto result = [&](Value v) { return tensorVar(v, lib); };
+
+  static const llvm::StringSet<> floatUnary = {"sin",  "cos",     "tan", "tanh",  "exp",
+                                               "log",  "sqrt",    "rsqrt", "sigmoid",
+                                               "erf",  "floor",   "ceil"};
+  if (floatUnary.contains(name)) {
+    VarPtr x = tensorArg(0);
+    Value v = castTo(x->value, floatFor(lib, elementTypeOf(x->value)));
+    Value r;
+    if (name == "sin") r = dyn::SinOp::create(b, l, v);
+    else if (name == "cos") r = dyn::CosOp::create(b, l, v);
+    else if (name == "tan") r = dyn::TanOp::create(b, l, v);
+    else if (name == "tanh") r = dyn::TanhOp::create(b, l, v);
+    else if (name == "exp") r = dyn::ExpOp::create(b, l, v);
+    else if (name == "log") r = dyn::LogOp::create(b, l, v);
+    else if (name == "sqrt") r = dyn::SqrtOp::create(b, l, v);
+    else if (name == "rsqrt") r = dyn::RsqrtOp::create(b, l, v);
+    else if (name == "sigmoid") r = dyn::SigmoidOp::create(b, l, v);
+    else if (name == "erf") r = dyn::ErfOp::create(b, l, v);
+    else if (name == "floor") r = dyn::FloorOp::create(b, l, v);
+    else r = dyn::CeilOp::create(b, l, v);
+    return result(r);
+  }
+  if (name == "abs" || name == "absolute")
+    return result(dyn::AbsOp::create(b, l, tensorArg(0)->value));
+  if (name == "negative" || name == "neg")
+    return result(dyn::NegOp::create(b, l, tensorArg(0)->value));
+  if (name == "relu")
+    return result(dyn::ReluOp::create(b, l, tensorArg(0)->value));
+
+  static const llvm::StringMap<int> binaries = {
+      {"add", NB_ADD},          {"subtract", NB_SUBTRACT}, {"sub", NB_SUBTRACT},
+      {"multiply", NB_MULTIPLY}, {"mul", NB_MULTIPLY},     {"divide", NB_TRUE_DIVIDE},
+      {"true_divide", NB_TRUE_DIVIDE}, {"div", NB_TRUE_DIVIDE}, {"power", NB_POWER},
+      {"pow", NB_POWER},        {"matmul", NB_MATRIX_MULTIPLY}, {"dot", NB_MATRIX_MULTIPLY},
+      {"mm", NB_MATRIX_MULTIPLY}, {"bmm", NB_MATRIX_MULTIPLY}};
+  if (auto it = binaries.find(name); it != binaries.end() && args.size() == 2)
+    return binary(it->second, args[0], args[1]);
+
+  if (name == "maximum" || name == "minimum") {
+    VarPtr x = args.at(0), y = args.at(1);
+    Type element = promoted(lib, x, y);
+    Value a = operandAs(x, element), c = operandAs(y, element);
+    return result(name == "maximum" ? Value(dyn::MaximumOp::create(b, l, a, c))
+                                    : Value(dyn::MinimumOp::create(b, l, a, c)));
+  }
+
+  static const llvm::StringSet<> reductions = {"sum", "mean", "prod", "max", "min", "amax",
+                                               "amin", "argmax", "argmin"};
+  if (reductions.contains(name)) {
+    VarPtr x = tensorArg(0);
+    int64_t rank = typeOf(x->value).getRank();
+    VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
+    VarPtr keep = takeArg(args, kwargs, 2, {"keepdims", "keepdim"});
+    bool keepdim = keep && keep->kind == VK::Const && keep->obj.cast<bool>();
+    SmallVector<int64_t> dims;
+    if (isNone(axis))
+      for (int64_t d = 0; d < rank; ++d)
+        dims.push_back(d);
+    else
+      dims = dimsOf(axis, rank);
+    Value v = x->value;
+    Type element = elementTypeOf(v);
+    auto attr = b.getDenseI64ArrayAttr(dims);
+    if (name == "sum" || name == "prod") {
+      if (!isa<FloatType>(element))
+        v = castTo(v, i64());
+      return result(name == "sum" ? Value(dyn::SumOp::create(b, l, v, attr, keepdim))
+                                  : Value(dyn::ProdOp::create(b, l, v, attr, keepdim)));
+    }
+    if (name == "mean") {
+      if (!isa<FloatType>(element) && lib == Lib::Torch)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "torch.mean of an integer tensor raises in eager torch");
+      return result(dyn::MeanOp::create(b, l, castTo(v, floatFor(lib, element)), attr, keepdim));
+    }
+    if (element.isInteger(1))
+      v = castTo(v, i64());
+    if (name == "argmax" || name == "argmin")
+      return result(name == "argmax" ? Value(dyn::ArgMaxOp::create(b, l, v, attr, keepdim))
+                                     : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)));
+    bool isMax = name == "max" || name == "amax";
+    Value values = isMax ? Value(dyn::MaxOp::create(b, l, v, attr, keepdim))
+                         : Value(dyn::MinOp::create(b, l, v, attr, keepdim));
+    values = castTo(values, element);
+    // torch.max(x, dim) returns (values, indices).
+    if (lib == Lib::Torch && !isNone(axis) && (name == "max" || name == "min")) {
+      VarPtr pair = makeVar(VK::Tuple);
+      pair->items = {result(values),
+                     result(isMax ? Value(dyn::ArgMaxOp::create(b, l, v, attr, keepdim))
+                                  : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)))};
+      return pair;
+    }
+    return result(values);
+  }
+
+  if (name == "softmax" || name == "log_softmax") {
+    VarPtr x = tensorArg(0);
+    VarPtr dim = takeArg(args, kwargs, 1, {"dim", "axis"});
+    if (isNone(dim))
+      breakTrace(dyn::BreakKind::unsupported_call, name + " needs an explicit dim");
+    int64_t d = dimsOf(dim, typeOf(x->value).getRank())[0];
+    Value v = castTo(x->value, floatFor(lib, elementTypeOf(x->value)));
+    return result(name == "softmax" ? Value(dyn::SoftmaxOp::create(b, l, v, d))
+                                    : Value(dyn::LogSoftmaxOp::create(b, l, v, d)));
+  }
+
+  if (name == "linear") {
+    VarPtr x = tensorArg(0), w = tensorArg(1);
+    VarPtr bias = takeArg(args, kwargs, 2, {"bias"});
+    Value bv = isNone(bias) ? Value() : bias->value;
+    return result(dyn::LinearOp::create(b, l, x->value, w->value, bv));
+  }
+
+  if (name == "reshape" || name == "view") {
+    VarPtr x = tensorArg(0);
+    SmallVector<int64_t> shape;
+    std::vector<VarPtr> dims(args.begin() + 1, args.end());
+    if (dims.size() == 1 && (dims[0]->kind == VK::Tuple || dims[0]->kind == VK::List))
+      dims = dims[0]->items;
+    if (VarPtr s = takeArg(args, kwargs, 99, {"shape", "newshape"}))
+      dims = s->kind == VK::Const ? std::vector<VarPtr>{s} : s->items;
+    RankedTensorType type = typeOf(x->value);
+    int64_t known = 1, inferred = -1;
+    for (const VarPtr &d : dims) {
+      int64_t n = intOf(d);
+      if (n == -1)
+        inferred = shape.size();
+      else
+        known *= n;
+      shape.push_back(n);
+    }
+    if (inferred >= 0) {
+      if (!type.hasStaticShape() || known == 0)
+        shape[inferred] = ShapedType::kDynamic;
+      else
+        shape[inferred] = type.getNumElements() / known;
+    }
+    if (type.hasStaticShape() && llvm::none_of(shape, ShapedType::isDynamic)) {
+      int64_t count = 1;
+      for (int64_t n : shape)
+        count *= n;
+      if (count != type.getNumElements())
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "cannot reshape an array of size " + std::to_string(type.getNumElements()) +
+                       " into shape of size " + std::to_string(count));
+    }
+    return result(dyn::ReshapeOp::create(b, l, type.clone(shape), x->value));
+  }
+
+  if (name == "transpose" || name == "permute") {
+    VarPtr x = tensorArg(0);
+    int64_t rank = typeOf(x->value).getRank();
+    SmallVector<int64_t> perm;
+    std::vector<VarPtr> rest(args.begin() + 1, args.end());
+    if (lib == Lib::Torch && name == "transpose") {
+      SmallVector<int64_t> a = dimsOf(rest.at(0), rank), c = dimsOf(rest.at(1), rank);
+      for (int64_t d = 0; d < rank; ++d)
+        perm.push_back(d);
+      std::swap(perm[a[0]], perm[c[0]]);
+    } else if (rest.empty() || isNone(rest[0])) {
+      for (int64_t d = rank - 1; d >= 0; --d)
+        perm.push_back(d);
+    } else {
+      VarPtr axes = rest.size() == 1 ? rest[0] : makeVar(VK::Tuple);
+      if (rest.size() > 1)
+        axes->items = rest;
+      perm = dimsOf(axes, rank);
+    }
+    return result(dyn::TransposeOp::create(b, l, x->value, b.getDenseI64ArrayAttr(perm)));
+  }
+
+  if (name == "expand_dims" || name == "unsqueeze") {
+    VarPtr x = tensorArg(0);
+    int64_t rank = typeOf(x->value).getRank();
+    int64_t d = intOf(takeArg(args, kwargs, 1, {"axis", "dim"}));
+    if (d < 0)
+      d += rank + 1;
+    return result(dyn::ExpandDimsOp::create(b, l, x->value, d));
+  }
+  if (name == "squeeze") {
+    VarPtr x = tensorArg(0);
+    RankedTensorType type = typeOf(x->value);
+    VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
+    SmallVector<int64_t> dims;
+    if (isNone(axis)) {
+      for (auto [d, n] : llvm::enumerate(type.getShape()))
+        if (n == 1)
+          dims.push_back(d);
+    } else {
+      for (int64_t d : dimsOf(axis, type.getRank()))
+        if (lib == Lib::Numpy || type.getDimSize(d) == 1)
+          dims.push_back(d);
+    }
+    return result(dyn::SqueezeOp::create(b, l, x->value, b.getDenseI64ArrayAttr(dims)));
+  }
+
+  if (name == "astype" || name == "to" || name == "type") {
+    VarPtr x = tensorArg(0);
+    VarPtr dtype = takeArg(args, kwargs, 1, {"dtype"});
+    return result(castTo(x->value, dtypeArgument(dtype)));
+  }
+  static const llvm::StringMap<const char *> castMethods = {
+      {"float", "float32"}, {"double", "float64"}, {"half", "float16"},
+      {"long", "int64"},    {"int", "int32"},      {"bool", "bool"}};
+  if (auto it = castMethods.find(name); it != castMethods.end() && lib == Lib::Torch)
+    return result(castTo(tensorArg(0)->value, dtypeToType(py::str(it->second))));
+
+  if (name == "where" && args.size() == 3) {
+    VarPtr c = tensorArg(0);
+    Type element = promoted(lib, args[1], args[2]);
+    return tensorVar(dyn::WhereOp::create(b, l, castTo(c->value, i1()), operandAs(args[1], element),
+                                          operandAs(args[2], element)),
+                     c->lib);
+  }
+
+  if (name == "concatenate" || name == "cat") {
+    VarPtr seq = args.at(0);
+    VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
+    SmallVector<Value> inputs;
+    Type element;
+    for (const VarPtr &t : seq->items) {
+      if (t->kind != VK::Tensor)
+        breakTrace(dyn::BreakKind::unsupported_call, name + " of non-tensors");
+      element = element ? promote(lib, element, elementTypeOf(t->value), {})
+                        : elementTypeOf(t->value);
+    }
+    for (const VarPtr &t : seq->items)
+      inputs.push_back(castTo(t->value, element));
+    if (inputs.empty())
+      breakTrace(dyn::BreakKind::unsupported_call, name + " of an empty sequence");
+    int64_t d = isNone(axis) ? 0 : dimsOf(axis, typeOf(inputs[0]).getRank())[0];
+    return result(dyn::ConcatOp::create(b, l, inputs, d));
+  }
+
+  if (name == "zeros" || name == "ones" || name == "full") {
+    VarPtr shapeArg = args.at(0);
+    SmallVector<int64_t> shape;
+    for (const VarPtr &d : shapeArg->kind == VK::Const ? std::vector<VarPtr>{shapeArg}
+                                                       : shapeArg->items)
+      shape.push_back(intOf(d));
+    VarPtr fill = name == "full" ? takeArg(args, kwargs, 1, {"fill_value"})
+                                 : constVar(py::float_(name == "ones" ? 1.0 : 0.0));
+    VarPtr dtype = takeArg(args, kwargs, name == "full" ? 2 : 1, {"dtype"});
+    Type element = isNone(dtype) ? (lib == Lib::Numpy || PyFloat_Check(fill->obj.ptr())
+                                        ? (lib == Lib::Numpy ? f64() : f32())
+                                        : i64())
+                                 : dtypeArgument(dtype);
+    if (name == "full" && isNone(dtype) && PyLong_Check(fill->obj.ptr()) &&
+        !PyBool_Check(fill->obj.ptr()))
+      element = i64();
+    auto type = RankedTensorType::get(shape, element);
+    TypedAttr value = isa<FloatType>(element)
+                          ? TypedAttr(FloatAttr::get(element, fill->obj.cast<double>()))
+                          : TypedAttr(IntegerAttr::get(element, fill->obj.cast<int64_t>()));
+    return result(dyn::FullOp::create(b, l, type, value));
+  }
+  if (name == "arange") {
+    std::vector<double> bounds;
+    bool allInts = true;
+    for (const VarPtr &a : args) {
+      if (a->kind != VK::Const)
+        breakTrace(dyn::BreakKind::unsupported_call, "arange with non-constant bounds");
+      allInts &= PyLong_Check(a->obj.ptr());
+      bounds.push_back(a->obj.cast<double>());
+    }
+    double start = bounds.size() > 1 ? bounds[0] : 0, stop = bounds.size() > 1 ? bounds[1] : bounds.at(0),
+           stepSize = bounds.size() > 2 ? bounds[2] : 1;
+    int64_t count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / stepSize)));
+    VarPtr dtype = takeArg(args, kwargs, 99, {"dtype"});
+    Type element = !isNone(dtype) ? dtypeArgument(dtype)
+                                  : (allInts ? i64() : (lib == Lib::Numpy ? f64() : f32()));
+    return result(dyn::ArangeOp::create(b, l, RankedTensorType::get({count}, element),
+                                        b.getF64FloatAttr(start), b.getF64FloatAttr(stepSize)));
+  }
+  breakTrace(dyn::BreakKind::unsupported_call,
+             std::string(lib == Lib::Numpy ? "numpy" : "torch") + " function '" + name +
+                 "' is not supported by the tracer");
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes, subscripts and calls
+//===----------------------------------------------------------------------===//
+
+VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
+  std::string source = obj->source.empty() ? "" : obj->source + "." + name;
+  if (obj->kind == VK::Tensor) {
+    RankedTensorType type = typeOf(obj->value);
+    if (name == "shape") {
+      py::tuple shape(type.getRank());
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (type.isDynamicDim(d))
+          breakTrace(dyn::BreakKind::data_dependent_value,
+                     "reading a dynamic dimension of a tensor traced with dynamic=True");
+        shape[d] = py::int_(type.getDimSize(d));
+      }
+      return constVar(shape);
+    }
+    if (name == "ndim")
+      return constVar(py::int_(type.getRank()));
+    if (name == "T" || name == "mT") {
+      SmallVector<int64_t> perm;
+      for (int64_t d = type.getRank() - 1; d >= 0; --d)
+        perm.push_back(d);
+      return tensorVar(dyn::TransposeOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(perm)),
+                       obj->lib);
+    }
+    if (name == "dtype") {
+      std::string n;
+      llvm::raw_string_ostream os(n);
+      Type t = type.getElementType();
+      os << (t.isInteger(1) ? "bool" : (isa<FloatType>(t) ? "float" : "int"))
+         << (t.isInteger(1) ? "" : std::to_string(t.getIntOrFloatBitWidth()));
+      if (t.isBF16())
+        n = "bfloat16";
+      if (obj->lib == Lib::Numpy)
+        return constVar(numpy.attr("dtype")(n));
+      return constVar(torch.attr(n.c_str()));
+    }
+    VarPtr m = makeVar(VK::Method);
+    m->name = name;
+    m->items = {obj};
+    return m;
+  }
+  if (obj->kind == VK::List || obj->kind == VK::Tuple) {
+    VarPtr m = makeVar(VK::Method);
+    m->name = name;
+    m->items = {obj};
+    return m;
+  }
+  if (obj->kind == VK::NNModule) {
+    // Parameters, buffers and submodules by their real attribute; methods bind self.
+    py::object value;
+    try {
+      value = obj->obj.attr(name.c_str());
+    } catch (py::error_already_set &) {
+      breakTrace(dyn::BreakKind::unsupported_call, "module has no attribute '" + name + "'");
+    }
+    if (PyMethod_Check(value.ptr()) || PyFunction_Check(value.ptr())) {
+      py::object fn = PyMethod_Check(value.ptr()) ? value.attr("__func__") : value;
+      VarPtr m = makeVar(VK::Method);
+      m->name = name;
+      m->obj = fn;
+      m->items = {obj};
+      return m;
+    }
+    return wrap(value, source);
+  }
+  if (obj->kind == VK::Object || obj->kind == VK::Const || obj->kind == VK::Function) {
+    py::object value;
+    try {
+      value = obj->obj.attr(name.c_str());
+    } catch (py::error_already_set &) {
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "'" + typeName(obj->obj) + "' has no attribute '" + name + "'");
+    }
+    // Attributes of modules and classes are identity-guarded through their owner.
+    return wrap(value, "", /*guard=*/false);
+  }
+  breakTrace(dyn::BreakKind::unsupported_call,
+             "attribute '" + name + "' of " + describe(obj));
+}
+
+VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
+  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && index->kind == VK::Const &&
+      PyLong_Check(index->obj.ptr())) {
+    int64_t i = index->obj.cast<int64_t>();
+    int64_t n = static_cast<int64_t>(obj->items.size());
+    if (i < -n || i >= n)
+      breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
+    return obj->items[i < 0 ? i + n : i];
+  }
+  if (obj->kind == VK::Const && index->kind == VK::Const)
+    return constVar(obj->obj[index->obj]);
+  if (obj->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
+  // Basic indexing with constant ints and slices, dimension by dimension.
+  RankedTensorType type = typeOf(obj->value);
+  std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
+  SmallVector<int64_t> starts, stops, steps, squeezed;
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(parts.size()) > rank)
+    breakTrace(dyn::BreakKind::unsupported_call, "too many indices for the tensor");
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    VarPtr part = d < static_cast<int64_t>(parts.size()) ? parts[d] : nullptr;
+    if (part && ShapedType::isDynamic(size))
+      breakTrace(dyn::BreakKind::unsupported_call, "indexing a dynamic dimension");
+    if (!part) {
+      starts.push_back(0);
+      stops.push_back(ShapedType::isDynamic(size) ? 0 : size);
+      steps.push_back(1);
+      if (ShapedType::isDynamic(size))
+        breakTrace(dyn::BreakKind::unsupported_call, "slicing a tensor with dynamic dimensions");
+      continue;
+    }
+    if (part->kind == VK::Const && PyLong_Check(part->obj.ptr())) {
+      int64_t i = part->obj.cast<int64_t>();
+      if (i < -size || i >= size)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "index " + std::to_string(i) + " is out of bounds for axis " +
+                       std::to_string(d) + " with size " + std::to_string(size));
+      i = i < 0 ? i + size : i;
+      starts.push_back(i);
+      stops.push_back(i + 1);
+      steps.push_back(1);
+      squeezed.push_back(d);
+      continue;
+    }
+    if (part->kind != VK::Slice)
+      breakTrace(dyn::BreakKind::unsupported_call, "advanced indexing is not supported");
+    // slice.indices gives numpy's normalization exactly.
+    py::object slice = py::reinterpret_steal<py::object>(PySlice_New(
+        part->items[0]->obj.ptr(), part->items[1]->obj.ptr(), part->items[2]->obj.ptr()));
+    py::tuple norm = slice.attr("indices")(size);
+    starts.push_back(norm[0].cast<int64_t>());
+    stops.push_back(norm[1].cast<int64_t>());
+    steps.push_back(norm[2].cast<int64_t>());
+  }
+  Value v = dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(starts),
+                                 b.getDenseI64ArrayAttr(stops), b.getDenseI64ArrayAttr(steps));
+  if (!squeezed.empty())
+    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(squeezed));
+  return tensorVar(v, obj->lib);
+}
+
+VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {
+  py::handle m = module->obj;
+  std::string kind = typeName(m);
+  auto param = [&](const char *name) -> VarPtr {
+    py::object p = m.attr(name);
+    if (p.is_none())
+      return nullptr;
+    return wrap(p, module->source + "." + name);
+  };
+  if (kind == "torch.nn.modules.linear.Linear") {
+    VarPtr w = param("weight"), bias = param("bias");
+    std::vector<VarPtr> callArgs = {args.at(0), w};
+    if (bias)
+      callArgs.push_back(bias);
+    return callTensorOp(Lib::Torch, "linear", callArgs, {});
+  }
+  if (kind == "torch.nn.modules.activation.ReLU")
+    return callTensorOp(Lib::Torch, "relu", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.activation.Sigmoid")
+    return callTensorOp(Lib::Torch, "sigmoid", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.activation.Tanh")
+    return callTensorOp(Lib::Torch, "tanh", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.linear.Identity")
+    return args.at(0);
+  if (kind == "torch.nn.modules.activation.Softmax")
+    return callTensorOp(Lib::Torch, "softmax",
+                        {args.at(0), constVar(m.attr("dim"))}, {});
+  if (kind == "torch.nn.modules.container.Sequential") {
+    VarPtr x = args.at(0);
+    size_t i = 0;
+    for (py::handle child : m) {
+      VarPtr c = wrap(child, module->source + "[" + std::to_string(i++) + "]");
+      x = callModule(c, {x}, depth);
+    }
+    return x;
+  }
+  // A user module: inline its forward with self bound.
+  py::object forward = py::type::handle_of(m).attr("forward");
+  return callFunction(forward, module, std::move(args), {}, depth + 1,
+                      "type(" + module->source + ").forward");
+}
+
+VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args, KwArgs kwargs,
+                            unsigned depth, const std::string &fnSource) {
+  if (depth > options.maxInlineDepth)
+    breakTrace(dyn::BreakKind::inline_limit,
+               "inlining deeper than " + std::to_string(options.maxInlineDepth) + " calls");
+  py::object codeObject = fn.attr("__code__");
+  std::shared_ptr<Code> code = decode(codeObject);
+  if (code->flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "call to generator or coroutine function " + code->name);
+  Frame frame;
+  frame.code = code;
+  frame.globals = fn.attr("__globals__");
+  frame.depth = depth;
+  frame.globalsSource = fnSource + ".__globals__";
+  frame.locals.resize(code->localNames.size());
+  if (self)
+    args.insert(args.begin(), self);
+  int positional = code->argCount;
+  for (int i = 0; i < positional && i < static_cast<int>(args.size()); ++i)
+    frame.locals[i] = args[i];
+  int slot = positional + code->kwOnlyCount;
+  if (code->flags & CO_VARARGS) {
+    VarPtr rest = makeVar(VK::Tuple);
+    for (size_t i = positional; i < args.size(); ++i)
+      rest->items.push_back(args[i]);
+    frame.locals[slot++] = rest;
+  } else if (static_cast<int>(args.size()) > positional) {
+    breakTrace(dyn::BreakKind::unsupported_call, code->name + "() got too many arguments");
+  }
+  for (auto &[key, value] : kwargs) {
+    auto it = std::find(code->localNames.begin(),
+                        code->localNames.begin() + positional + code->kwOnlyCount, key);
+    if (it == code->localNames.begin() + positional + code->kwOnlyCount)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 code->name + "() got an unexpected keyword argument '" + key + "'");
+    frame.locals[it - code->localNames.begin()] = value;
+  }
+  if (code->flags & CO_VARKEYWORDS)
+    breakTrace(dyn::BreakKind::unsupported_call, "**kwargs parameters are not traced");
+  // Defaults are part of the function object, read once (guarded with the function).
+  py::object defaults = fn.attr("__defaults__");
+  if (!defaults.is_none()) {
+    py::tuple d = defaults;
+    int first = positional - static_cast<int>(d.size());
+    for (int i = std::max(first, 0); i < positional; ++i)
+      if (!frame.locals[i])
+        frame.locals[i] = wrap(d[i - first], "", /*guard=*/false);
+  }
+  py::object kwDefaults = fn.attr("__kwdefaults__");
+  for (int i = positional; i < positional + code->kwOnlyCount; ++i)
+    if (!frame.locals[i] && !kwDefaults.is_none() &&
+        py::dict(kwDefaults).contains(code->localNames[i]))
+      frame.locals[i] = wrap(py::dict(kwDefaults)[code->localNames[i].c_str()], "", false);
+  for (int i = 0; i < positional + code->kwOnlyCount; ++i)
+    if (!frame.locals[i])
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 code->name + "() missing argument '" + code->localNames[i] + "'");
+  // Closure cells: their contents are inputs of the trace like any other object.
+  py::object closure = fn.attr("__closure__");
+  if (!closure.is_none()) {
+    py::tuple cells = closure;
+    size_t first = code->localNames.size() - cells.size();
+    for (size_t i = 0; i < cells.size(); ++i)
+      frame.locals[first + i] =
+          wrap(cells[i].attr("cell_contents"),
+               fnSource + ".__closure__[" + std::to_string(i) + "].cell_contents");
+  }
+  py::object builtins = frame.globals.contains("__builtins__")
+                            ? py::object(frame.globals["__builtins__"])
+                            : py::object(py::module_::import("builtins"));
+  frame.builtins = py::isinstance<py::dict>(builtins) ? py::dict(builtins)
+                                                      : py::dict(builtins.attr("__dict__"));
+  const Code *savedCode = current;
+  Instr savedInstr = currentInstr;
+  Outcome out = runFrame(frame, 0, -1);
+  current = savedCode;
+  currentInstr = savedInstr;
+  return out.value;
+}
+
+VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kwargs) {
+  switch (callee->kind) {
+  case VK::Method: {
+    VarPtr self = callee->items[0];
+    if (self->kind == VK::Tensor)
+      break;
+    if (self->kind == VK::List && callee->name == "append" && args.size() == 1) {
+      if (branchDepth)
+        breakTrace(dyn::BreakKind::side_effect, "list.append inside a data-dependent branch");
+      self->items.push_back(args[0]);
+      return constVar(py::none());
+    }
+    if (self->kind == VK::NNModule && callee->obj)
+      return callFunction(callee->obj, self, std::move(args), std::move(kwargs), f.depth + 1,
+                          self->source + "." + callee->name);
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "method '" + callee->name + "' of " + describe(self));
+  }
+  case VK::Function:
+    return callFunction(callee->obj, nullptr, std::move(args), std::move(kwargs), f.depth + 1,
+                        callee->source.empty() ? callee->obj.attr("__qualname__").cast<std::string>()
+                                               : callee->source);
+  case VK::NNModule:
+    if (!kwargs.empty())
+      breakTrace(dyn::BreakKind::unsupported_call, "keyword arguments to a module call");
+    return callModule(callee, std::move(args), f.depth);
+  case VK::Object:
+    break;
+  default:
+    breakTrace(dyn::BreakKind::unsupported_call, describe(callee) + " is not callable");
+  }
+
+  if (callee->kind == VK::Method) {
+    VarPtr self = callee->items[0];
+    args.insert(args.begin(), self);
+    return callTensorOp(self->lib, callee->name, std::move(args), std::move(kwargs));
+  }
+
+  py::handle fn = callee->obj;
+  // numpy and torch functions by identity: np.sin, torch.sin, F.relu, ...
+  auto libraryName = [&](py::handle lib, const char *prefix) -> std::string {
+    if (!lib)
+      return "";
+    py::object module = py::getattr(fn, "__module__", py::none());
+    std::string m = module.is_none() ? "" : std::string(py::str(module));
+    py::object name = py::getattr(fn, "__name__", py::none());
+    if (name.is_none())
+      return "";
+    std::string n = py::str(name);
+    if (m.rfind(prefix, 0) != 0 && !(numpy && py::isinstance(fn, numpy.attr("ufunc"))))
+      return "";
+    py::object same = py::getattr(lib, n.c_str(), py::none());
+    return same.is(fn) ? n : "";
+  };
+  if (numpy && (py::isinstance(fn, numpy.attr("ufunc")) || libraryName(numpy, "numpy") != "")) {
+    std::string name = py::str(fn.attr("__name__"));
+    return callTensorOp(Lib::Numpy, name, std::move(args), std::move(kwargs));
+  }
+  if (torch) {
+    for (const char *m : {"torch", "torch.nn.functional", "torch.special"}) {
+      py::object lib = py::module_::import(m);
+      py::object name = py::getattr(fn, "__name__", py::none());
+      if (!name.is_none() && py::getattr(lib, std::string(py::str(name)).c_str(), py::none()).is(fn))
+        return callTensorOp(Lib::Torch, py::str(name), std::move(args), std::move(kwargs));
+    }
+  }
+
+  // Builtins on constants run for real: they are Python scalar operations, not kernels.
+  py::object builtinsModule = py::module_::import("builtins");
+  std::string name = py::str(py::getattr(fn, "__name__", py::str("")));
+  bool isBuiltin = py::getattr(builtinsModule, name.c_str(), py::none()).is(fn);
+  if (isBuiltin) {
+    if (name == "print")
+      breakTrace(dyn::BreakKind::side_effect, "call to print (output must happen for real)");
+    if (name == "range" || name == "len" || name == "isinstance" || name == "min" ||
+        name == "max" || name == "abs" || name == "int" || name == "float" || name == "bool" ||
+        name == "enumerate" || name == "zip" || name == "tuple" || name == "list") {
+      for (const VarPtr &a : args) {
+        if (a->kind == VK::Tensor) {
+          if (name == "len") {
+            RankedTensorType t = typeOf(a->value);
+            if (t.getRank() == 0 || t.isDynamicDim(0))
+              breakTrace(dyn::BreakKind::data_dependent_value, "len() of a tensor without a static first dimension");
+            return constVar(py::int_(t.getDimSize(0)));
+          }
+          if (name == "isinstance") {
+            py::object cls = a->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
+            return constVar(py::bool_(PyObject_IsSubclass(cls.ptr(), args[1]->obj.ptr()) == 1));
+          }
+          if (name == "float" || name == "int" || name == "bool")
+            breakTrace(dyn::BreakKind::data_dependent_value,
+                       name + "() of a tensor needs its real value on the host");
+          if (name == "enumerate" || name == "zip" || name == "tuple" || name == "list" ||
+              name == "min" || name == "max" || name == "abs")
+            breakTrace(dyn::BreakKind::unsupported_call, name + "() over a tensor");
+        }
+      }
+      if (name == "isinstance" && args.size() == 2 && args[0]->kind != VK::Const)
+        return constVar(py::bool_(py::isinstance(args[0]->obj, args[1]->obj)));
+      if (name == "len" && args.size() == 1 &&
+          (args[0]->kind == VK::Tuple || args[0]->kind == VK::List))
+        return constVar(py::int_(args[0]->items.size()));
+      if ((name == "enumerate" || name == "zip" || name == "tuple" || name == "list") &&
+          llvm::all_of(args, [](const VarPtr &a) {
+            return a->kind == VK::Tuple || a->kind == VK::List || a->kind == VK::Iterator;
+          })) {
+        VarPtr out = makeVar(name == "list" ? VK::List : VK::Tuple);
+        if (name == "tuple" || name == "list") {
+          out->items = args.empty() ? std::vector<VarPtr>{} : args[0]->items;
+          return out;
+        }
+        size_t n = args[0]->items.size();
+        for (const VarPtr &a : args)
+          n = std::min(n, a->items.size());
+        for (size_t i = 0; i < n; ++i) {
+          VarPtr pair = makeVar(VK::Tuple);
+          if (name == "enumerate")
+            pair->items = {constVar(py::int_(i)), args[0]->items[i]};
+          else
+            for (const VarPtr &a : args)
+              pair->items.push_back(a->items[i]);
+          out->items.push_back(pair);
+        }
+        return out;
+      }
+      if (llvm::all_of(args, [](const VarPtr &a) { return a->kind == VK::Const; }) &&
+          kwargs.empty()) {
+        py::tuple real(args.size());
+        for (size_t i = 0; i < args.size(); ++i)
+          real[i] = args[i]->obj;
+        try {
+          py::object r = fn(*real);
+          if (name == "range") {
+            VarPtr seq = makeVar(VK::Tuple);
+            for (py::handle i : r)
+              seq->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+            return seq;
+          }
+          return constVar(r);
+        } catch (py::error_already_set &e) {
+          breakTrace(dyn::BreakKind::unsupported_call, name + "() raised: " + e.what());
+        }
+      }
+    }
+  }
+  breakTrace(dyn::BreakKind::unsupported_call,
+             "call to " + std::string(py::repr(fn)) + " is not modelled by the tracer");
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter loop
+//===----------------------------------------------------------------------===//
+
+Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
+  if (logs_.contains("bytecode") && pc == 0) {
+    llvm::errs() << "[dynamir bytecode] " << f.code->name << " (" << f.code->filename << ")\n";
+    for (const Instr &in : f.code->instrs)
+      llvm::errs() << "  " << in.offset << " " << opcodeName(in.op) << " " << in.arg << "  (line "
+                   << in.line << ")\n";
+  }
+  while (true) {
+    if (pc >= f.code->instrs.size())
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "fell off the end of the bytecode");
+    const Instr &in = f.code->instrs[pc];
+    if (stopAt >= 0 && in.offset == stopAt)
+      return {Outcome::ReachedStop, nullptr, 0};
+    if (++steps > kMaxSteps)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "trace exceeded " + std::to_string(kMaxSteps) + " instructions");
+    current = f.code.get();
+    currentInstr = in;
+    if (f.depth == 0) {
+      topInstr = in;
+      topStack = f.stack;
+    }
+    logInstr(f, in);
+    std::optional<Outcome> out;
+    try {
+      step(f, pc, in, stopAt, out);
+    } catch (py::error_already_set &e) {
+      // A Python-level error while modelling the instruction (a bad attribute, an argument
+      // of the wrong type): the host runs it for real and reports it as eager Python would.
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 std::string("Python raised while tracing: ") + e.what());
+    }
+    if (out)
+      return *out;
+  }
+}
+
+void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
+                  std::optional<Outcome> &out) {
+  auto jumpTo = [&](int64_t target) {
+    if (stopAt >= 0 && target > stopAt) {
+      out = Outcome{Outcome::JumpedPast, nullptr, target};
+      return;
+    }
+    auto it = f.code->indexOf.find(target);
+    if (it == f.code->indexOf.end())
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "jump to an offset that is not an instruction");
+    pc = it->second;
+  };
+  auto forward = [&](int64_t n) { return in.next + 2 * n; };
+  auto backward = [&](int64_t n) {
+    int64_t target = in.next - 2 * n;
+    // Inside a data-dependent branch a back edge to before the branch is a loop whose trip
+    // count depends on data.
+    if (branchDepth && stopAt >= 0 && target < branchStart)
+      breakTrace(dyn::BreakKind::data_dependent_loop,
+                 "loop whose exit depends on a tensor value");
+    return target;
+  };
+  size_t next = pc + 1;
+  switch (in.op) {
+  case NOP:
+  case RESUME:
+  case PRECALL:
+  case MAKE_CELL:
+  case COPY_FREE_VARS: // the frame set up its closure slots when it was created
+    break;
+  case CACHE:
+    break;
+  case POP_TOP:
+    f.pop();
+    break;
+  case PUSH_NULL:
+    f.stack.push_back(makeVar(VK::Null));
+    break;
+  case COPY:
+    f.stack.push_back(f.peek(in.arg));
+    break;
+  case SWAP:
+    std::swap(f.peek(1), f.peek(in.arg));
+    break;
+  case LOAD_CONST: {
+    py::tuple consts = f.code->object.attr("co_consts");
+    f.stack.push_back(wrap(consts[in.arg], "", /*guard=*/false));
+    break;
+  }
+  case LOAD_FAST:
+  case LOAD_DEREF:
+  case LOAD_CLOSURE: {
+    VarPtr v = f.locals.at(in.arg);
+    if (!v)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "local '" + f.code->localNames[in.arg] + "' referenced before assignment");
+    f.stack.push_back(v);
+    break;
+  }
+  case STORE_FAST:
+  case STORE_DEREF:
+    f.locals.at(in.arg) = f.pop();
+    break;
+  case DELETE_FAST:
+    f.locals.at(in.arg) = nullptr;
+    break;
+  case LOAD_GLOBAL: {
+    if (in.arg & 1)
+      f.stack.push_back(makeVar(VK::Null));
+    py::tuple names = f.code->object.attr("co_names");
+    std::string name = py::str(names[in.arg >> 1]);
+    std::string source = f.globalsSource + "['" + name + "']";
+    if (f.globals.contains(name))
+      f.stack.push_back(wrap(f.globals[name.c_str()], source));
+    else if (f.builtins.contains(name))
+      f.stack.push_back(wrap(f.builtins[name.c_str()], "", /*guard=*/false));
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "name '" + name + "' is not defined");
+    break;
+  }
+  case LOAD_ATTR:
+  case LOAD_METHOD: {
+    py::tuple names = f.code->object.attr("co_names");
+    VarPtr obj = f.pop();
+    VarPtr attr = getAttr(obj, py::str(names[in.arg]));
+    if (in.op == LOAD_METHOD)
+      f.stack.push_back(makeVar(VK::Null));
+    f.stack.push_back(attr);
+    break;
+  }
+  case STORE_ATTR:
+  case STORE_SUBSCR:
+  case STORE_GLOBAL:
+    breakTrace(dyn::BreakKind::side_effect,
+               std::string(opcodeName(in.op)) + " mutates an object outside the trace");
+  case KW_NAMES: {
+    py::tuple consts = f.code->object.attr("co_consts");
+    f.kwNames = consts[in.arg];
+    break;
+  }
+  case CALL: {
+    size_t nargs = in.arg;
+    std::vector<VarPtr> args = f.popN(nargs);
+    VarPtr second = f.pop(), first = f.pop();
+    // 3.11: [NULL, callable, args...] or [callable, self, args...].
+    VarPtr callee = first->kind == VK::Null ? second : first;
+    if (first->kind != VK::Null)
+      args.insert(args.begin(), second);
+    KwArgs kwargs;
+    size_t nkw = f.kwNames ? f.kwNames.size() : 0;
+    for (size_t i = 0; i < nkw; ++i)
+      kwargs.emplace_back(py::str(f.kwNames[i]), args[args.size() - nkw + i]);
+    args.resize(args.size() - nkw);
+    f.kwNames = py::tuple();
+    f.stack.push_back(call(f, callee, std::move(args), std::move(kwargs)));
+    break;
+  }
+  case BINARY_OP: {
+    VarPtr y = f.pop(), x = f.pop();
+    f.stack.push_back(binary(in.arg, x, y));
+    break;
+  }
+  case COMPARE_OP: {
+    VarPtr y = f.pop(), x = f.pop();
+    f.stack.push_back(compare(in.arg, x, y));
+    break;
+  }
+  case UNARY_NEGATIVE: {
+    VarPtr x = f.pop();
+    if (x->kind == VK::Const)
+      f.stack.push_back(constVar(-x->obj));
+    else if (x->kind == VK::Tensor)
+      f.stack.push_back(tensorVar(dyn::NegOp::create(b, loc(), x->value), x->lib));
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "negation of " + describe(x));
+    break;
+  }
+  case UNARY_NOT: {
+    VarPtr x = f.pop();
+    if (x->kind != VK::Const)
+      breakTrace(dyn::BreakKind::data_dependent_value, "`not` of a non-constant value");
+    f.stack.push_back(constVar(py::bool_(!x->obj.cast<bool>())));
+    break;
+  }
+  case UNARY_INVERT: {
+    VarPtr x = f.pop();
+    if (x->kind == VK::Tensor)
+      f.stack.push_back(tensorVar(dyn::NotOp::create(b, loc(), x->value), x->lib));
+    else if (x->kind == VK::Const)
+      f.stack.push_back(constVar(~x->obj));
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "~ of " + describe(x));
+    break;
+  }
+  case BINARY_SUBSCR: {
+    VarPtr index = f.pop(), obj = f.pop();
+    f.stack.push_back(subscript(obj, index));
+    break;
+  }
+  case BUILD_SLICE: {
+    VarPtr s = makeVar(VK::Slice);
+    s->items = f.popN(in.arg);
+    if (s->items.size() == 2)
+      s->items.push_back(constVar(py::none()));
+    for (const VarPtr &i : s->items)
+      if (i->kind != VK::Const)
+        breakTrace(dyn::BreakKind::unsupported_call, "slice bounds must be constants");
+    f.stack.push_back(s);
+    break;
+  }
+  case BUILD_TUPLE:
+  case BUILD_LIST: {
+    VarPtr t = makeVar(in.op == BUILD_TUPLE ? VK::Tuple : VK::List);
+    t->items = f.popN(in.arg);
+    f.stack.push_back(t);
+    break;
+  }
+  case LIST_TO_TUPLE: {
+    VarPtr l = f.pop();
+    VarPtr t = makeVar(VK::Tuple);
+    t->items = l->items;
+    f.stack.push_back(t);
+    break;
+  }
+  case LIST_APPEND: {
+    VarPtr v = f.pop();
+    f.peek(in.arg)->items.push_back(v);
+    break;
+  }
+  case LIST_EXTEND: {
+    VarPtr v = f.pop();
+    if (v->kind == VK::Const && PyTuple_Check(v->obj.ptr())) {
+      for (py::handle i : v->obj)
+        f.peek(in.arg)->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+    } else if (v->kind == VK::Tuple || v->kind == VK::List) {
+      auto &items = f.peek(in.arg)->items;
+      items.insert(items.end(), v->items.begin(), v->items.end());
+    } else {
+      breakTrace(dyn::BreakKind::unsupported_call, "list.extend with " + describe(v));
+    }
+    break;
+  }
+  case UNPACK_SEQUENCE: {
+    VarPtr seq = f.pop();
+    std::vector<VarPtr> items;
+    if (seq->kind == VK::Tuple || seq->kind == VK::List) {
+      items = seq->items;
+    } else if (seq->kind == VK::Const && PyTuple_Check(seq->obj.ptr())) {
+      for (py::handle i : seq->obj)
+        items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+    } else {
+      breakTrace(dyn::BreakKind::unsupported_call, "unpacking " + describe(seq));
+    }
+    if (static_cast<int>(items.size()) != in.arg)
+      breakTrace(dyn::BreakKind::unsupported_call, "unpacking a sequence of the wrong length");
+    for (auto it = items.rbegin(); it != items.rend(); ++it)
+      f.stack.push_back(*it);
+    break;
+  }
+  case GET_ITER: {
+    VarPtr seq = f.pop();
+    VarPtr it = makeVar(VK::Iterator);
+    if (seq->kind == VK::Tuple || seq->kind == VK::List)
+      it->items = seq->items;
+    else if (seq->kind == VK::Const && (PyTuple_Check(seq->obj.ptr()) ||
+                                        PyUnicode_Check(seq->obj.ptr())))
+      for (py::handle i : seq->obj)
+        it->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "iterating over " + describe(seq));
+    f.stack.push_back(it);
+    break;
+  }
+  case FOR_ITER: {
+    VarPtr it = f.peek();
+    if (it->iterPos < it->items.size()) {
+      f.stack.push_back(it->items[it->iterPos++]);
+    } else {
+      f.pop();
+      jumpTo(forward(in.arg));
+      return;
+    }
+    break;
+  }
+  case JUMP_FORWARD:
+    jumpTo(forward(in.arg));
+    return;
+  case JUMP_BACKWARD:
+  case JUMP_BACKWARD_NO_INTERRUPT:
+    jumpTo(backward(in.arg));
+    return;
+  case POP_JUMP_FORWARD_IF_FALSE:
+  case POP_JUMP_FORWARD_IF_TRUE:
+  case POP_JUMP_BACKWARD_IF_FALSE:
+  case POP_JUMP_BACKWARD_IF_TRUE: {
+    VarPtr cond = f.pop();
+    bool jumpIfTrue = in.op == POP_JUMP_FORWARD_IF_TRUE || in.op == POP_JUMP_BACKWARD_IF_TRUE;
+    bool isForward = in.op == POP_JUMP_FORWARD_IF_FALSE || in.op == POP_JUMP_FORWARD_IF_TRUE;
+    int64_t target = isForward ? forward(in.arg) : backward(in.arg);
+    if (cond->kind == VK::Tensor) {
+      if (!isForward)
+        breakTrace(dyn::BreakKind::data_dependent_loop,
+                   "loop whose exit depends on a tensor value");
+      pc = next;
+      out = branchOnTensor(f, pc, cond, jumpIfTrue, target, stopAt);
+      return;
+    }
+    bool truth;
+    if (cond->kind == VK::Const)
+      truth = cond->obj.cast<bool>();
+    else if (cond->kind == VK::Tuple || cond->kind == VK::List)
+      truth = !cond->items.empty();
+    else
+      truth = true; // modules, functions and other objects are truthy
+    if (truth == jumpIfTrue) {
+      jumpTo(target);
+      return;
+    }
+    break;
+  }
+  case POP_JUMP_FORWARD_IF_NONE:
+  case POP_JUMP_FORWARD_IF_NOT_NONE: {
+    VarPtr cond = f.pop();
+    bool none = cond->kind == VK::Const && cond->obj.is_none();
+    if (none == (in.op == POP_JUMP_FORWARD_IF_NONE)) {
+      jumpTo(forward(in.arg));
+      return;
+    }
+    break;
+  }
+  case IS_OP: {
+    VarPtr y = f.pop(), x = f.pop();
+    bool same = x == y || (x->kind == VK::Const && y->kind == VK::Const && x->obj.is(y->obj)) ||
+                ((x->kind == VK::Object || x->kind == VK::NNModule) && x->kind == y->kind &&
+                 x->obj.is(y->obj));
+    bool tensorVsNone = (x->kind == VK::Tensor && y->kind == VK::Const && y->obj.is_none()) ||
+                        (y->kind == VK::Tensor && x->kind == VK::Const && x->obj.is_none());
+    if (!same && !tensorVsNone && (x->kind != VK::Const || y->kind != VK::Const))
+      breakTrace(dyn::BreakKind::unsupported_call, "`is` between non-constant objects");
+    f.stack.push_back(constVar(py::bool_(same != (in.arg == 1))));
+    break;
+  }
+  case CONTAINS_OP: {
+    VarPtr container = f.pop(), item = f.pop();
+    if (container->kind != VK::Const || item->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call, "`in` on non-constant values");
+    bool has = PySequence_Contains(container->obj.ptr(), item->obj.ptr()) == 1;
+    f.stack.push_back(constVar(py::bool_(has != (in.arg == 1))));
+    break;
+  }
+  case RETURN_VALUE:
+    out = Outcome{Outcome::Return, f.pop(), 0};
+    return;
+  case RETURN_GENERATOR:
+  case YIELD_VALUE:
+    throw EagerOnly{"generator functions are not traced"};
+  case PUSH_EXC_INFO:
+  case CHECK_EXC_MATCH:
+  case RERAISE:
+  case POP_EXCEPT:
+  case RAISE_VARARGS:
+  case BEFORE_WITH:
+  case WITH_EXCEPT_START:
+    breakTrace(dyn::BreakKind::unsupported_bytecode,
+               std::string(opcodeName(in.op)) + ": exceptions and with-blocks are not traced");
+  default:
+    breakTrace(dyn::BreakKind::unsupported_bytecode,
+               std::string("unsupported bytecode ") + opcodeName(in.op));
+  }
+  pc = next;
+}
+
+//===----------------------------------------------------------------------===//
+// Data-dependent branches
+//===----------------------------------------------------------------------===//
+
+/// Joins one value from each side of a branch. Tensors that differ become dyn.if results
+/// (recorded in `fill` to be replaced once the op exists); anything else must agree.
+VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
+                     SmallVectorImpl<Value> &elseValues,
+                     std::vector<std::pair<VarPtr, size_t>> &fill) {
+  if (a == c)
+    return a;
+  if (!a || !c)
+    breakTrace(dyn::BreakKind::divergent_branch,
+               "a variable is assigned on only one side of a data-dependent branch");
+  if (a->kind == VK::Tensor && c->kind == VK::Tensor) {
+    if (a->value.getType() != c->value.getType())
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "the sides of a data-dependent branch produce different types: " +
+                     describe(a) + " vs " + describe(c));
+    VarPtr placeholder = makeVar(VK::Tensor);
+    placeholder->lib = a->lib;
+    fill.emplace_back(placeholder, thenValues.size());
+    thenValues.push_back(a->value);
+    elseValues.push_back(c->value);
+    return placeholder;
+  }
+  if (a->kind == VK::Const && c->kind == VK::Const && py::type::handle_of(a->obj).is(py::type::handle_of(c->obj)) &&
+      a->obj.equal(c->obj))
+    return a;
+  if (a->kind == c->kind && (a->kind == VK::Tuple || a->kind == VK::List) &&
+      a->items.size() == c->items.size()) {
+    VarPtr joined = makeVar(a->kind);
+    for (size_t i = 0; i < a->items.size(); ++i)
+      joined->items.push_back(merge(a->items[i], c->items[i], thenValues, elseValues, fill));
+    return joined;
+  }
+  breakTrace(dyn::BreakKind::divergent_branch,
+             "the sides of a data-dependent branch disagree: " + describe(a) + " vs " +
+                 describe(c));
+}
+
+std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
+                                              bool jumpIfTrue, int64_t target, int64_t stopAt) {
+  const Instr branchInstr = currentInstr;
+  Value predicate = toPredicate(cond);
+  Location ifLoc = loc();
+  int64_t fallOffset = f.code->instrs[pc].offset;
+  std::vector<int64_t> resume = jumpIfTrue ? std::vector<int64_t>{target, fallOffset}
+                                           : std::vector<int64_t>{fallOffset, target};
+  std::vector<VarPtr> savedStack = f.stack, savedLocals = f.locals;
+  OpBuilder::InsertPoint savedIP = b.saveInsertionPoint();
+  int64_t savedBranchStart = branchStart;
+  branchStart = branchInstr.offset;
+  ++branchDepth;
+  // Both sides are traced into detached blocks; they become the regions of the dyn.if.
+  auto fallBlock = std::make_unique<Block>();
+  auto jumpBlock = std::make_unique<Block>();
+  std::vector<VarPtr> fallStack, fallLocals;
+  int64_t join = target;
+  auto restore = [&] {
+    --branchDepth;
+    branchStart = savedBranchStart;
+    b.restoreInsertionPoint(savedIP);
+  };
+  try {
+    b.setInsertionPointToEnd(fallBlock.get());
+    Outcome a = runFrame(f, pc, target);
+    if (a.kind == Outcome::Return)
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "return inside one side of a data-dependent branch");
+    if (a.kind == Outcome::JumpedPast)
+      join = a.target;
+    fallStack = f.stack;
+    fallLocals = f.locals;
+    f.stack = savedStack;
+    f.locals = savedLocals;
+    b.setInsertionPointToEnd(jumpBlock.get());
+    if (join != target) {
+      Outcome c = runFrame(f, f.code->indexOf.lookup(target), join);
+      if (c.kind != Outcome::ReachedStop)
+        breakTrace(dyn::BreakKind::divergent_branch,
+                   "the sides of a data-dependent branch do not rejoin");
+    }
+    currentInstr = branchInstr;
+    if (fallStack.size() != f.stack.size())
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "the sides of a data-dependent branch leave different stacks");
+  } catch (Break &inner) {
+    restore();
+    fallBlock->dropAllReferences();
+    jumpBlock->dropAllReferences();
+    f.stack = savedStack;
+    f.locals = savedLocals;
+    current = f.code.get();
+    currentInstr = branchInstr;
+    if (inner.kind == dyn::BreakKind::data_dependent_loop && inner.resume.empty())
+      throw;
+    throw Break{dyn::BreakKind::data_dependent_branch,
+                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate,
+                resume};
+  }
+  restore();
+
+  // Join the two states; the then-side is the one taken when the predicate is true.
+  bool fallIsThen = !jumpIfTrue;
+  SmallVector<Value> fallValues, jumpValues;
+  std::vector<std::pair<VarPtr, size_t>> fill;
+  std::vector<VarPtr> mergedStack, mergedLocals;
+  try {
+    for (size_t i = 0; i < fallStack.size(); ++i)
+      mergedStack.push_back(merge(fallStack[i], f.stack[i], fallValues, jumpValues, fill));
+    for (size_t i = 0; i < fallLocals.size(); ++i)
+      mergedLocals.push_back(merge(fallLocals[i], f.locals[i], fallValues, jumpValues, fill));
+  } catch (Break &inner) {
+    fallBlock->dropAllReferences();
+    jumpBlock->dropAllReferences();
+    f.stack = savedStack;
+    f.locals = savedLocals;
+    throw Break{dyn::BreakKind::data_dependent_branch,
+                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate,
+                resume};
+  }
+  SmallVector<Type> resultTypes;
+  for (Value v : fallValues)
+    resultTypes.push_back(v.getType());
+  auto ifOp = dyn::IfOp::create(b, ifLoc, resultTypes, predicate);
+  Block *thenBlock = (fallIsThen ? fallBlock : jumpBlock).release();
+  Block *elseBlock = (fallIsThen ? jumpBlock : fallBlock).release();
+  ifOp.getThenRegion().push_back(thenBlock);
+  ifOp.getElseRegion().push_back(elseBlock);
+  OpBuilder yields(ctx);
+  yields.setInsertionPointToEnd(thenBlock);
+  dyn::YieldOp::create(yields, ifLoc, fallIsThen ? fallValues : jumpValues);
+  yields.setInsertionPointToEnd(elseBlock);
+  dyn::YieldOp::create(yields, ifLoc, fallIsThen ? jumpValues : fallValues);
+  for (auto &[placeholder, index] : fill)
+    placeholder->value = ifOp.getResult(index);
+  f.stack = std::move(mergedStack);
+  f.locals = std::move(mergedLocals);
+  current = f.code.get();
+  if (stopAt >= 0 && join > stopAt)
+    return Outcome{Outcome::JumpedPast, nullptr, join};
+  pc = f.code->indexOf.lookup(join);
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// The traced frame
+//===----------------------------------------------------------------------===//
+
+TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
+  TraceResult result;
+  Location unknown = b.getUnknownLoc();
+  module = ModuleOp::create(unknown);
+  result.module = OwningOpRef<ModuleOp>(module);
+  if (options.captureControlFlow)
+    module->setAttr("dyn.capture_control_flow", b.getUnitAttr());
+
+  // An nn.Module is called like the eager program calls it: known layers (Linear, ReLU,
+  // Sequential, ...) directly, user modules by inlining their forward.
+  py::object function = py::reinterpret_borrow<py::object>(fn);
+  if (torch && py::isinstance(fn, torchNN.attr("Module"))) {
+    if (typeName(fn).rfind("torch.nn.modules.", 0) == 0)
+      return runModule(fn, args, std::move(result));
+    function = fn.attr("forward"); // a user module: trace its forward with self bound
+  }
+
+  py::object self;
+  if (py::hasattr(function, "__func__") && py::hasattr(function, "__self__")) {
+    self = function.attr("__self__");
+    function = function.attr("__func__");
+  }
+  if (!py::hasattr(function, "__code__")) {
+    result.eagerReason = std::string(py::repr(function)) + " has no Python bytecode to trace";
+    return result;
+  }
+  py::dict sysInfo;
+  py::object version = py::module_::import("sys").attr("version_info");
+  if (version.attr("major").cast<int>() != 3 || version.attr("minor").cast<int>() != 11) {
+    result.eagerReason = "unsupported Python version " +
+                         std::string(py::str(version.attr("major"))) + "." +
+                         std::string(py::str(version.attr("minor"))) +
+                         ": the tracer decodes CPython 3.11 bytecode";
+    return result;
+  }
+
+  std::shared_ptr<Code> code = decode(function.attr("__code__"));
+  b.setInsertionPointToEnd(module.getBody());
+  func = func::FuncOp::create(b, unknown, code->name.empty() ? "traced" : code->name,
+                              b.getFunctionType({}, {}));
+  std::string symbol = code->name;
+  for (char &ch : symbol)
+    if (!isalnum(static_cast<unsigned char>(ch)) && ch != '_')
+      ch = '_';
+  func.setSymName(symbol);
+  entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+
+  Frame frame;
+  frame.code = code;
+  frame.globals = function.attr("__globals__");
+  frame.globalsSource = "G";
+  py::object builtins = frame.globals.contains("__builtins__")
+                            ? py::object(frame.globals["__builtins__"])
+                            : py::object(py::module_::import("builtins"));
+  frame.builtins = py::isinstance<py::dict>(builtins) ? py::dict(builtins)
+                                                      : py::dict(builtins.attr("__dict__"));
+  frame.locals.resize(code->localNames.size());
+  try {
+    if (code->flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+      throw EagerOnly{"generators and coroutines are not traced"};
+    if (code->flags & (CO_VARARGS | CO_VARKEYWORDS))
+      throw EagerOnly{"*args/**kwargs in the traced function's signature are not traced"};
+    py::list all;
+    if (self)
+      all.append(self);
+    for (py::handle a : args)
+      all.append(a);
+    int positional = code->argCount;
+    if (static_cast<int>(all.size()) > positional)
+      throw EagerOnly{"too many positional arguments for " + code->name};
+    for (size_t i = 0; i < all.size(); ++i)
+      frame.locals[i] = wrap(all[i], "L['" + code->localNames[i] + "']");
+    for (auto item : kwargs) {
+      std::string key = py::str(item.first);
+      auto it = std::find(code->localNames.begin(),
+                          code->localNames.begin() + positional + code->kwOnlyCount, key);
+      if (it == code->localNames.begin() + positional + code->kwOnlyCount)
+        throw EagerOnly{"unexpected keyword argument '" + key + "'"};
+      frame.locals[it - code->localNames.begin()] = wrap(item.second, "L['" + key + "']");
+    }
+    py::object defaults = function.attr("__defaults__");
+    if (!defaults.is_none()) {
+      py::tuple d = defaults;
+      int first = positional - static_cast<int>(d.size());
+      for (int i = std::max(first, 0); i < positional; ++i)
+        if (!frame.locals[i])
+          frame.locals[i] = wrap(d[i - first], "", /*guard=*/false);
+    }
+    py::object kwDefaults = function.attr("__kwdefaults__");
+    for (int i = positional; i < positional + code->kwOnlyCount; ++i)
+      if (!frame.locals[i] && !kwDefaults.is_none() &&
+          py::dict(kwDefaults).contains(code->localNames[i]))
+        frame.locals[i] = wrap(py::dict(kwDefaults)[code->localNames[i].c_str()], "", false);
+    for (int i = 0; i < positional + code->kwOnlyCount; ++i)
+      if (!frame.locals[i])
+        throw EagerOnly{"missing argument '" + code->localNames[i] + "'"};
+    py::object closure = function.attr("__closure__");
+    if (!closure.is_none()) {
+      py::tuple cells = closure;
+      size_t first = code->localNames.size() - cells.size();
+      for (size_t i = 0; i < cells.size(); ++i)
+        frame.locals[first + i] = wrap(cells[i].attr("cell_contents"),
+                                       "L['" + code->localNames[first + i] + "']");
+    }
+
+    try {
+      Outcome out = runFrame(frame, 0, -1);
+      // Return the tensors of the result; its structure is recorded for the runtime.
+      SmallVector<Value> results;
+      std::function<std::string(const VarPtr &)> flatten = [&](const VarPtr &v) -> std::string {
+        if (v->kind == VK::Tensor) {
+          results.push_back(v->value);
+          return "%" + std::to_string(results.size() - 1);
+        }
+        if (v->kind == VK::Tuple || v->kind == VK::List) {
+          std::string s = v->kind == VK::Tuple ? "(" : "[";
+          for (size_t i = 0; i < v->items.size(); ++i)
+            s += (i ? ", " : "") + flatten(v->items[i]);
+          if (v->kind == VK::Tuple && v->items.size() == 1)
+            s += ",";
+          return s + (v->kind == VK::Tuple ? ")" : "]");
+        }
+        if (v->kind == VK::Const)
+          return py::repr(v->obj);
+        breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
+      };
+      std::string structure = flatten(out.value);
+      func::ReturnOp::create(b, loc(), results);
+      func->setAttr("dyn.output", b.getStringAttr(structure));
+    } catch (Break &brk) {
+      // The trace stops here; the graph hands its live tensors to the host.
+      SmallVector<Value> live;
+      if (brk.predicate)
+        live.push_back(brk.predicate);
+      for (const std::vector<VarPtr> *values : {&topStack, &frame.locals})
+        for (const VarPtr &v : *values)
+          if (v && v->kind == VK::Tensor && v->value && v->value.getParentBlock() &&
+              llvm::find(live, v->value) == live.end())
+            live.push_back(v->value);
+      std::vector<int64_t> resume =
+          brk.resume.empty() ? std::vector<int64_t>{topInstr.offset} : brk.resume;
+      std::string file = current ? current->filename : code->filename;
+      int64_t line = brk.predicate ? topInstr.line : currentInstr.line;
+      dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, line, resume, live);
+      result.graphBreaks.push_back(
+          {std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason, file, line});
+      if (logs_.contains("graph_breaks"))
+        llvm::errs() << "[dynamir graph_breaks] " << file << ":" << line << " "
+                     << dyn::stringifyBreakKind(brk.kind) << ": " << brk.reason << "\n";
+    }
+  } catch (EagerOnly &eager) {
+    result.eagerReason = eager.reason;
+    func.erase();
+    return result;
+  }
+  SmallVector<Type> outputs;
+  if (auto ret = dyn_cast<func::ReturnOp>(entry->getTerminator()))
+    outputs.append(ret.getOperandTypes().begin(), ret.getOperandTypes().end());
+  func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), outputs));
+  result.kernelCalls = kernelCalls;
+  return result;
+}
+
+TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) {
+  b.setInsertionPointToEnd(module.getBody());
+  std::string name = py::str(py::type::handle_of(m).attr("__name__"));
+  func = func::FuncOp::create(b, b.getUnknownLoc(), name, b.getFunctionType({}, {}));
+  entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  try {
+    VarPtr self = wrap(m, "L['self']");
+    std::vector<VarPtr> inputs;
+    for (size_t i = 0; i < args.size(); ++i)
+      inputs.push_back(wrap(args[i], "L['args'][" + std::to_string(i) + "]"));
+    VarPtr out;
+    try {
+      out = callModule(self, inputs, 0);
+    } catch (Break &brk) {
+      SmallVector<Value> live;
+      for (const VarPtr &v : inputs)
+        if (v->kind == VK::Tensor)
+          live.push_back(v->value);
+      std::string file = current ? current->filename : "<module>";
+      dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, currentInstr.line,
+                                std::vector<int64_t>{0}, live);
+      result.graphBreaks.push_back({std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason,
+                                    file, currentInstr.line});
+      func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {}));
+      return result;
+    }
+    if (out->kind != VK::Tensor)
+      throw EagerOnly{"module output is not a single tensor"};
+    func::ReturnOp::create(b, loc(), out->value);
+    func->setAttr("dyn.output", b.getStringAttr("%0"));
+    func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {out->value.getType()}));
+  } catch (EagerOnly &eager) {
+    result.eagerReason = eager.reason;
+    func.erase();
+  }
+  result.kernelCalls = kernelCalls;
+  return result;
+}
+
+TraceResult dynamir::frontend::trace(MLIRContext *context, py::handle fn, py::tuple args,
+                                     py::dict kwargs, const TraceOptions &options) {
+  Tracer tracer(context, options);
+  return tracer.run(fn, args, kwargs);
+}

@@ -1,0 +1,114 @@
+"""dynamir.trace: a Python function (or nn.Module) and example arguments to the dyn dialect.
+
+Tracing interprets the function's bytecode with fake tensors. It runs no kernel: the C++
+tracer never calls numpy or torch on data, and while it runs, a torch dispatch mode (when torch
+is loaded) counts every aten op anyway; `TraceResult.kernel_count` is the total and tests
+assert it is 0.
+"""
+
+import contextlib
+import dataclasses
+import os
+import sys
+
+import _dynamir
+
+from . import ir
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphBreak:
+    kind: str
+    reason: str
+    filename: str
+    lineno: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Guard:
+    kind: str
+    source: str
+    text: str
+
+
+@dataclasses.dataclass
+class TraceResult:
+    module: ir.Module
+    graph_breaks: list
+    guards: list
+    eager_reason: str
+    kernel_count: int
+
+    @property
+    def eager_only(self):
+        return bool(self.eager_reason)
+
+    def __str__(self):
+        return str(self.module)
+
+
+@contextlib.contextmanager
+def _count_torch_kernels(counter):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Counter(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            counter[0] += 1
+            return func(*args, **(kwargs or {}))
+
+    with Counter():
+        yield
+
+
+def _logs():
+    return {p.strip() for p in os.environ.get("DYNAMIR_LOGS", "").split(",") if p.strip()}
+
+
+def _guards(module):
+    guards = []
+    for line in str(module).splitlines():
+        line = line.strip()
+        if line.startswith("dyn.guard."):
+            kind = line.split()[0][len("dyn.guard."):]
+            source = line.split('"')[1]
+            guards.append(Guard(kind, source, line))
+    return guards
+
+
+def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
+    """Traces `fn(*args, **kwargs)` into a dyn module without running anything.
+
+    `fn` may be a function, a bound method or an nn.Module (its forward is traced with the
+    module as `self`). Returns a TraceResult: the module (str() prints the IR), the guards,
+    the graph breaks with reasons and lines, and the eager-only reason if the frame can never
+    be traced.
+    """
+    target = fn
+    counter = [0]
+    with _count_torch_kernels(counter):
+        module, breaks, eager_reason, kernel_calls = _dynamir.trace(
+            target, tuple(args), dict(kwargs), dynamic, capture_control_flow)
+    module = ir.Module(module)
+    result = TraceResult(
+        module=module,
+        graph_breaks=[GraphBreak(*b) for b in breaks],
+        guards=_guards(module),
+        eager_reason=eager_reason,
+        kernel_count=kernel_calls + counter[0],
+    )
+    logs = _logs()
+    if "guards" in logs:
+        for g in result.guards:
+            print(f"[dynamir guards] {g.text}", file=sys.stderr)
+    if "graph" in logs:
+        print(f"[dynamir graph]\n{module}", file=sys.stderr)
+    if eager_reason and logs:
+        print(f"[dynamir] runs eagerly: {eager_reason}", file=sys.stderr)
+    return result
+
+
+__all__ = ["trace", "TraceResult", "GraphBreak", "Guard"]
