@@ -23,3 +23,10 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.dynamir_tools_dir, config.llvm_tools_dir]
 tools = ["tensor-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Frontend tests that use torch need it importable by the project's interpreter.
+import subprocess
+
+if subprocess.call([config.python_executable, "-c", "import torch"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("torch")

@@ -1594,7 +1594,9 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
                  "trace exceeded " + std::to_string(kMaxSteps) + " instructions");
     current = f.code.get();
     currentInstr = in;
-    if (f.depth == 0) {
+    // The host resumes in the traced frame, outside any branch being traced: only that state
+    // may be handed over at a break (values inside a discarded branch no longer exist).
+    if (f.depth == 0 && branchDepth == 0) {
       topInstr = in;
       topStack = f.stack;
     }
@@ -2233,8 +2235,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
         live.push_back(brk.predicate);
       for (const std::vector<VarPtr> *values : {&topStack, &frame.locals})
         for (const VarPtr &v : *values)
-          if (v && v->kind == VK::Tensor && v->value && v->value.getParentBlock() &&
-              llvm::find(live, v->value) == live.end())
+          if (v && v->kind == VK::Tensor && v->value && llvm::find(live, v->value) == live.end())
             live.push_back(v->value);
       std::vector<int64_t> resume =
           brk.resume.empty() ? std::vector<int64_t>{topInstr.offset} : brk.resume;

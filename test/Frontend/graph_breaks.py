@@ -1,0 +1,127 @@
+# Each graph-break kind with its reason and line, and the eager-only fallback.
+# RUN: %python %s 2>&1 | FileCheck %s
+
+import numpy as np
+
+import dynamir
+
+x = np.ones(3, dtype=np.float32)
+
+
+def show(fn, *args):
+    result = dynamir.trace(fn, *args)
+    print("==", fn.__name__)
+    print(result)
+    for b in result.graph_breaks:
+        print(f"break {b.kind} line {b.lineno}: {b.reason}")
+    if result.eager_only:
+        print("eager:", result.eager_reason)
+
+
+def calls_print(x):
+    y = x + 1
+    print("side effect")
+    return y
+
+
+# CHECK-LABEL: == calls_print
+# CHECK: %[[Y:.*]] = dyn.add
+# CHECK: dyn.graph_break side_effect "call to print (output must happen for real)" at "{{.*}}graph_breaks.py" : 23 resume [{{[0-9]+}}] (%{{.*}}, %[[Y]] : tensor<3xf32>, tensor<3xf32>)
+# CHECK: break side_effect line 23: call to print
+show(calls_print, x)
+
+
+def print_in_branch(x):
+    if x.sum() > 0:
+        print("positive")
+        x = x + 1
+    return x
+
+
+# CHECK-LABEL: == print_in_branch
+# CHECK: %[[P:.*]] = dyn.gt
+# CHECK-NOT: dyn.if
+# CHECK: dyn.graph_break data_dependent_branch "`if` on a tensor cannot stay in the graph: call to print (output must happen for real)" at "{{.*}}graph_breaks.py" : 35 resume [{{[0-9]+}}, {{[0-9]+}}] (%[[P]], %{{.*}} : tensor<i1>, tensor<3xf32>)
+show(print_in_branch, x)
+
+
+def return_in_branch(x):
+    if x.sum() > 0:
+        return x * 2
+    return x
+
+
+# CHECK-LABEL: == return_in_branch
+# CHECK: dyn.graph_break data_dependent_branch "`if` on a tensor cannot stay in the graph: return inside one side of a data-dependent branch"
+show(return_in_branch, x)
+
+
+def divergent_types(x):
+    if x.sum() > 0:
+        x = x.reshape(3, 1)
+    return x
+
+
+# CHECK-LABEL: == divergent_types
+# CHECK: dyn.graph_break data_dependent_branch "`if` on a tensor cannot stay in the graph: the sides of a data-dependent branch produce different types: f32[3,1] vs f32[3]"
+show(divergent_types, x)
+
+
+def while_on_tensor(x):
+    while x.sum() > 0:
+        x = x - 1
+    return x
+
+
+# CHECK-LABEL: == while_on_tensor
+# CHECK: dyn.graph_break data_dependent_loop "loop whose exit depends on a tensor value"
+# CHECK: break data_dependent_loop line
+show(while_on_tensor, x)
+
+
+def item_to_python(x):
+    s = float(x.sum())
+    return x * s
+
+
+# CHECK-LABEL: == item_to_python
+# CHECK: dyn.graph_break data_dependent_value "float() of a tensor needs its real value on the host" at "{{.*}}graph_breaks.py" : 83
+show(item_to_python, x)
+
+
+def unknown_call(x):
+    import math
+    return x * math.factorial(3)
+
+
+# CHECK-LABEL: == unknown_call
+# CHECK: dyn.graph_break unsupported_bytecode "unsupported bytecode IMPORT_NAME"
+show(unknown_call, x)
+
+
+def generator(x):
+    yield x
+
+
+# CHECK-LABEL: == generator
+# CHECK: eager: generators and coroutines are not traced
+show(generator, x)
+
+
+def uses_exceptions(x):
+    try:
+        return x + 1
+    except ValueError:
+        return x
+
+
+# 3.11's zero-cost exceptions: a try block whose body does not raise is traced straight through.
+# CHECK-LABEL: == uses_exceptions
+# CHECK: %[[R:.*]] = dyn.add
+# CHECK: return %[[R]]
+show(uses_exceptions, x)
+
+
+# CHECK-LABEL: == <lambda>
+# CHECK: eager: L['x'] has unsupported dtype complex64
+show(lambda x: x * 2, np.ones(3, dtype=np.complex64))
