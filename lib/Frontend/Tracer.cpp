@@ -302,6 +302,32 @@ private:
     return dyn::ConstantOp::create(b, loc(), cast<DenseElementsAttr>(attr));
   }
 
+  /// Creates an op whose result type is inferred from its operands alone, after checking that
+  /// inference succeeds: a shape or dtype error in the traced program (`a @ b` with mismatched
+  /// sizes) becomes a graph break with the verifier's message, so the host runs it eagerly and
+  /// raises exactly what numpy or torch raises.
+  template <typename OpTy>
+  Value create(ValueRange operands) {
+    std::string message;
+    SmallVector<Type> types;
+    LogicalResult inferred = failure();
+    {
+      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+        message = d.str();
+        return success();
+      });
+      inferred = OpTy::inferReturnTypes(ctx, loc(), operands, DictionaryAttr::get(ctx),
+                                        OpaqueProperties(nullptr), RegionRange(), types);
+    }
+    if (failed(inferred))
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 std::string(OpTy::getOperationName()) + ": " + message);
+    OperationState state(loc(), OpTy::getOperationName());
+    state.addOperands(operands);
+    state.addTypes(types);
+    return b.create(state)->getResult(0);
+  }
+
   // --- dtypes --------------------------------------------------------------------------------
   Type f32() { return Float32Type::get(ctx); }
   Type f64() { return Float64Type::get(ctx); }
@@ -719,39 +745,38 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
   if (kind == NB_TRUE_DIVIDE)
     element = floatFor(lib, element);
   Value a = operandAs(x, element), c = operandAs(y, element);
-  Location l = loc();
   Value r;
   switch (kind) {
   case NB_ADD:
-    r = dyn::AddOp::create(b, l, a, c);
+    r = create<dyn::AddOp>({a, c});
     break;
   case NB_SUBTRACT:
-    r = dyn::SubOp::create(b, l, a, c);
+    r = create<dyn::SubOp>({a, c});
     break;
   case NB_MULTIPLY:
-    r = dyn::MulOp::create(b, l, a, c);
+    r = create<dyn::MulOp>({a, c});
     break;
   case NB_TRUE_DIVIDE:
-    r = dyn::DivOp::create(b, l, a, c);
+    r = create<dyn::DivOp>({a, c});
     break;
   case NB_FLOOR_DIVIDE:
-    r = dyn::FloorDivOp::create(b, l, a, c);
+    r = create<dyn::FloorDivOp>({a, c});
     break;
   case NB_REMAINDER:
-    r = dyn::ModOp::create(b, l, a, c);
+    r = create<dyn::ModOp>({a, c});
     break;
   case NB_POWER:
-    r = dyn::PowOp::create(b, l, a, c);
+    r = create<dyn::PowOp>({a, c});
     break;
   case NB_MATRIX_MULTIPLY:
-    r = dyn::MatmulOp::create(b, l, a, c);
+    r = create<dyn::MatmulOp>({a, c});
     break;
   case NB_AND:
   case NB_OR:
     if (!element.isInteger(1))
       breakTrace(dyn::BreakKind::unsupported_call, "bitwise and/or on non-boolean tensors");
-    r = kind == NB_AND ? Value(dyn::LogicalAndOp::create(b, l, a, c))
-                       : Value(dyn::LogicalOrOp::create(b, l, a, c));
+    r = kind == NB_AND ? Value(create<dyn::LogicalAndOp>({a, c}))
+                       : Value(create<dyn::LogicalOrOp>({a, c}));
     break;
   default:
     breakTrace(dyn::BreakKind::unsupported_call, "unsupported binary operator on tensors");
@@ -776,26 +801,25 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
   Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
   Type element = promoted(lib, x, y);
   Value a = operandAs(x, element), c = operandAs(y, element);
-  Location l = loc();
   Value r;
   switch (kind) {
   case 0:
-    r = dyn::LtOp::create(b, l, a, c);
+    r = create<dyn::LtOp>({a, c});
     break;
   case 1:
-    r = dyn::LeOp::create(b, l, a, c);
+    r = create<dyn::LeOp>({a, c});
     break;
   case 2:
-    r = dyn::EqOp::create(b, l, a, c);
+    r = create<dyn::EqOp>({a, c});
     break;
   case 3:
-    r = dyn::NeOp::create(b, l, a, c);
+    r = create<dyn::NeOp>({a, c});
     break;
   case 4:
-    r = dyn::GtOp::create(b, l, a, c);
+    r = create<dyn::GtOp>({a, c});
     break;
   default:
-    r = dyn::GeOp::create(b, l, a, c);
+    r = create<dyn::GeOp>({a, c});
   }
   return tensorVar(r, lib);
 }
@@ -917,8 +941,8 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     VarPtr x = args.at(0), y = args.at(1);
     Type element = promoted(lib, x, y);
     Value a = operandAs(x, element), c = operandAs(y, element);
-    return result(name == "maximum" ? Value(dyn::MaximumOp::create(b, l, a, c))
-                                    : Value(dyn::MinimumOp::create(b, l, a, c)));
+    return result(name == "maximum" ? Value(create<dyn::MaximumOp>({a, c}))
+                                    : Value(create<dyn::MinimumOp>({a, c})));
   }
 
   static const llvm::StringSet<> reductions = {"sum", "mean", "prod", "max", "min", "amax",
@@ -984,8 +1008,9 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
   if (name == "linear") {
     VarPtr x = tensorArg(0), w = tensorArg(1);
     VarPtr bias = takeArg(args, kwargs, 2, {"bias"});
-    Value bv = isNone(bias) ? Value() : bias->value;
-    return result(dyn::LinearOp::create(b, l, x->value, w->value, bv));
+    if (isNone(bias))
+      return result(create<dyn::LinearOp>({x->value, w->value}));
+    return result(create<dyn::LinearOp>({x->value, w->value, bias->value}));
   }
 
   if (name == "reshape" || name == "view") {
@@ -1064,9 +1089,13 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
         if (n == 1)
           dims.push_back(d);
     } else {
-      for (int64_t d : dimsOf(axis, type.getRank()))
-        if (lib == Lib::Numpy || type.getDimSize(d) == 1)
+      for (int64_t d : dimsOf(axis, type.getRank())) {
+        if (type.getDimSize(d) == 1)
           dims.push_back(d);
+        else if (lib == Lib::Numpy)
+          breakTrace(dyn::BreakKind::unsupported_call,
+                     "cannot select an axis to squeeze out which has size not equal to one");
+      }
     }
     return result(dyn::SqueezeOp::create(b, l, x->value, b.getDenseI64ArrayAttr(dims)));
   }
@@ -1085,8 +1114,8 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
   if (name == "where" && args.size() == 3) {
     VarPtr c = tensorArg(0);
     Type element = promoted(lib, args[1], args[2]);
-    return tensorVar(dyn::WhereOp::create(b, l, castTo(c->value, i1()), operandAs(args[1], element),
-                                          operandAs(args[2], element)),
+    return tensorVar(create<dyn::WhereOp>({castTo(c->value, i1()), operandAs(args[1], element),
+                                           operandAs(args[2], element)}),
                      c->lib);
   }
 

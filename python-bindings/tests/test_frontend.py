@@ -1,0 +1,113 @@
+"""dynamir.trace from Python: results, guards, breaks, errors, and zero kernels."""
+
+import dis
+import pathlib
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import dynamir
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the table is CPython 3.11's")
+def test_opcode_table_matches_the_interpreter():
+    table = (REPO / "include/dynamir/Frontend/Opcodes311.def").read_text()
+    entries = re.findall(r"^OPCODE\((\w+), (\d+), (\d+)\)", table, re.M)
+    assert len(entries) > 60
+    for name, number, caches in entries:
+        assert dis.opmap[name] == int(number), name
+        assert dis._inline_cache_entries[int(number)] == int(caches), name
+
+
+def seed(x):
+    x = x * 2
+    if x.sum() > 0:
+        x = np.sin(x)
+    return x
+
+
+def test_trace_result_api():
+    result = dynamir.trace(seed, np.ones(3, dtype=np.float32))
+    assert isinstance(result, dynamir.TraceResult)
+    assert result.kernel_count == 0
+    assert not result.eager_only and result.graph_breaks == []
+    assert [(g.kind, g.source) for g in result.guards] == [("tensor_match", "L['x']"),
+                                                           ("id_match", "G['np']")]
+    ops = result.module.operations("seed")
+    assert "dyn.if" in ops and "dyn.sin" in ops
+    result.module.verify()
+    # The traced module goes through tensor-opt's passes from Python too.
+    result.module.run_pipeline("canonicalize,dyn-optimize-guards")
+    assert "dyn.guards = [" in str(result.module)
+
+
+def test_tracing_reads_no_data():
+    # The tracer never looks at values: tracing with NaNs or with a read-only array gives the
+    # same IR as with ones.
+    a = np.ones(3, dtype=np.float32)
+    b = np.full(3, np.nan, dtype=np.float32)
+    b.setflags(write=False)
+    assert str(dynamir.trace(seed, a)) == str(dynamir.trace(seed, b))
+
+
+def test_graph_break_fields():
+    def f(x):
+        y = x + 1
+        print(y)
+        return y
+
+    result = dynamir.trace(f, np.ones(2))
+    (brk,) = result.graph_breaks
+    assert brk.kind == "side_effect"
+    assert brk.lineno == f.__code__.co_firstlineno + 2
+    assert brk.filename == __file__
+
+
+def test_unsupported_arguments_run_eagerly_with_reason():
+    assert dynamir.trace(seed, np.ones(3, dtype=np.complex128)).eager_reason == \
+        "L['x'] has unsupported dtype complex128"
+    assert "unsupported dtype object" in dynamir.trace(seed, np.array([object()])).eager_reason
+    assert "has no Python bytecode" in dynamir.trace(len, [1]).eager_reason
+    assert "unexpected keyword argument" in dynamir.trace(seed, np.ones(3), y=1).eager_reason
+
+
+def test_arbitrary_objects_break_not_crash():
+    class Thing:
+        def method(self):
+            return 1
+
+    def f(x, t):
+        return x * t.method()
+
+    result = dynamir.trace(f, np.ones(3), Thing())
+    assert [b.kind for b in result.graph_breaks] == ["unsupported_call"]
+
+
+def test_errors_the_program_would_raise_become_breaks():
+    def bad_matmul(a, b):
+        return a @ b
+
+    # The eager program raises ValueError here; the trace hands the op to the host, which
+    # raises it for real, instead of crashing or guessing.
+    result = dynamir.trace(bad_matmul, np.ones((2, 3)), np.ones((4, 5)))
+    (brk,) = result.graph_breaks
+    assert brk.kind == "unsupported_call"
+    assert brk.reason == "dyn.matmul: matmul contraction dimensions differ: 3 vs 4"
+
+    def bad_add(a, b):
+        return a + b
+
+    (brk,) = dynamir.trace(bad_add, np.ones(3), np.ones(4)).graph_breaks
+    assert "shapes are not broadcast-compatible: size 3 vs 4" in brk.reason
+
+
+def test_logs(capfd, monkeypatch):
+    monkeypatch.setenv("DYNAMIR_LOGS", "trace,guards,graph_breaks")
+    dynamir.trace(seed, np.ones(3, dtype=np.float32))
+    err = capfd.readouterr().err
+    assert "[dynamir trace]" in err and "BINARY_OP" in err and "stack=[f32[3]" in err
+    assert "[dynamir guards] dyn.guard.tensor_match \"L['x']\"" in err
