@@ -138,6 +138,7 @@ enum class VK {
   Const,       // a Python constant (number, string, None, dtype, ...) in `obj`
   Tuple,       // `items`
   List,        // `items` (mutable outside data-dependent branches)
+  Dict,        // `keys` (Python constants) with values in `items`
   Object,      // a module, class, builtin or library function in `obj`
   Function,    // a Python function in `obj`, inlined when called
   NNModule,    // an nn.Module instance in `obj`
@@ -156,6 +157,7 @@ struct Var {
   Lib lib = Lib::Numpy;
   py::object obj;
   std::vector<VarPtr> items;
+  std::vector<py::object> keys;
   std::string name;
   std::string source;
   size_t iterPos = 0;
@@ -556,6 +558,24 @@ private:
         v->items.push_back(wrap(item, source + "[" + std::to_string(i++) + "]", guard));
       return v;
     }
+    if (PyDict_CheckExact(obj.ptr())) {
+      VarPtr v = makeVar(VK::Dict);
+      v->source = source;
+      if (guard && !source.empty()) {
+        guardType(source, obj);
+        guardOnce("len:" + source, [&] {
+          dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source,
+                                    static_cast<int64_t>(py::len(obj)));
+        });
+      }
+      for (auto [key, value] : py::reinterpret_borrow<py::dict>(obj)) {
+        if (!PyUnicode_Check(key.ptr()) && !PyLong_Check(key.ptr()))
+          throw EagerOnly{source + " has a key that is not a str or int"};
+        v->keys.push_back(py::reinterpret_borrow<py::object>(key));
+        v->items.push_back(wrap(value, source + "[" + std::string(py::repr(key)) + "]", guard));
+      }
+      return v;
+    }
     if (torch && py::isinstance(obj, torchNN.attr("Module"))) {
       VarPtr v = makeVar(VK::NNModule);
       v->obj = py::reinterpret_borrow<py::object>(obj);
@@ -660,6 +680,12 @@ std::string Tracer::describe(const VarPtr &v) {
     os << (v->kind == VK::Tuple ? "(" : "[");
     llvm::interleave(v->items, os, [&](const VarPtr &i) { os << describe(i); }, ", ");
     os << (v->kind == VK::Tuple ? ")" : "]");
+    break;
+  case VK::Dict:
+    os << "{";
+    for (size_t i = 0; i < v->keys.size(); ++i)
+      os << (i ? ", " : "") << std::string(py::repr(v->keys[i])) << ": " << describe(v->items[i]);
+    os << "}";
     break;
   case VK::Null:
     os << "NULL";
@@ -899,6 +925,10 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     return args[i];
   };
   auto result = [&](Value v) { return tensorVar(v, lib); };
+
+  if (name == "item" || name == "tolist" || name == "numpy" || name == "__bool__")
+    breakTrace(dyn::BreakKind::data_dependent_value,
+               name + "() needs the tensor's real value on the host");
 
   static const llvm::StringSet<> floatUnary = {"sin",  "cos",     "tan", "tanh",  "exp",
                                                "log",  "sqrt",    "rsqrt", "sigmoid",
@@ -1227,7 +1257,7 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     m->items = {obj};
     return m;
   }
-  if (obj->kind == VK::List || obj->kind == VK::Tuple) {
+  if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict) {
     VarPtr m = makeVar(VK::Method);
     m->name = name;
     m->items = {obj};
@@ -1274,6 +1304,12 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
     if (i < -n || i >= n)
       breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
     return obj->items[i < 0 ? i + n : i];
+  }
+  if (obj->kind == VK::Dict && index->kind == VK::Const) {
+    for (size_t i = 0; i < obj->keys.size(); ++i)
+      if (obj->keys[i].equal(index->obj))
+        return obj->items[i];
+    breakTrace(dyn::BreakKind::unsupported_call, "KeyError: " + std::string(py::repr(index->obj)));
   }
   if (obj->kind == VK::Const && index->kind == VK::Const)
     return constVar(obj->obj[index->obj]);
@@ -1464,6 +1500,22 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
       self->items.push_back(args[0]);
       return constVar(py::none());
     }
+    if (self->kind == VK::Dict && args.empty() &&
+        (callee->name == "items" || callee->name == "keys" || callee->name == "values")) {
+      VarPtr out = makeVar(VK::Tuple);
+      for (size_t i = 0; i < self->keys.size(); ++i) {
+        if (callee->name == "keys") {
+          out->items.push_back(constVar(self->keys[i]));
+        } else if (callee->name == "values") {
+          out->items.push_back(self->items[i]);
+        } else {
+          VarPtr pair = makeVar(VK::Tuple);
+          pair->items = {constVar(self->keys[i]), self->items[i]};
+          out->items.push_back(pair);
+        }
+      }
+      return out;
+    }
     if (self->kind == VK::NNModule && callee->obj)
       return callFunction(callee->obj, self, std::move(args), std::move(kwargs), f.depth + 1,
                           self->source + "." + callee->name);
@@ -1552,7 +1604,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
       if (name == "isinstance" && args.size() == 2 && args[0]->kind != VK::Const)
         return constVar(py::bool_(py::isinstance(args[0]->obj, args[1]->obj)));
       if (name == "len" && args.size() == 1 &&
-          (args[0]->kind == VK::Tuple || args[0]->kind == VK::List))
+          (args[0]->kind == VK::Tuple || args[0]->kind == VK::List ||
+           args[0]->kind == VK::Dict))
         return constVar(py::int_(args[0]->items.size()));
       if ((name == "enumerate" || name == "zip" || name == "tuple" || name == "list") &&
           llvm::all_of(args, [](const VarPtr &a) {
@@ -1822,6 +1875,26 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     f.stack.push_back(t);
     break;
   }
+  case BUILD_MAP:
+  case BUILD_CONST_KEY_MAP: {
+    VarPtr d = makeVar(VK::Dict);
+    if (in.op == BUILD_CONST_KEY_MAP) {
+      VarPtr keys = f.pop(); // a constant tuple, wrapped item by item by LOAD_CONST
+      d->items = f.popN(in.arg);
+      for (const VarPtr &k : keys->items)
+        d->keys.push_back(k->obj);
+    } else {
+      std::vector<VarPtr> flat = f.popN(2 * in.arg);
+      for (size_t i = 0; i < flat.size(); i += 2) {
+        if (flat[i]->kind != VK::Const)
+          breakTrace(dyn::BreakKind::unsupported_call, "dict keys must be constants");
+        d->keys.push_back(flat[i]->obj);
+        d->items.push_back(flat[i + 1]);
+      }
+    }
+    f.stack.push_back(d);
+    break;
+  }
   case LIST_TO_TUPLE: {
     VarPtr l = f.pop();
     VarPtr t = makeVar(VK::Tuple);
@@ -1869,6 +1942,9 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr it = makeVar(VK::Iterator);
     if (seq->kind == VK::Tuple || seq->kind == VK::List)
       it->items = seq->items;
+    else if (seq->kind == VK::Dict)
+      for (const py::object &k : seq->keys)
+        it->items.push_back(constVar(k));
     else if (seq->kind == VK::Const && (PyTuple_Check(seq->obj.ptr()) ||
                                         PyUnicode_Check(seq->obj.ptr())))
       for (py::handle i : seq->obj)
@@ -2249,6 +2325,12 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
           if (v->kind == VK::Tuple && v->items.size() == 1)
             s += ",";
           return s + (v->kind == VK::Tuple ? ")" : "]");
+        }
+        if (v->kind == VK::Dict) {
+          std::string s = "{";
+          for (size_t i = 0; i < v->keys.size(); ++i)
+            s += (i ? ", " : "") + std::string(py::repr(v->keys[i])) + ": " + flatten(v->items[i]);
+          return s + "}";
         }
         if (v->kind == VK::Const)
           return py::repr(v->obj);

@@ -102,3 +102,25 @@ def numpy_promotion(a, i):
 # CHECK: return {{.*}} : tensor<2x3xf64>, tensor<3xf64>, tensor<2x3xf32>
 show("numpy_promotion", dynamir.trace(numpy_promotion, x, np.arange(3)))
 
+
+
+def with_dicts(params, x):
+    h = x @ params["w"] + params["b"]
+    for name, value in params.items():
+        h = h * 1
+    return {"h": h, "n": len(params)}
+
+
+# Dict arguments: type and length guards, values guarded by key, dict results keep structure.
+# CHECK-LABEL: == dicts
+# CHECK: func.func @with_dicts
+# CHECK-SAME: dyn.output = "{'h': %0, 'n': 2}"
+# CHECK: dyn.guard.type_match "L['params']", "dict"
+# CHECK: dyn.guard.len_eq "L['params']", 2
+# CHECK: dyn.guard.tensor_match "L['params']['w']"
+# CHECK: dyn.guard.tensor_match "L['params']['b']"
+# CHECK: dyn.matmul
+# CHECK-COUNT-2: dyn.mul
+show("dicts", dynamir.trace(with_dicts, {"w": np.ones((3, 2), np.float32),
+                                          "b": np.zeros(2, np.float32)},
+                            np.ones(3, np.float32)))

@@ -89,6 +89,17 @@ def item_to_python(x):
 show(item_to_python, x)
 
 
+def item_in_condition(x):
+    if x.sum().item() > 0:
+        return x
+    return -x
+
+
+# CHECK-LABEL: == item_in_condition
+# CHECK: dyn.graph_break data_dependent_value "item() needs the tensor's real value on the host"
+show(item_in_condition, x)
+
+
 def unknown_call(x):
     import math
     return x * math.factorial(3)
