@@ -2,12 +2,17 @@
 
 #include "dynamir/InitAllDynamir.h"
 
+#include "dynamir/Conversion/Passes.h"
 #include "dynamir/Dialect/Dyn/DynOps.h"
 #include "dynamir/Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 void dynamir::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<dyn::DynDialect>();
@@ -17,10 +22,34 @@ void dynamir::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
 }
 
+/// The composed pipelines tensor-opt and the Python bindings offer (docs/passes.md).
+static void registerPipelines() {
+  mlir::PassPipelineRegistration<>(
+      "dyn-optimize",
+      "Canonicalize traced dyn IR, optimize its guards (dyn-optimize-guards) and CSE",
+      [](mlir::OpPassManager &pm) {
+        pm.addPass(mlir::createCanonicalizerPass());
+        pm.addPass(dynamir::createDynOptimizeGuards());
+        pm.addPass(mlir::createCSEPass());
+      });
+  mlir::PassPipelineRegistration<>(
+      "dyn-to-linalg",
+      "Lower dyn compute to linalg on tensors and fuse elementwise chains and their "
+      "producers into reductions",
+      [](mlir::OpPassManager &pm) {
+        pm.addPass(dynamir::createConvertDynToLinalg());
+        pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+        pm.addPass(mlir::createCanonicalizerPass());
+        pm.addPass(mlir::createCSEPass());
+      });
+}
+
 void dynamir::registerAllPasses() {
   static bool registered = [] {
     mlir::registerAllPasses();
     registerDynPasses();
+    registerDynConversionPasses();
+    registerPipelines();
     return true;
   }();
   (void)registered;

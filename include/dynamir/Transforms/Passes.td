@@ -38,4 +38,39 @@ def DynOptimizeGuards : Pass<"dyn-optimize-guards"> {
   let dependentDialects = ["::dynamir::dyn::DynDialect"];
 }
 
+def DynSplitGraphs : Pass<"dyn-split-graphs", "mlir::ModuleOp"> {
+  let summary = "Split traced functions into device graphs and a host program";
+  let description = [{
+    Turns each traced function into
+
+    * **graphs**: private `func.func`s marked `dyn.graph`, pure tensor compute that a backend
+      compiles as a unit (the runtime compiles each one lazily, on its first call);
+    * a **host program**: the original function, keeping its name and signature, holding the
+      guards, `func.call`s of the graphs, `dyn.to_bool` on predicates (where the host syncs),
+      `scf.if` over the branch graphs, and the final `return` or `dyn.graph_break`.
+
+    A data-dependent `dyn.if` becomes: the graph before it (which computes the predicate and
+    every value the rest needs), a host branch, and one graph per side (none for a side that
+    only forwards values). The code after the join is its own graph, shared by both paths rather
+    than duplicated into each: duplication would compile the tail twice and grow code with every
+    further `if` (2^n tails for n ifs), to save one call on a path that already pays a host
+    sync.
+
+    A `dyn.if` stays inside its graph (and later becomes `scf.if`) when `capture-control-flow`
+    is set, when the module carries `dyn.capture_control_flow` (the user's
+    `capture_control_flow=True`), or when both sides together have at most
+    `max-device-branch-ops` compute ops (default 0: never automatically). Keeping a cheap
+    branch on the device avoids a device-to-host sync and two graph launches at the cost of
+    computing the predicate's branch on the device.
+  }];
+  let options = [
+    Option<"captureControlFlow", "capture-control-flow", "bool", /*default=*/"false",
+           "Keep every data-dependent if on the device">,
+    Option<"maxDeviceBranchOps", "max-device-branch-ops", "unsigned", /*default=*/"0",
+           "Keep an if on the device when both sides have at most this many compute ops">
+  ];
+  let dependentDialects = ["::dynamir::dyn::DynDialect", "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // DYNAMIR_TRANSFORMS_PASSES_TD

@@ -1,0 +1,40 @@
+//===- Passes.td - Dynamir conversion passes ---------------*- tablegen -*-===//
+
+#ifndef DYNAMIR_CONVERSION_PASSES_TD
+#define DYNAMIR_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertDynToLinalg : Pass<"convert-dyn-to-linalg"> {
+  let summary = "Lower dyn compute ops to linalg, tensor, arith, math and scf";
+  let description = [{
+    Every dyn compute op becomes upstream IR on tensors:
+
+    * elementwise ops, comparisons, `where` and `cast` become one `linalg.generic` each whose
+      indexing maps encode numpy broadcasting (a size-1 or missing dimension reads index 0), so
+      `linalg-fuse-elementwise-ops` can fuse whole chains including their broadcasts;
+    * reductions become `linalg.generic` reductions into a `linalg.fill`ed init (mean divides
+      after; arg-reductions carry the value and the row-major index within the reduced
+      dimensions, first occurrence wins, NaN counts as the extreme like numpy);
+    * `softmax` / `log_softmax` become exactly two reductions (max, then the sum of
+      `exp(x - max)` computed inside the reduction) and one elementwise op;
+    * `matmul` becomes `linalg.matmul`, `batch_matmul`, `matvec`, `vecmat` or `dot` when the
+      shapes allow, a broadcasting contraction otherwise; `linear` is one contraction whose init
+      is the broadcast bias (the bias add is fused);
+    * shape ops become `linalg.transpose`, `tensor.reshape`, `tensor.concat` and generics
+      (broadcast, strided slices including negative steps); `constant`, `full`, `arange` become
+      constants and fills;
+    * `dyn.item` / `dyn.to_bool` become `tensor.extract`, and a `dyn.if` still in a graph (kept
+      on the device by `dyn-split-graphs`) becomes `scf.if`.
+
+    Guards, graph breaks and `dyn.source` are host-side and stay. Dimensions that are dynamic
+    in two broadcast operands are assumed equal (the guards of a `dynamic=True` trace record the
+    equalities the trace relied on).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // DYNAMIR_CONVERSION_PASSES_TD

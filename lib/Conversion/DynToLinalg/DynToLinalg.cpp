@@ -1,0 +1,957 @@
+//===- DynToLinalg.cpp - dyn compute ops to linalg/tensor/arith/math ------===//
+//
+// Broadcasting is encoded in indexing maps rather than materialized, so upstream
+// elementwise fusion sees a chain of generics it can merge into one loop nest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dynamir/Conversion/Passes.h"
+
+#include "dynamir/Dialect/Dyn/DynOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace dynamir {
+#define GEN_PASS_DEF_CONVERTDYNTOLINALG
+#include "dynamir/Conversion/Passes.h.inc"
+} // namespace dynamir
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::dyn;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool isFloat(Type t) { return isa<FloatType>(t); }
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// The size of dimension `d` of `v` as an index value.
+Value dimSize(OpBuilder &b, Location loc, Value v, int64_t d) {
+  RankedTensorType type = tensorType(v);
+  if (!type.isDynamicDim(d))
+    return constantIndex(b, loc, type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, v, d);
+}
+
+/// Sizes of the dynamic dimensions of `result`, read from the first operand whose aligned
+/// dimension is dynamic (numpy alignment: trailing dimensions line up).
+SmallVector<Value> broadcastDynamicSizes(OpBuilder &b, Location loc, RankedTensorType result,
+                                         ValueRange operands) {
+  SmallVector<Value> sizes;
+  int64_t rank = result.getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!result.isDynamicDim(d))
+      continue;
+    Value size;
+    for (Value operand : operands) {
+      RankedTensorType type = tensorType(operand);
+      int64_t od = d - (rank - type.getRank());
+      if (od >= 0 && type.isDynamicDim(od)) {
+        size = tensor::DimOp::create(b, loc, operand, od);
+        break;
+      }
+    }
+    assert(size && "a dynamic result dimension comes from a dynamic operand dimension");
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), dynamicSizes);
+}
+
+/// Reads `operand` broadcast into a result of rank `resultRank` with shape `resultShape`.
+AffineMap broadcastMap(RankedTensorType operand, ArrayRef<int64_t> resultShape,
+                       MLIRContext *ctx) {
+  int64_t rank = resultShape.size();
+  int64_t offset = rank - operand.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < operand.getRank(); ++i) {
+    bool stretched = operand.getDimSize(i) == 1 && resultShape[offset + i] != 1;
+    exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(offset + i, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+using BodyBuilder = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// One all-parallel linalg.generic computing `body` on the broadcast operands.
+Value elementwise(OpBuilder &b, Location loc, RankedTensorType result, ValueRange inputs,
+                  BodyBuilder body) {
+  MLIRContext *ctx = b.getContext();
+  Value init = emptyTensor(b, loc, result, broadcastDynamicSizes(b, loc, result, inputs));
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(tensorType(input), result.getShape(), ctx));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(result.getRank(), ctx));
+  SmallVector<utils::IteratorType> iterators(result.getRank(), utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{result}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (isFloat(type))
+    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(b, loc, type,
+                                   b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+/// The identity of max (lowest) or min (highest) for `type`.
+Value extremeConstant(OpBuilder &b, Location loc, Type type, bool lowest) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, type,
+        b.getFloatAttr(type, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/lowest)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt v = lowest ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+}
+
+/// numpy's astype between our element types.
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    return isFloat(from)
+               ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero))
+               : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero));
+  }
+  if (isFloat(from) && isFloat(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth() ||
+                   (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth() &&
+                    from.isBF16())
+               ? Value(arith::ExtFOp::create(b, loc, to, v))
+               : Value(arith::TruncFOp::create(b, loc, to, v));
+  if (isFloat(to))
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+  if (isFloat(from))
+    return arith::FPToSIOp::create(b, loc, to, v);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, v))
+                             : Value(arith::ExtSIOp::create(b, loc, to, v));
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+/// The scalar semantics of every elementwise dyn op (the body of its linalg.generic).
+Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Type t = x.getType();
+  bool fp = isFloat(t);
+  auto y = [&] { return args[1]; };
+  auto cmp = [&](arith::CmpFPredicate f, arith::CmpIPredicate i) -> Value {
+    if (fp)
+      return arith::CmpFOp::create(b, loc, f, x, y());
+    return arith::CmpIOp::create(b, loc, i, x, y());
+  };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](NegOp) -> Value {
+        if (fp)
+          return arith::NegFOp::create(b, loc, x);
+        return arith::SubIOp::create(b, loc, scalarConstant(b, loc, t, 0), x);
+      })
+      .Case([&](AbsOp) -> Value {
+        if (fp)
+          return math::AbsFOp::create(b, loc, x);
+        return math::AbsIOp::create(b, loc, x);
+      })
+      .Case([&](ExpOp) { return math::ExpOp::create(b, loc, x); })
+      .Case([&](LogOp) { return math::LogOp::create(b, loc, x); })
+      .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, x); })
+      .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, x); })
+      .Case([&](SinOp) { return math::SinOp::create(b, loc, x); })
+      .Case([&](CosOp) { return math::CosOp::create(b, loc, x); })
+      .Case([&](TanOp) { return math::TanOp::create(b, loc, x); })
+      .Case([&](TanhOp) { return math::TanhOp::create(b, loc, x); })
+      .Case([&](ErfOp) { return math::ErfOp::create(b, loc, x); })
+      .Case([&](FloorOp) { return math::FloorOp::create(b, loc, x); })
+      .Case([&](CeilOp) { return math::CeilOp::create(b, loc, x); })
+      .Case([&](SigmoidOp) -> Value {
+        Value one = scalarConstant(b, loc, t, 1.0);
+        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+        return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+      })
+      .Case([&](ReluOp) -> Value {
+        Value zero = scalarConstant(b, loc, t, 0);
+        // maximumf propagates NaN like torch.relu.
+        if (fp)
+          return arith::MaximumFOp::create(b, loc, x, zero);
+        return arith::MaxSIOp::create(b, loc, x, zero);
+      })
+      .Case([&](NotOp) -> Value {
+        return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, t, -1));
+      })
+      .Case([&](AddOp) -> Value {
+        if (fp)
+          return arith::AddFOp::create(b, loc, x, y());
+        return arith::AddIOp::create(b, loc, x, y());
+      })
+      .Case([&](SubOp) -> Value {
+        if (fp)
+          return arith::SubFOp::create(b, loc, x, y());
+        return arith::SubIOp::create(b, loc, x, y());
+      })
+      .Case([&](MulOp) -> Value {
+        if (fp)
+          return arith::MulFOp::create(b, loc, x, y());
+        return arith::MulIOp::create(b, loc, x, y());
+      })
+      .Case([&](DivOp) { return arith::DivFOp::create(b, loc, x, y()); })
+      .Case([&](FloorDivOp) -> Value {
+        if (fp)
+          return math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, x, y()));
+        return arith::FloorDivSIOp::create(b, loc, x, y());
+      })
+      .Case([&](ModOp) -> Value {
+        // Python's modulo: the remainder takes the divisor's sign.
+        Value r = fp ? Value(arith::RemFOp::create(b, loc, x, y()))
+                     : Value(arith::RemSIOp::create(b, loc, x, y()));
+        Value zero = scalarConstant(b, loc, t, 0);
+        Value rNeg, yNeg, rNonZero;
+        if (fp) {
+          rNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+          yNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y(), zero);
+          rNonZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
+        } else {
+          rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+          yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y(), zero);
+          rNonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+        }
+        Value signsDiffer = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+        Value adjust = arith::AndIOp::create(b, loc, signsDiffer, rNonZero);
+        Value adjusted = fp ? Value(arith::AddFOp::create(b, loc, r, y()))
+                            : Value(arith::AddIOp::create(b, loc, r, y()));
+        return arith::SelectOp::create(b, loc, adjust, adjusted, r);
+      })
+      .Case([&](PowOp) -> Value {
+        if (fp)
+          return math::PowFOp::create(b, loc, x, y());
+        return math::IPowIOp::create(b, loc, x, y());
+      })
+      .Case([&](MaximumOp) -> Value {
+        if (fp)
+          return arith::MaximumFOp::create(b, loc, x, y());
+        return arith::MaxSIOp::create(b, loc, x, y());
+      })
+      .Case([&](MinimumOp) -> Value {
+        if (fp)
+          return arith::MinimumFOp::create(b, loc, x, y());
+        return arith::MinSIOp::create(b, loc, x, y());
+      })
+      .Case([&](LogicalAndOp) { return arith::AndIOp::create(b, loc, x, y()); })
+      .Case([&](LogicalOrOp) { return arith::OrIOp::create(b, loc, x, y()); })
+      .Case([&](EqOp) { return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq); })
+      .Case([&](NeOp) { return cmp(arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne); })
+      .Case([&](LtOp) { return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt); })
+      .Case([&](LeOp) { return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle); })
+      .Case([&](GtOp) { return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt); })
+      .Case([&](GeOp) { return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge); })
+      .Case([&](WhereOp) { return arith::SelectOp::create(b, loc, args[0], args[1], args[2]); })
+      .Case([&](CastOp cast) { return convertScalar(b, loc, x, cast.getDtype()); })
+      .Default([](Operation *) -> Value { llvm_unreachable("not an elementwise dyn op"); });
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// Every elementwise op (unary, binary, comparison, where, cast): one broadcasting generic.
+struct ElementwiseLowering : ConversionPattern {
+  ElementwiseLowering(MLIRContext *ctx)
+      : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanOp, TanhOp, ErfOp,
+             FloorOp, CeilOp, SigmoidOp, ReluOp, NotOp, AddOp, SubOp, MulOp, DivOp, FloorDivOp,
+             ModOp, PowOp, MaximumOp, MinimumOp, LogicalAndOp, LogicalOrOp, EqOp, NeOp, LtOp,
+             LeOp, GtOp, GeOp, WhereOp, CastOp>(op))
+      return failure();
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    Value lowered = elementwise(rewriter, op->getLoc(), result, operands,
+                                [&](OpBuilder &b, Location loc, ValueRange args) {
+                                  return scalarBody(op, b, loc, args);
+                                });
+    rewriter.replaceOp(op, lowered);
+    return success();
+  }
+};
+
+/// Reduces `input` over `dims` with `combine`, starting from `initValue`; the result has
+/// `resultType` (reduced dimensions dropped, or kept as size 1).
+Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
+             RankedTensorType resultType, Value initValue,
+             function_ref<Value(OpBuilder &, Location, Value, Value)> combine,
+             function_ref<Value(OpBuilder &, Location, Value)> produce = nullptr) {
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType inType = tensorType(input);
+  int64_t rank = inType.getRank();
+  bool keepdim = resultType.getRank() == rank;
+  SmallVector<Value> dynamicSizes;
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(dims, d);
+    if (reduced && keepdim)
+      outExprs.push_back(getAffineConstantExpr(0, ctx));
+    if (!reduced) {
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+      if (inType.isDynamicDim(d))
+        dynamicSizes.push_back(tensor::DimOp::create(b, loc, input, d));
+    }
+  }
+  Value init = emptyTensor(b, loc, resultType, dynamicSizes);
+  init = linalg::FillOp::create(b, loc, initValue, init).getResult(0);
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d)
+    iterators.push_back(llvm::is_contained(dims, d) ? utils::IteratorType::reduction
+                                                    : utils::IteratorType::parallel);
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                 AffineMap::get(rank, 0, outExprs, ctx)};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value element = produce ? produce(nb, nloc, args[0]) : args[0];
+        linalg::YieldOp::create(nb, nloc, combine(nb, nloc, element, args[1]));
+      });
+  return generic.getResult(0);
+}
+
+/// Number of elements in the reduced dimensions, as a scalar of `type`.
+Value reducedCount(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims, Type type) {
+  Value count = constantIndex(b, loc, 1);
+  for (int64_t d : dims)
+    count = arith::MulIOp::create(b, loc, count, dimSize(b, loc, input, d));
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  return arith::SIToFPOp::create(b, loc, type, asInt);
+}
+
+template <typename OpTy>
+struct ReductionLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+
+  LogicalResult matchAndRewrite(OpTy op, Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    ArrayRef<int64_t> dims = op.getDims();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = tensorType(x).getElementType();
+    bool fp = isFloat(et);
+    OpBuilder &b = rewriter;
+    auto add = [fp](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
+      if (fp)
+        return arith::AddFOp::create(nb, l, a, acc);
+      return arith::AddIOp::create(nb, l, a, acc);
+    };
+    Value lowered;
+    if constexpr (std::is_same_v<OpTy, SumOp> || std::is_same_v<OpTy, MeanOp>) {
+      lowered = reduce(b, loc, x, dims, resultType, scalarConstant(b, loc, et, 0), add);
+      if constexpr (std::is_same_v<OpTy, MeanOp>) {
+        Value count = reducedCount(b, loc, x, dims, et);
+        lowered = elementwise(b, loc, resultType, ValueRange{lowered},
+                              [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                                return arith::DivFOp::create(nb, l, args[0], count);
+                              });
+      }
+    } else if constexpr (std::is_same_v<OpTy, ProdOp>) {
+      lowered = reduce(b, loc, x, dims, resultType, scalarConstant(b, loc, et, 1),
+                       [fp](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
+                         if (fp)
+                           return arith::MulFOp::create(nb, l, a, acc);
+                         return arith::MulIOp::create(nb, l, a, acc);
+                       });
+    } else if constexpr (std::is_same_v<OpTy, MaxOp> || std::is_same_v<OpTy, MinOp>) {
+      constexpr bool isMax = std::is_same_v<OpTy, MaxOp>;
+      lowered = reduce(b, loc, x, dims, resultType, extremeConstant(b, loc, et, isMax),
+                       [fp](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
+                         if (fp)
+                           return isMax ? Value(arith::MaximumFOp::create(nb, l, a, acc))
+                                        : Value(arith::MinimumFOp::create(nb, l, a, acc));
+                         return isMax ? Value(arith::MaxSIOp::create(nb, l, a, acc))
+                                      : Value(arith::MinSIOp::create(nb, l, a, acc));
+                       });
+    } else {
+      lowered = lowerArgReduction(b, loc, x, dims, resultType,
+                                  std::is_same_v<OpTy, ArgMaxOp>);
+    }
+    rewriter.replaceOp(op, lowered);
+    return success();
+  }
+
+  /// argmax/argmin: a generic with two accumulators, the extreme value and its row-major
+  /// index within the reduced dimensions. The first extreme wins; NaN is the extreme.
+  static Value lowerArgReduction(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
+                                 RankedTensorType resultType, bool isMax) {
+    MLIRContext *ctx = b.getContext();
+    RankedTensorType inType = tensorType(x);
+    Type et = inType.getElementType();
+    int64_t rank = inType.getRank();
+    bool keepdim = resultType.getRank() == rank;
+    SmallVector<Value> dynamicSizes;
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<Value> reducedSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(dims, d);
+      if (reduced) {
+        reducedSizes.push_back(dimSize(b, loc, x, d));
+        if (keepdim)
+          outExprs.push_back(getAffineConstantExpr(0, ctx));
+      } else {
+        outExprs.push_back(getAffineDimExpr(d, ctx));
+        if (inType.isDynamicDim(d))
+          dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, d));
+      }
+    }
+    auto valueType = resultType.clone(et);
+    Value values = linalg::FillOp::create(b, loc, extremeConstant(b, loc, et, isMax),
+                                          emptyTensor(b, loc, valueType, dynamicSizes))
+                       .getResult(0);
+    Value indices = linalg::FillOp::create(b, loc, scalarConstant(b, loc, b.getI64Type(), 0),
+                                           emptyTensor(b, loc, resultType, dynamicSizes))
+                        .getResult(0);
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < rank; ++d)
+      iterators.push_back(llvm::is_contained(dims, d) ? utils::IteratorType::reduction
+                                                      : utils::IteratorType::parallel);
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), outMap,
+                                   outMap};
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{valueType, resultType}, ValueRange{x}, ValueRange{values, indices},
+        maps, iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value v = args[0], best = args[1], bestIndex = args[2];
+          Value flat = constantIndex(nb, l, 0);
+          size_t r = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (!llvm::is_contained(dims, d))
+              continue;
+            flat = arith::MulIOp::create(nb, l, flat, reducedSizes[r++]);
+            flat = arith::AddIOp::create(nb, l, flat, linalg::IndexOp::create(nb, l, d));
+          }
+          Value index = arith::IndexCastOp::create(nb, l, nb.getI64Type(), flat);
+          Value better;
+          if (isFloat(et)) {
+            Value strictly = arith::CmpFOp::create(
+                nb, l, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, v, best);
+            Value vNaN = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
+            Value bestNaN = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, best, best);
+            Value notBestNaN = arith::XOrIOp::create(
+                nb, l, bestNaN, arith::ConstantIntOp::create(nb, l, 1, 1));
+            better = arith::AndIOp::create(nb, l, notBestNaN,
+                                           arith::OrIOp::create(nb, l, strictly, vNaN));
+          } else {
+            better = arith::CmpIOp::create(
+                nb, l, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, v, best);
+          }
+          // Index 0 starts as the answer; an equal later element never replaces it.
+          Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, flat,
+                                              constantIndex(nb, l, 0));
+          Value take = arith::OrIOp::create(nb, l, better, first);
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{arith::SelectOp::create(nb, l, take, v, best),
+                         arith::SelectOp::create(nb, l, take, index, bestIndex)});
+        });
+    return generic.getResult(1);
+  }
+};
+
+/// softmax / log_softmax: two reductions (the row max, then the sum of exp(x - max) computed
+/// inside the reduction) and one elementwise op.
+template <typename OpTy>
+struct SoftmaxLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+
+  LogicalResult matchAndRewrite(OpTy op, Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    RankedTensorType type = tensorType(x);
+    Type et = type.getElementType();
+    int64_t dim = static_cast<int64_t>(op.getDim());
+    SmallVector<int64_t> keptShape(type.getShape());
+    keptShape[dim] = 1;
+    auto keptType = type.clone(keptShape);
+    OpBuilder &b = rewriter;
+    Value max = reduce(b, loc, x, {dim}, keptType, extremeConstant(b, loc, et, true),
+                       [](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
+                         return arith::MaximumFOp::create(nb, l, a, acc);
+                       });
+    // The sum reduction reads x and the max together: a two-input reduction generic.
+    MLIRContext *ctx = b.getContext();
+    int64_t rank = type.getRank();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d) && d != dim)
+        dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, d));
+    Value sumInit = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
+                                           emptyTensor(b, loc, keptType, dynamicSizes))
+                        .getResult(0);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap keptMap = broadcastMap(keptType, type.getShape(), ctx);
+    if (!type.isDynamicDim(dim) && type.getDimSize(dim) == 1)
+      keptMap = identity;
+    SmallVector<AffineExpr> reduceOut;
+    for (int64_t d = 0; d < rank; ++d)
+      reduceOut.push_back(d == dim ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(d, ctx));
+    AffineMap outMap = AffineMap::get(rank, 0, reduceOut, ctx);
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators[dim] = utils::IteratorType::reduction;
+    Value sum =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{keptType}, ValueRange{x, max}, ValueRange{sumInit},
+            {identity, outMap, outMap}, iterators,
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              Value e = math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, args[0], args[1]));
+              linalg::YieldOp::create(nb, l, ValueRange{arith::AddFOp::create(nb, l, e, args[2])});
+            })
+            .getResult(0);
+    Value result = elementwise(
+        b, loc, type, ValueRange{x, max, sum}, [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
+          if constexpr (std::is_same_v<OpTy, SoftmaxOp>)
+            return Value(arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, shifted),
+                                               args[2]));
+          return Value(arith::SubFOp::create(nb, l, shifted, math::LogOp::create(nb, l, args[2])));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// A contraction out[batch..., m, n] += lhs[..., m, k] * rhs[..., k, n] with numpy batch
+/// broadcasting; named linalg ops for the shapes that have one.
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    RankedTensorType lt = tensorType(lhs), rt = tensorType(rhs);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    OpBuilder &b = rewriter;
+    SmallVector<Value> dynamicSizes;
+    int64_t rr = resultType.getRank();
+    for (int64_t d = 0; d < rr; ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      // The last result dims come from lhs rows and rhs columns, the rest from the batch.
+      bool fromRhs = rt.getRank() >= 2 && d == rr - 1;
+      Value source = fromRhs ? rhs : lhs;
+      int64_t sd = fromRhs ? rt.getRank() - 1
+                           : (lt.getRank() >= 2 && d == rr - (rt.getRank() >= 2 ? 2 : 1)
+                                  ? lt.getRank() - 2
+                                  : d - (rr - lt.getRank()));
+      if (sd < 0 || sd >= tensorType(source).getRank() || !tensorType(source).isDynamicDim(sd))
+        return rewriter.notifyMatchFailure(op, "dynamic batch dimensions of a matmul");
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, source, sd));
+    }
+    Value init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
+                                        emptyTensor(b, loc, resultType, dynamicSizes))
+                     .getResult(0);
+    Value result;
+    int64_t lr = lt.getRank(), rk = rt.getRank();
+    if (lr == 2 && rk == 2)
+      result = linalg::MatmulOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+                                        ValueRange{init})
+                   .getResult(0);
+    else if (lr == 1 && rk == 2)
+      result = linalg::VecmatOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+                                        ValueRange{init})
+                   .getResult(0);
+    else if (lr == 2 && rk == 1)
+      result = linalg::MatvecOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+                                        ValueRange{init})
+                   .getResult(0);
+    else if (lr == 1 && rk == 1)
+      result = linalg::DotOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+                                     ValueRange{init})
+                   .getResult(0);
+    else if (lr == 3 && rk == 3 && lt.getDimSize(0) == rt.getDimSize(0) &&
+             !lt.isDynamicDim(0))
+      result = linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
+                                             ValueRange{lhs, rhs}, ValueRange{init})
+                   .getResult(0);
+    else if (lr >= 2 && rk >= 2)
+      result = broadcastingContraction(b, loc, lhs, rhs, init, resultType);
+    else
+      return rewriter.notifyMatchFailure(op, "batched matmul with a 1-D operand");
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  static Value broadcastingContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                                       Value init, RankedTensorType resultType) {
+    MLIRContext *ctx = b.getContext();
+    int64_t rr = resultType.getRank(); // batch..., m, n
+    int64_t k = rr;                    // the reduction dimension
+    auto operandMap = [&](RankedTensorType t, bool isLhs) {
+      SmallVector<AffineExpr> exprs;
+      int64_t batch = t.getRank() - 2, offset = (rr - 2) - batch;
+      for (int64_t i = 0; i < batch; ++i)
+        exprs.push_back(t.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(offset + i, ctx));
+      if (isLhs) {
+        exprs.push_back(getAffineDimExpr(rr - 2, ctx));
+        exprs.push_back(getAffineDimExpr(k, ctx));
+      } else {
+        exprs.push_back(getAffineDimExpr(k, ctx));
+        exprs.push_back(getAffineDimExpr(rr - 1, ctx));
+      }
+      return AffineMap::get(rr + 1, 0, exprs, ctx);
+    };
+    SmallVector<AffineMap> maps = {
+        operandMap(tensorType(lhs), true), operandMap(tensorType(rhs), false),
+        AffineMap::getMultiDimIdentityMap(rr + 1, ctx).getMajorSubMap(rr)};
+    SmallVector<utils::IteratorType> iterators(rr, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Type et = resultType.getElementType();
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{resultType}, ValueRange{lhs, rhs}, ValueRange{init}, maps,
+               iterators,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value p = isFloat(et) ? Value(arith::MulFOp::create(nb, l, args[0], args[1]))
+                                       : Value(arith::MulIOp::create(nb, l, args[0], args[1]));
+                 Value s = isFloat(et) ? Value(arith::AddFOp::create(nb, l, p, args[2]))
+                                       : Value(arith::AddIOp::create(nb, l, p, args[2]));
+                 linalg::YieldOp::create(nb, l, s);
+               })
+        .getResult(0);
+  }
+};
+
+/// linear: out[lead..., n] = bias[n] + sum_k x[lead..., k] * w[n, k], one contraction whose
+/// init is the broadcast bias.
+struct LinearLowering : OpConversionPattern<LinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(LinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    MLIRContext *ctx = b.getContext();
+    Value x = adaptor.getInput(), w = adaptor.getWeight(), bias = adaptor.getBias();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    int64_t rr = resultType.getRank(); // lead..., n
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rr; ++d)
+      if (resultType.isDynamicDim(d))
+        dynamicSizes.push_back(d == rr - 1 ? tensor::DimOp::create(b, loc, w, 0).getResult()
+                                           : tensor::DimOp::create(b, loc, x, d).getResult());
+    Value empty = emptyTensor(b, loc, resultType, dynamicSizes);
+    Value init;
+    if (bias) {
+      // The bias broadcast is the init of the contraction: the add costs nothing extra.
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(rr, 0, {getAffineDimExpr(rr - 1, ctx)}, ctx),
+          AffineMap::getMultiDimIdentityMap(rr, ctx)};
+      init = linalg::GenericOp::create(
+                 b, loc, TypeRange{resultType}, ValueRange{bias}, ValueRange{empty}, maps,
+                 SmallVector<utils::IteratorType>(rr, utils::IteratorType::parallel),
+                 [](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(nb, l, args[0]);
+                 })
+                 .getResult(0);
+    } else {
+      init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0), empty).getResult(0);
+    }
+    int64_t k = rr; // reduction dimension
+    SmallVector<AffineExpr> xExprs;
+    for (int64_t d = 0; d < rr - 1; ++d)
+      xExprs.push_back(getAffineDimExpr(d, ctx));
+    xExprs.push_back(getAffineDimExpr(k, ctx));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rr + 1, 0, xExprs, ctx),
+        AffineMap::get(rr + 1, 0, {getAffineDimExpr(rr - 1, ctx), getAffineDimExpr(k, ctx)},
+                       ctx),
+        AffineMap::getMultiDimIdentityMap(rr + 1, ctx).getMajorSubMap(rr)};
+    SmallVector<utils::IteratorType> iterators(rr, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{resultType}, ValueRange{x, w}, ValueRange{init}, maps, iterators,
+            [](OpBuilder &nb, Location l, ValueRange args) {
+              Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
+              linalg::YieldOp::create(nb, l, ValueRange{arith::AddFOp::create(nb, l, p, args[2])});
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// reshape, expand_dims and squeeze: tensor.reshape to the result shape (dynamic sizes from
+/// the input's dimensions, or the element count for a single inferred dimension).
+template <typename OpTy>
+struct ReshapeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+
+  LogicalResult matchAndRewrite(OpTy op, Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getX();
+    RankedTensorType in = tensorType(x);
+    auto out = cast<RankedTensorType>(op.getType());
+    SmallVector<Value> sizes;
+    // Input dimensions that survive in order (expand_dims and squeeze keep their order).
+    SmallVector<int64_t> kept;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.getDimSize(d) != 1)
+        kept.push_back(d);
+    size_t next = 0;
+    int64_t dynamicCount = llvm::count_if(out.getShape(), ShapedType::isDynamic);
+    for (int64_t d = 0; d < out.getRank(); ++d) {
+      int64_t size = out.getDimSize(d);
+      if (!ShapedType::isDynamic(size)) {
+        sizes.push_back(constantIndex(b, loc, size));
+        if (size != 1 && next < kept.size())
+          ++next;
+        continue;
+      }
+      if constexpr (std::is_same_v<OpTy, ReshapeOp>) {
+        if (dynamicCount != 1)
+          return rewriter.notifyMatchFailure(op, "reshape with several dynamic dimensions");
+        Value total = constantIndex(b, loc, 1);
+        for (int64_t i = 0; i < in.getRank(); ++i)
+          total = arith::MulIOp::create(b, loc, total, dimSize(b, loc, x, i));
+        int64_t known = 1;
+        for (int64_t s : out.getShape())
+          if (!ShapedType::isDynamic(s))
+            known *= s;
+        sizes.push_back(arith::DivUIOp::create(b, loc, total, constantIndex(b, loc, known)));
+      } else {
+        if (next >= kept.size())
+          return rewriter.notifyMatchFailure(op, "cannot match dynamic dimensions");
+        sizes.push_back(tensor::DimOp::create(b, loc, x, kept[next++]));
+      }
+    }
+    auto shapeType = RankedTensorType::get({out.getRank()}, b.getIndexType());
+    Value shape = tensor::FromElementsOp::create(b, loc, shapeType, sizes);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, out, x, shape);
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto out = cast<RankedTensorType>(op.getType());
+    SmallVector<Value> dynamicSizes;
+    for (auto [d, p] : llvm::enumerate(op.getPerm()))
+      if (out.isDynamicDim(d))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getX(), p));
+    Value init = emptyTensor(rewriter, loc, out, dynamicSizes);
+    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, loc, adaptor.getX(), init,
+                                                       op.getPerm())
+                               .getResult());
+    return success();
+  }
+};
+
+struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto out = cast<RankedTensorType>(op.getType());
+    if (!out.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "broadcast_to a dynamic shape");
+    rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(), out, adaptor.getX(),
+                                       [](OpBuilder &, Location, ValueRange args) {
+                                         return args[0];
+                                       }));
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, op.getType(),
+                                                  static_cast<int64_t>(op.getDim()),
+                                                  adaptor.getInputs());
+    return success();
+  }
+};
+
+/// Strided slices, negative steps included: out[i] = x[start + step * i] per dimension.
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    auto out = cast<RankedTensorType>(op.getType());
+    int64_t rank = out.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d)
+      exprs.push_back(getAffineDimExpr(d, ctx) * op.getSteps()[d] + op.getStarts()[d]);
+    Location loc = op.getLoc();
+    Value init = emptyTensor(rewriter, loc, out, {});
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{out}, ValueRange{adaptor.getX()}, ValueRange{init},
+        {AffineMap::get(rank, 0, exprs, ctx), AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(nb, l, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ConstantLowering : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ConstantOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(op.getValue()));
+    return success();
+  }
+};
+
+struct FullLowering : OpConversionPattern<FullOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(FullOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value value = arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(op.getValue()));
+    Value init = emptyTensor(rewriter, loc, op.getType(), {});
+    rewriter.replaceOp(op, linalg::FillOp::create(rewriter, loc, value, init).getResult(0));
+    return success();
+  }
+};
+
+struct ArangeLowering : OpConversionPattern<ArangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ArangeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType out = op.getType();
+    Type et = out.getElementType();
+    double start = op.getStart().convertToDouble(), step = op.getStep().convertToDouble();
+    Value init = emptyTensor(rewriter, loc, out, {});
+    MLIRContext *ctx = rewriter.getContext();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{out}, ValueRange{}, ValueRange{init},
+        {AffineMap::getMultiDimIdentityMap(1, ctx)},
+        SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
+        [&](OpBuilder &nb, Location l, ValueRange) {
+          Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
+                                               linalg::IndexOp::create(nb, l, 0));
+          Value f = arith::SIToFPOp::create(nb, l, nb.getF64Type(), i);
+          Value v = arith::AddFOp::create(
+              nb, l, scalarConstant(nb, l, nb.getF64Type(), start),
+              arith::MulFOp::create(nb, l, f, scalarConstant(nb, l, nb.getF64Type(), step)));
+          linalg::YieldOp::create(nb, l, convertScalar(nb, l, v, et));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ItemLowering : OpConversionPattern<ItemOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ItemOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, adaptor.getX(), ValueRange{});
+    return success();
+  }
+};
+
+struct ToBoolLowering : OpConversionPattern<ToBoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ToBoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value v = tensor::ExtractOp::create(rewriter, op.getLoc(), adaptor.getX(), ValueRange{});
+    rewriter.replaceOp(op, convertScalar(rewriter, op.getLoc(), v, rewriter.getI1Type()));
+    return success();
+  }
+};
+
+/// A dyn.if kept on the device: scf.if on the extracted predicate.
+struct IfLowering : OpConversionPattern<IfOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(IfOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value predicate =
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getPredicate(), ValueRange{});
+    auto scfIf = scf::IfOp::create(rewriter, loc, op.getResultTypes(), predicate,
+                                   /*addThenBlock=*/false, /*addElseBlock=*/false);
+    rewriter.inlineRegionBefore(op.getThenRegion(), scfIf.getThenRegion(),
+                                scfIf.getThenRegion().end());
+    rewriter.inlineRegionBefore(op.getElseRegion(), scfIf.getElseRegion(),
+                                scfIf.getElseRegion().end());
+    rewriter.replaceOp(op, scfIf.getResults());
+    return success();
+  }
+};
+
+struct YieldLowering : OpConversionPattern<YieldOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(YieldOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<scf::YieldOp>(op, adaptor.getValues());
+    return success();
+  }
+};
+
+struct ConvertDynToLinalgPass
+    : dynamir::impl::ConvertDynToLinalgBase<ConvertDynToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
+                           scf::SCFDialect, tensor::TensorDialect, func::FuncDialect>();
+    target.addIllegalDialect<DynDialect>();
+    // Host-side ops stay for the runtime.
+    target.addLegalOp<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp,
+                      LenEqGuardOp, GraphBreakOp, SourceOp>();
+    RewritePatternSet patterns(ctx);
+    patterns.add<ElementwiseLowering>(ctx);
+    patterns.add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
+                 ReductionLowering<MaxOp>, ReductionLowering<MinOp>,
+                 ReductionLowering<ArgMaxOp>, ReductionLowering<ArgMinOp>,
+                 SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>, MatmulLowering,
+                 LinearLowering, ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>,
+                 ReshapeLowering<SqueezeOp>, TransposeLowering, BroadcastToLowering,
+                 ConcatLowering, SliceLowering, ConstantLowering, FullLowering, ArangeLowering,
+                 ItemLowering, ToBoolLowering, IfLowering, YieldLowering>(ctx);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,146 @@
+// RUN: tensor-opt %s -convert-dyn-to-linalg --verify-each -split-input-file | FileCheck %s
+
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @unary_float
+// CHECK-SAME: (%[[X:.*]]: tensor<4x?xf32>)
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %[[C1]]
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<4x?xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<4x?xf32>) outs(%[[E]] : tensor<4x?xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK:   %[[S:.*]] = math.sin %[[IN]] : f32
+// CHECK:   linalg.yield %[[S]]
+func.func @unary_float(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %0 = dyn.sin %x : tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
+
+// -----
+
+// Each unary op's scalar semantics.
+// CHECK-LABEL: func.func @unary_ops
+// CHECK: arith.negf
+// CHECK: math.absf
+// CHECK: math.exp
+// CHECK: math.log
+// CHECK: math.sqrt
+// CHECK: math.rsqrt
+// CHECK: math.cos
+// CHECK: math.tan
+// CHECK: math.tanh
+// CHECK: math.erf
+// CHECK: math.floor
+// CHECK: math.ceil
+// sigmoid is 1 / (1 + exp(-x)).
+// CHECK: %[[N:.*]] = arith.negf
+// CHECK: %[[E:.*]] = math.exp %[[N]]
+// CHECK: %[[D:.*]] = arith.addf %{{.*}}, %[[E]]
+// CHECK: arith.divf %{{.*}}, %[[D]]
+// relu keeps NaN (maximumf propagates it, as torch.relu does).
+// CHECK: arith.maximumf
+// integer negation and absolute value
+// CHECK: arith.subi
+// CHECK: math.absi
+// logical not is xor with true
+// CHECK: arith.xori
+func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
+  %0 = dyn.neg %x : tensor<3xf32>
+  %1 = dyn.abs %x : tensor<3xf32>
+  %2 = dyn.exp %x : tensor<3xf32>
+  %3 = dyn.log %x : tensor<3xf32>
+  %4 = dyn.sqrt %x : tensor<3xf32>
+  %5 = dyn.rsqrt %x : tensor<3xf32>
+  %6 = dyn.cos %x : tensor<3xf32>
+  %7 = dyn.tan %x : tensor<3xf32>
+  %8 = dyn.tanh %x : tensor<3xf32>
+  %9 = dyn.erf %x : tensor<3xf32>
+  %10 = dyn.floor %x : tensor<3xf32>
+  %11 = dyn.ceil %x : tensor<3xf32>
+  %12 = dyn.sigmoid %x : tensor<3xf32>
+  %13 = dyn.relu %x : tensor<3xf32>
+  %14 = dyn.neg %i : tensor<3xi32>
+  %15 = dyn.abs %i : tensor<3xi32>
+  %16 = dyn.not %b : tensor<3xi1>
+  return
+}
+
+// -----
+
+// Python semantics of // and % on integers and floats.
+// CHECK-LABEL: func.func @division
+// CHECK: arith.floordivsi
+// CHECK: %[[R:.*]] = arith.remsi %[[A:.*]], %[[B:.*]] : i64
+// CHECK: %[[RN:.*]] = arith.cmpi slt, %[[R]]
+// CHECK: %[[BN:.*]] = arith.cmpi slt, %[[B]]
+// CHECK: %[[NZ:.*]] = arith.cmpi ne, %[[R]]
+// CHECK: %[[DIFF:.*]] = arith.xori %[[RN]], %[[BN]]
+// CHECK: %[[ADJ:.*]] = arith.andi %[[DIFF]], %[[NZ]]
+// CHECK: %[[SUM:.*]] = arith.addi %[[R]], %[[B]]
+// CHECK: arith.select %[[ADJ]], %[[SUM]], %[[R]]
+// CHECK: %[[Q:.*]] = arith.divf
+// CHECK: math.floor %[[Q]]
+// CHECK: arith.remf
+// CHECK: arith.divf
+// CHECK: math.powf
+// CHECK: math.ipowi
+func.func @division(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<4xf32>, %y: tensor<4xf32>) {
+  %0 = dyn.floordiv %a, %b : tensor<4xi64>, tensor<4xi64>
+  %1 = dyn.mod %a, %b : tensor<4xi64>, tensor<4xi64>
+  %2 = dyn.floordiv %x, %y : tensor<4xf32>, tensor<4xf32>
+  %3 = dyn.mod %x, %y : tensor<4xf32>, tensor<4xf32>
+  %4 = dyn.div %x, %y : tensor<4xf32>, tensor<4xf32>
+  %5 = dyn.pow %x, %y : tensor<4xf32>, tensor<4xf32>
+  %6 = dyn.pow %a, %b : tensor<4xi64>, tensor<4xi64>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compare_select_minmax
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf une
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi sge
+// CHECK: arith.select
+// CHECK: arith.maximumf
+// CHECK: arith.minsi
+// CHECK: arith.andi
+// CHECK: arith.ori
+func.func @compare_select_minmax(%x: tensor<4xf32>, %y: tensor<4xf32>, %a: tensor<4xi32>,
+                                 %b: tensor<4xi32>, %c: tensor<4xi1>) {
+  %0 = dyn.eq %x, %y : tensor<4xf32>, tensor<4xf32>
+  %1 = dyn.ne %x, %y : tensor<4xf32>, tensor<4xf32>
+  %2 = dyn.lt %a, %b : tensor<4xi32>, tensor<4xi32>
+  %3 = dyn.ge %a, %b : tensor<4xi32>, tensor<4xi32>
+  %4 = dyn.where %c, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  %5 = dyn.maximum %x, %y : tensor<4xf32>, tensor<4xf32>
+  %6 = dyn.minimum %a, %b : tensor<4xi32>, tensor<4xi32>
+  %7 = dyn.logical_and %c, %c : tensor<4xi1>, tensor<4xi1>
+  %8 = dyn.logical_or %c, %c : tensor<4xi1>, tensor<4xi1>
+  return
+}
+
+// -----
+
+// numpy astype: float->int truncates, anything->bool tests non-zero, bool->number is 0/1.
+// CHECK-LABEL: func.func @casts
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: arith.cmpf une
+// CHECK: arith.uitofp %{{.*}} : i1 to f64
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %{{.*}} : f64 to bf16
+// CHECK: arith.sitofp %{{.*}} : i64 to f32
+// CHECK: arith.extsi %{{.*}} : i32 to i64
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+func.func @casts(%f: tensor<3xf32>, %b: tensor<3xi1>, %h: tensor<3xf16>, %d: tensor<3xf64>,
+                 %l: tensor<3xi64>, %i: tensor<3xi32>) {
+  %0 = dyn.cast %f to i32 : tensor<3xf32>
+  %1 = dyn.cast %f to i1 : tensor<3xf32>
+  %2 = dyn.cast %b to f64 : tensor<3xi1>
+  %3 = dyn.cast %h to f32 : tensor<3xf16>
+  %4 = dyn.cast %d to bf16 : tensor<3xf64>
+  %5 = dyn.cast %l to f32 : tensor<3xi64>
+  %6 = dyn.cast %i to i64 : tensor<3xi32>
+  %7 = dyn.cast %l to i32 : tensor<3xi64>
+  return
+}

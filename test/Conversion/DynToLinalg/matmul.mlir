@@ -1,0 +1,67 @@
+// RUN: tensor-opt %s -convert-dyn-to-linalg --verify-each -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @mm
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x5xf32>, tensor<5x6xf32>) outs(%[[F]] : tensor<4x6xf32>)
+func.func @mm(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>) -> tensor<4x6xf32> {
+  %0 = dyn.matmul %a, %b : tensor<4x5xf32>, tensor<5x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @vectors
+// CHECK: linalg.vecmat
+// CHECK: linalg.matvec
+// CHECK: linalg.dot
+// CHECK: linalg.batch_matmul
+func.func @vectors(%v: tensor<5xf32>, %m: tensor<5x6xf32>, %n: tensor<4x5xf32>,
+                   %a: tensor<2x4x5xf32>, %b: tensor<2x5x6xf32>) {
+  %0 = dyn.matmul %v, %m : tensor<5xf32>, tensor<5x6xf32>
+  %1 = dyn.matmul %n, %v : tensor<4x5xf32>, tensor<5xf32>
+  %2 = dyn.matmul %v, %v : tensor<5xf32>, tensor<5xf32>
+  %3 = dyn.matmul %a, %b : tensor<2x4x5xf32>, tensor<2x5x6xf32>
+  return
+}
+
+// -----
+
+// Broadcast batches: a contraction with the size-1 batch read at index 0.
+// CHECK-DAG: #[[L:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
+// CHECK-DAG: #[[R:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @batch_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[L]], #[[R]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @batch_broadcast(%a: tensor<8x1x4x5xf32>, %b: tensor<3x5x6xf32>) -> tensor<8x3x4x6xf32> {
+  %0 = dyn.matmul %a, %b : tensor<8x1x4x5xf32>, tensor<3x5x6xf32>
+  return %0 : tensor<8x3x4x6xf32>
+}
+
+// -----
+
+// linear: one contraction whose init is the broadcast bias (the add is free).
+// CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: (%[[IN:.*]]: tensor<5x4xf32>, %[[WT:.*]]: tensor<8x4xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [#[[BIAS]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[B]] : tensor<8xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[IN]], %[[WT]] : tensor<5x4xf32>, tensor<8x4xf32>) outs(%[[INIT]] : tensor<5x8xf32>)
+func.func @linear(%x: tensor<5x4xf32>, %w: tensor<8x4xf32>, %b: tensor<8xf32>) -> tensor<5x8xf32> {
+  %0 = dyn.linear %x, %w, %b : tensor<5x4xf32>, tensor<8x4xf32>, tensor<8xf32>
+  return %0 : tensor<5x8xf32>
+}
+
+// -----
+
+// Without a bias the init is zeros.
+// CHECK-LABEL: func.func @linear_no_bias
+// CHECK: linalg.fill
+// CHECK: iterator_types = ["parallel", "reduction"]
+func.func @linear_no_bias(%x: tensor<4xf32>, %w: tensor<8x4xf32>) -> tensor<8xf32> {
+  %0 = dyn.linear %x, %w : tensor<4xf32>, tensor<8x4xf32>
+  return %0 : tensor<8xf32>
+}

@@ -1,0 +1,106 @@
+// RUN: tensor-opt %s -convert-dyn-to-linalg --verify-each -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @reshape_static
+// CHECK: %[[S:.*]] = tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xindex>
+// CHECK: tensor.reshape %{{.*}}(%[[S]]) : (tensor<2x6xf32>, tensor<2xindex>) -> tensor<3x4xf32>
+func.func @reshape_static(%x: tensor<2x6xf32>) -> tensor<3x4xf32> {
+  %0 = dyn.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// A single inferred dimension is the element count over the known sizes.
+// CHECK-LABEL: func.func @reshape_dynamic
+// CHECK: arith.divui
+// CHECK: tensor.reshape
+func.func @reshape_dynamic(%x: tensor<?x6xf32>) -> tensor<?x2xf32> {
+  %0 = dyn.reshape %x : tensor<?x6xf32> -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+// expand_dims and squeeze keep the input's dynamic sizes.
+// CHECK-LABEL: func.func @expand_squeeze
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %c0
+// CHECK: tensor.from_elements %c1, %[[D]], %c3
+// CHECK: tensor.reshape %[[X]]
+// CHECK: tensor.reshape {{.*}} -> tensor<?x3xf32>
+func.func @expand_squeeze(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = dyn.expand_dims %x dim 0 : tensor<?x3xf32>
+  %1 = dyn.squeeze %0 dims [0] : tensor<1x?x3xf32>
+  return %1 : tensor<?x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x2x3xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3x4xf32>) outs(%[[E]] : tensor<4x2x3xf32>) permutation = [2, 0, 1]
+func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %0 = dyn.transpose %x perm [2, 0, 1] : tensor<2x3x4xf32>
+  return %0 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @concat
+// CHECK: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<6x3xf32>
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<6x3xf32> {
+  %0 = dyn.concat %a, %b dim 0 : tensor<2x3xf32>, tensor<4x3xf32>
+  return %0 : tensor<6x3xf32>
+}
+
+// -----
+
+// Strided slices read start + step * i, negative steps included (x[3::-1, 1::2]).
+// CHECK-DAG: #[[SLICE:.*]] = affine_map<(d0, d1) -> (-d0 + 3, d1 * 2 + 1)>
+// CHECK-LABEL: func.func @slice
+// CHECK: linalg.generic {indexing_maps = [#[[SLICE]], #{{.*}}]
+func.func @slice(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  %0 = dyn.slice %x starts [3, 1] stops [-1, 8] steps [-1, 2] : tensor<4x8xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// The conversion folds first: constant fills are splat constants; an arange too big to fold
+// (over 4096 elements) is a generic over linalg.index.
+// CHECK-LABEL: func.func @generators
+// CHECK: arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK: arith.constant dense<5> : tensor<2x2xi64>
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: arith.fptosi %{{.*}} : f64 to i32
+func.func @generators() -> (tensor<2xf32>, tensor<2x2xi64>, tensor<5000xi32>) {
+  %0 = dyn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = dyn.full 5 : i64 : tensor<2x2xi64>
+  %2 = dyn.arange 0.0, 2.0 : tensor<5000xi32>
+  return %0, %1, %2 : tensor<2xf32>, tensor<2x2xi64>, tensor<5000xi32>
+}
+
+// -----
+
+// The host boundary reads the element; a kept dyn.if becomes scf.if on it.
+// CHECK-LABEL: func.func @host_and_if
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[] : tensor<f32>
+// CHECK: %[[P:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: scf.if %[[P]] -> (tensor<3xf32>) {
+// CHECK:   math.sin
+// CHECK:   scf.yield
+// CHECK: } else {
+// CHECK:   scf.yield
+// CHECK: dyn.guard.tensor_match
+func.func @host_and_if(%s: tensor<f32>, %p: tensor<i1>, %x: tensor<3xf32>) -> (f32, tensor<3xf32>) {
+  %v = dyn.item %s : tensor<f32>
+  %r = dyn.if %p : tensor<i1> -> tensor<3xf32> {
+    %y = dyn.sin %x : tensor<3xf32>
+    dyn.yield %y : tensor<3xf32>
+  } else {
+    dyn.yield %x : tensor<3xf32>
+  }
+  dyn.guard.tensor_match "L['x']", %x type "numpy.ndarray" : tensor<3xf32>
+  return %v, %r : f32, tensor<3xf32>
+}
