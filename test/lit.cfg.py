@@ -30,3 +30,11 @@ import subprocess
 if subprocess.call([config.python_executable, "-c", "import torch"],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("torch")
+
+# Integration tests execute lowered IR with upstream's mlir-runner and its runtime libraries.
+config.substitutions.append(
+    ("%mlir_runner",
+     os.path.join(config.llvm_tools_dir, "mlir-runner")
+     + " -e main -entry-point-result=void -shared-libs="
+     + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_runner_utils.so") + ","
+     + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_c_runner_utils.so")))

@@ -22,6 +22,21 @@ void dynamir::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
 }
 
+/// Bufferized, loop-level lowering of linalg-on-tensors to the LLVM dialect for the host CPU.
+static void buildLowerToLLVM(mlir::OpPassManager &pm) {
+  auto parse = [&](llvm::StringRef text) {
+    if (mlir::failed(mlir::parsePassPipeline(text, pm)))
+      llvm::report_fatal_error(llvm::Twine("bad built-in pipeline: ") + text);
+  };
+  parse("one-shot-bufferize{bufferize-function-boundaries=1 "
+        "function-boundary-type-conversion=identity-layout-map}");
+  parse("buffer-deallocation-pipeline,convert-bufferization-to-memref");
+  parse("func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
+        "expand-strided-metadata,lower-affine,convert-math-to-llvm,convert-math-to-libm,"
+        "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
+        "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts");
+}
+
 /// The composed pipelines tensor-opt and the Python bindings offer (docs/passes.md).
 static void registerPipelines() {
   mlir::PassPipelineRegistration<>(
@@ -42,6 +57,10 @@ static void registerPipelines() {
         pm.addPass(mlir::createCanonicalizerPass());
         pm.addPass(mlir::createCSEPass());
       });
+  mlir::PassPipelineRegistration<>(
+      "dyn-lower-to-llvm",
+      "Bufferize linalg on tensors and lower it through loops to the LLVM dialect (CPU)",
+      buildLowerToLLVM);
 }
 
 void dynamir::registerAllPasses() {
