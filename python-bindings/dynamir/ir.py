@@ -48,6 +48,10 @@ class Module:
         """Op names in program order, nested ops included (only `function`'s when given)."""
         return self._native.operations(function)
 
+    def function_text(self, name):
+        """The printed form of one function of the module."""
+        return self._native.function_text(name)
+
     @property
     def context(self):
         return self._native.context

@@ -10,6 +10,7 @@
 
 #include "dynamir/Frontend/Tracer.h"
 #include "dynamir/InitAllDynamir.h"
+#include "dynamir/Runtime/Executor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -173,10 +174,27 @@ public:
   }
 
   std::shared_ptr<PyContext> getContext() { return context; }
+  mlir::ModuleOp get() { return *module; }
+
+  std::string functionText(const std::string &name) {
+    Operation *func = SymbolTable::lookupSymbolIn(*module, name);
+    if (!func)
+      throw py::key_error("no function named '" + name + "'");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    func->print(os);
+    return text;
+  }
 
 private:
   std::shared_ptr<PyContext> context;
   OwningOpRef<ModuleOp> module;
+};
+
+/// A runtime cache entry with the context its IR lives in.
+struct PyEntry {
+  std::shared_ptr<PyContext> context;
+  std::unique_ptr<runtime::Entry> entry;
 };
 
 } // namespace
@@ -199,6 +217,8 @@ void populateIRBindings(py::module_ &m) {
            py::arg("generic") = false)
       .def_property_readonly("functions", &PyModule::functions,
                              "Names of the functions in the module")
+      .def("function_text", &PyModule::functionText, py::arg("name"),
+           "The printed form of one function")
       .def("operations", &PyModule::operations, py::arg("function") = py::none(),
            "Op names in program order (nested ops included)")
       .def_property_readonly("context", &PyModule::getContext);
@@ -224,6 +244,37 @@ void populateIRBindings(py::module_ &m) {
       py::arg("capture_control_flow") = false, py::arg("context") = nullptr,
       "Traces fn(*args, **kwargs) into a dyn module without running it. Returns (module, "
       "graph breaks as (kind, reason, file, line), eager-only reason, kernel calls).");
+
+  py::register_exception<runtime::GraphBreakSignal>(m, "GraphBreakSignal");
+  py::class_<PyEntry>(m, "Entry",
+                      "A compiled frame: guards checked in C++ and a host program that runs "
+                      "lazily compiled graphs")
+      .def(py::init([](PyModule &module, const std::string &function) {
+             OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module.get()->clone()));
+             return PyEntry{module.getContext(),
+                            std::make_unique<runtime::Entry>(std::move(copy), function)};
+           }),
+           py::arg("module"), py::arg("function"))
+      .def(
+          "check",
+          [](PyEntry &self, py::dict locals, py::dict globals) -> py::object {
+            std::string failure;
+            if (self.entry->check(locals, globals, failure))
+              return py::none();
+            return py::str(failure);
+          },
+          "None when every guard holds, else the failing guard described")
+      .def("run", [](PyEntry &self, py::dict locals,
+                     py::dict globals) { return self.entry->run(locals, globals); })
+      .def_property_readonly("graphs", [](PyEntry &self) { return self.entry->graphs(); })
+      .def_property_readonly("output_structure",
+                             [](PyEntry &self) { return self.entry->outputStructure(); })
+      .def_property_readonly("graphs_compiled",
+                             [](PyEntry &self) { return self.entry->stats().graphsCompiled; })
+      .def_property_readonly("host_syncs",
+                             [](PyEntry &self) { return self.entry->stats().hostSyncs; })
+      .def_property_readonly("compile_seconds",
+                             [](PyEntry &self) { return self.entry->stats().compileSeconds; });
 }
 
 } // namespace dynamir::python

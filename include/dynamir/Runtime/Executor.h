@@ -1,0 +1,95 @@
+//===- Executor.h - run a compiled frame: guards and host program -*- C++ -*-===//
+//
+// One cache entry of a traced frame: its guards, evaluated in C++ straight on the Python
+// objects (cheapest first), and its host program, interpreted here: graphs are compiled
+// lazily on their first call, predicates are read back only where the host branches.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_RUNTIME_EXECUTOR_H
+#define DYNAMIR_RUNTIME_EXECUTOR_H
+
+#include "dynamir/Runtime/GraphCompiler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dynamir::runtime {
+
+/// The host program reached a dyn.graph_break: the frame finishes eagerly.
+struct GraphBreakSignal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A Dynamo-style source (`L['x']`, `G['np'].linalg`, `L['d']['w'][0]`, `type(L['self'])`)
+/// compiled once into access steps.
+class Source {
+public:
+  explicit Source(const std::string &text);
+  pybind11::object resolve(pybind11::dict locals, pybind11::dict globals) const;
+  const std::string &text() const { return source; }
+
+private:
+  struct Step {
+    enum Kind { Attr, Item } kind;
+    std::string name;
+    pybind11::object key;
+  };
+  std::string source;
+  // The root: L[...] / G[...] (rootKey), or type(<typeOf>).
+  bool fromGlobals = false;
+  pybind11::object rootKey;
+  std::shared_ptr<Source> typeOf;
+  std::vector<Step> steps;
+
+  Source() = default;
+  static std::shared_ptr<Source> parse(const std::string &text, size_t &pos);
+};
+
+struct EntryStats {
+  int64_t graphsCompiled = 0;
+  int64_t hostSyncs = 0;
+  double compileSeconds = 0;
+};
+
+class Entry {
+public:
+  /// Takes a module after dyn-optimize and dyn-split-graphs; `function` is the host program.
+  Entry(mlir::OwningOpRef<mlir::ModuleOp> module, const std::string &function);
+  ~Entry();
+
+  /// Evaluates the guards; on a failure returns false and describes the failing guard.
+  bool check(pybind11::dict locals, pybind11::dict globals, std::string &failure) const;
+
+  /// Runs the host program and returns its outputs (arrays and host scalars) in order.
+  pybind11::list run(pybind11::dict locals, pybind11::dict globals);
+
+  const EntryStats &stats() const { return counters; }
+  /// Names of the graphs of this entry and whether each has been compiled.
+  std::vector<std::pair<std::string, bool>> graphs() const;
+  std::string outputStructure() const;
+
+private:
+  struct Guard;
+  std::vector<Guard> guards;
+  std::vector<Source> argSources;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp host;
+  llvm::StringMap<std::unique_ptr<CompiledGraph>> compiled;
+  EntryStats counters;
+};
+
+} // namespace dynamir::runtime
+
+#endif // DYNAMIR_RUNTIME_EXECUTOR_H

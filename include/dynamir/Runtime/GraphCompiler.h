@@ -1,0 +1,63 @@
+//===- GraphCompiler.h - JIT-compile dyn graphs for the host CPU -*- C++ -*-===//
+//
+// A graph (a `dyn.graph` function from dyn-split-graphs) is lowered with dyn-to-linalg, then
+// bufferized with its results turned into out-parameters, lowered to LLVM and JIT-compiled
+// for the host CPU (target triple and CPU features set, so LLVM vectorizes). Callers own every
+// buffer: inputs and outputs are passed as strided memref descriptors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_RUNTIME_GRAPHCOMPILER_H
+#define DYNAMIR_RUNTIME_GRAPHCOMPILER_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+namespace func {
+class FuncOp;
+} // namespace func
+} // namespace mlir
+
+namespace dynamir::runtime {
+
+/// A buffer as the compiled code sees it: data pointer, shape and strides in elements.
+struct Buffer {
+  void *data;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+};
+
+class CompiledGraph {
+public:
+  /// Compiles `graph` (left untouched; a copy is lowered). On failure returns null and sets
+  /// `error` to the diagnostics.
+  static std::unique_ptr<CompiledGraph> compile(mlir::func::FuncOp graph, std::string &error);
+  ~CompiledGraph();
+
+  /// Runs the graph: `inputs` and `outputs` match the graph's argument and result types
+  /// (outputs are written in place). Returns false with `error` set if the call failed.
+  bool run(llvm::ArrayRef<Buffer> inputs, llvm::ArrayRef<Buffer> outputs, std::string &error);
+
+  const std::string &name() const { return graphName; }
+  llvm::ArrayRef<mlir::RankedTensorType> inputTypes() const { return inputs; }
+  llvm::ArrayRef<mlir::RankedTensorType> outputTypes() const { return outputs; }
+  double compileSeconds() const { return seconds; }
+
+private:
+  CompiledGraph() = default;
+
+  std::string graphName;
+  std::vector<mlir::RankedTensorType> inputs, outputs;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  double seconds = 0;
+};
+
+} // namespace dynamir::runtime
+
+#endif // DYNAMIR_RUNTIME_GRAPHCOMPILER_H

@@ -1,0 +1,452 @@
+//===- Executor.cpp - guards on Python objects and the host program -------===//
+
+#include "dynamir/Runtime/Executor.h"
+
+#include "dynamir/Dialect/Dyn/DynOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::runtime;
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+namespace {
+[[noreturn]] void badSource(const std::string &text, size_t pos) {
+  throw std::invalid_argument("cannot parse source '" + text + "' at offset " +
+                              std::to_string(pos));
+}
+
+/// A Python literal inside [...]: an int or a quoted string (as repr writes it).
+py::object parseKey(const std::string &text, size_t &pos) {
+  if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) {
+    char quote = text[pos++];
+    std::string value;
+    while (pos < text.size() && text[pos] != quote) {
+      if (text[pos] == '\\' && pos + 1 < text.size())
+        ++pos;
+      value += text[pos++];
+    }
+    if (pos >= text.size())
+      badSource(text, pos);
+    ++pos;
+    return py::str(value);
+  }
+  size_t start = pos;
+  if (pos < text.size() && text[pos] == '-')
+    ++pos;
+  while (pos < text.size() && isdigit(static_cast<unsigned char>(text[pos])))
+    ++pos;
+  if (start == pos)
+    badSource(text, pos);
+  return py::int_(std::stoll(text.substr(start, pos - start)));
+}
+
+void expect(const std::string &text, size_t &pos, char c) {
+  if (pos >= text.size() || text[pos] != c)
+    badSource(text, pos);
+  ++pos;
+}
+} // namespace
+
+std::shared_ptr<Source> Source::parse(const std::string &text, size_t &pos) {
+  auto source = std::shared_ptr<Source>(new Source());
+  if (text.compare(pos, 5, "type(") == 0) {
+    pos += 5;
+    source->typeOf = parse(text, pos);
+    expect(text, pos, ')');
+  } else if (pos + 1 < text.size() && (text[pos] == 'L' || text[pos] == 'G') &&
+             text[pos + 1] == '[') {
+    source->fromGlobals = text[pos] == 'G';
+    pos += 2;
+    source->rootKey = parseKey(text, pos);
+    expect(text, pos, ']');
+  } else {
+    badSource(text, pos);
+  }
+  while (pos < text.size() && text[pos] != ')') {
+    if (text[pos] == '.') {
+      size_t start = ++pos;
+      while (pos < text.size() && (isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
+        ++pos;
+      if (start == pos)
+        badSource(text, pos);
+      source->steps.push_back({Step::Attr, text.substr(start, pos - start), py::object()});
+    } else if (text[pos] == '[') {
+      ++pos;
+      py::object key = parseKey(text, pos);
+      expect(text, pos, ']');
+      source->steps.push_back({Step::Item, "", key});
+    } else {
+      badSource(text, pos);
+    }
+  }
+  return source;
+}
+
+Source::Source(const std::string &text) : source(text) {
+  size_t pos = 0;
+  std::shared_ptr<Source> parsed = parse(text, pos);
+  if (pos != text.size())
+    badSource(text, pos);
+  fromGlobals = parsed->fromGlobals;
+  rootKey = parsed->rootKey;
+  typeOf = parsed->typeOf;
+  steps = std::move(parsed->steps);
+}
+
+py::object Source::resolve(py::dict locals, py::dict globals) const {
+  py::object obj;
+  if (typeOf)
+    obj = py::type::of(typeOf->resolve(locals, globals));
+  else
+    obj = (fromGlobals ? globals : locals)[rootKey];
+  for (const Step &step : steps)
+    obj = step.kind == Step::Attr ? py::getattr(obj, step.name.c_str()) : obj[step.key];
+  return obj;
+}
+
+//===----------------------------------------------------------------------===//
+// Guards
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string qualifiedTypeName(py::handle obj) {
+  py::handle type = py::type::handle_of(obj);
+  std::string module = py::str(type.attr("__module__"));
+  std::string name = py::str(type.attr("__qualname__"));
+  return module == "builtins" ? name : module + "." + name;
+}
+
+/// numpy's name for an element type, or "" when numpy has none (bf16).
+std::string numpyDtype(Type t) {
+  if (t.isF32())
+    return "float32";
+  if (t.isF64())
+    return "float64";
+  if (t.isF16())
+    return "float16";
+  if (t.isInteger(1))
+    return "bool";
+  if (t.isInteger(32))
+    return "int32";
+  if (t.isInteger(64))
+    return "int64";
+  return "";
+}
+
+/// The dtype name of a numpy array or torch tensor, normalized to numpy's spelling.
+std::string dtypeName(py::handle obj) {
+  std::string name = py::str(obj.attr("dtype"));
+  if (name.rfind("torch.", 0) == 0)
+    name = name.substr(6);
+  return name;
+}
+
+bool isTorchTensor(py::handle obj) {
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (!modules.contains("torch"))
+    return false;
+  return py::isinstance(obj, modules["torch"].attr("Tensor"));
+}
+} // namespace
+
+struct Entry::Guard {
+  enum Kind { Id, Type, Length, Value, Tensor } kind;
+  Source source;
+  std::string typeName;
+  int64_t number = 0;
+  py::object value;
+  RankedTensorType tensorType;
+  bool contiguous = false;
+
+  /// Checks the guard; on failure explains what differed.
+  bool check(py::dict locals, py::dict globals, std::string &failure) const {
+    py::object obj;
+    try {
+      obj = source.resolve(locals, globals);
+    } catch (py::error_already_set &e) {
+      failure = source.text() + " could not be read: " + std::string(e.what());
+      return false;
+    }
+    auto fail = [&](const std::string &what) {
+      failure = source.text() + ": " + what;
+      return false;
+    };
+    switch (kind) {
+    case Id:
+      if (reinterpret_cast<intptr_t>(obj.ptr()) != number)
+        return fail("is a different object");
+      return true;
+    case Type:
+      if (qualifiedTypeName(obj) != typeName)
+        return fail("expected type " + typeName + ", got " + qualifiedTypeName(obj));
+      return true;
+    case Length:
+      if (!PySequence_Check(obj.ptr()) && !PyDict_Check(obj.ptr()))
+        return fail("has no length");
+      if (static_cast<int64_t>(py::len(obj)) != number)
+        return fail("expected length " + std::to_string(number) + ", got " +
+                    std::to_string(py::len(obj)));
+      return true;
+    case Value: {
+      bool sameType = py::type::handle_of(obj).is(py::type::handle_of(value));
+      if (!sameType || !obj.equal(value))
+        return fail("expected " + std::string(py::repr(value)) + ", got " +
+                    std::string(py::repr(obj)));
+      return true;
+    }
+    case Tensor: {
+      if (qualifiedTypeName(obj) != typeName)
+        return fail("expected a " + typeName + ", got " + qualifiedTypeName(obj));
+      std::string dtype = dtypeName(obj);
+      if (dtype != numpyDtype(tensorType.getElementType()))
+        return fail("expected dtype " + numpyDtype(tensorType.getElementType()) + ", got " +
+                    dtype);
+      py::tuple shape = py::tuple(obj.attr("shape"));
+      if (static_cast<int64_t>(shape.size()) != tensorType.getRank())
+        return fail("expected rank " + std::to_string(tensorType.getRank()) + ", got " +
+                    std::to_string(shape.size()));
+      for (int64_t d = 0; d < tensorType.getRank(); ++d)
+        if (!tensorType.isDynamicDim(d) && shape[d].cast<int64_t>() != tensorType.getDimSize(d))
+          return fail("expected size " + std::to_string(tensorType.getDimSize(d)) +
+                      " in dimension " + std::to_string(d) + ", got " +
+                      std::to_string(shape[d].cast<int64_t>()));
+      if (contiguous) {
+        bool isContiguous = isTorchTensor(obj)
+                                ? obj.attr("is_contiguous")().cast<bool>()
+                                : obj.attr("flags").attr("c_contiguous").cast<bool>();
+        if (!isContiguous)
+          return fail("is not contiguous");
+      }
+      return true;
+    }
+    }
+    return true;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Entry
+//===----------------------------------------------------------------------===//
+
+Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function)
+    : module(std::move(owned)) {
+  host = module->lookupSymbol<func::FuncOp>(function);
+  if (!host)
+    throw std::invalid_argument("no host function '" + function + "' in the module");
+  argSources.reserve(host.getNumArguments());
+  std::vector<std::string> argSourceText(host.getNumArguments());
+  for (Operation &op : host.getBody().front()) {
+    auto guard = dyn_cast<dyn::GuardOpInterface>(op);
+    if (!guard)
+      continue;
+    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false};
+    llvm::TypeSwitch<Operation *>(&op)
+        .Case([&](dyn::IdMatchGuardOp id) {
+          g.kind = Guard::Id;
+          g.number = static_cast<int64_t>(id.getId());
+        })
+        .Case([&](dyn::TypeMatchGuardOp type) {
+          g.kind = Guard::Type;
+          g.typeName = type.getTypeName().str();
+        })
+        .Case([&](dyn::LenEqGuardOp len) {
+          g.kind = Guard::Length;
+          g.number = static_cast<int64_t>(len.getLength());
+        })
+        .Case([&](dyn::ValueEqGuardOp eq) {
+          g.kind = Guard::Value;
+          Attribute v = eq.getValue();
+          if (auto i = dyn_cast<IntegerAttr>(v))
+            g.value = i.getType().isInteger(1) ? py::object(py::bool_(i.getValue().getBoolValue()))
+                                               : py::object(py::int_(i.getInt()));
+          else if (auto f = dyn_cast<FloatAttr>(v))
+            g.value = py::float_(f.getValueAsDouble());
+          else if (auto s = dyn_cast<StringAttr>(v))
+            g.value = py::str(s.getValue().str());
+          else
+            g.value = py::none();
+        })
+        .Case([&](dyn::TensorMatchGuardOp tensor) {
+          g.kind = Guard::Tensor;
+          g.typeName = tensor.getTypeName().str();
+          g.tensorType = cast<RankedTensorType>(tensor.getValue().getType());
+          g.contiguous = tensor.getContiguous();
+          if (auto arg = dyn_cast<BlockArgument>(tensor.getValue()))
+            argSourceText[arg.getArgNumber()] = tensor.getSource().str();
+        });
+    guards.push_back(std::move(g));
+  }
+  for (auto [i, text] : llvm::enumerate(argSourceText)) {
+    if (text.empty())
+      throw std::invalid_argument("argument " + std::to_string(i) + " has no source");
+    argSources.emplace_back(text);
+  }
+}
+
+Entry::~Entry() = default;
+
+bool Entry::check(py::dict locals, py::dict globals, std::string &failure) const {
+  for (const Guard &g : guards)
+    if (!g.check(locals, globals, failure))
+      return false;
+  return true;
+}
+
+std::vector<std::pair<std::string, bool>> Entry::graphs() const {
+  std::vector<std::pair<std::string, bool>> out;
+  ModuleOp m = module.get();
+  for (auto func : m.getOps<func::FuncOp>())
+    if (func->hasAttr("dyn.graph"))
+      out.emplace_back(func.getName().str(), compiled.contains(func.getName()));
+  return out;
+}
+
+std::string Entry::outputStructure() const {
+  if (auto s = host->getAttrOfType<StringAttr>("dyn.output"))
+    return s.str();
+  return "";
+}
+
+namespace {
+/// A C-contiguous numpy view of an array or CPU tensor argument (zero-copy when possible).
+py::array asArray(py::handle obj) {
+  py::object value = py::reinterpret_borrow<py::object>(obj);
+  if (isTorchTensor(obj))
+    value = value.attr("detach")().attr("numpy")();
+  py::module_ np = py::module_::import("numpy");
+  return np.attr("ascontiguousarray")(value);
+}
+
+py::tuple shapeTuple(ArrayRef<int64_t> shape) {
+  py::tuple t(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    t[i] = py::int_(shape[i]);
+  return t;
+}
+
+Buffer toBuffer(const py::array &array) {
+  Buffer b;
+  b.data = const_cast<void *>(array.data());
+  for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+    b.sizes.push_back(array.shape(d));
+    b.strides.push_back(array.strides(d) / array.itemsize());
+  }
+  return b;
+}
+} // namespace
+
+py::list Entry::run(py::dict locals, py::dict globals) {
+  llvm::DenseMap<Value, py::object> env;
+  for (auto [arg, source] : llvm::zip(host.getArguments(), argSources))
+    env[arg] = asArray(source.resolve(locals, globals));
+  py::module_ np = py::module_::import("numpy");
+  py::list results;
+
+  std::function<void(Block &, SmallVectorImpl<py::object> &)> runBlock =
+      [&](Block &block, SmallVectorImpl<py::object> &yielded) {
+        for (Operation &op : block) {
+          if (isa<dyn::GuardOpInterface>(op))
+            continue;
+          if (auto call = dyn_cast<func::CallOp>(op)) {
+            auto graph = module->lookupSymbol<func::FuncOp>(call.getCallee());
+            std::unique_ptr<CompiledGraph> &slot = compiled[call.getCallee()];
+            if (!slot) {
+              std::string error;
+              slot = CompiledGraph::compile(graph, error);
+              if (!slot) {
+                compiled.erase(call.getCallee());
+                throw std::runtime_error(error);
+              }
+              ++counters.graphsCompiled;
+              counters.compileSeconds += slot->compileSeconds();
+            }
+            std::vector<Buffer> inputs, outputs;
+            std::vector<py::array> keepAlive;
+            for (Value operand : call.getOperands()) {
+              py::array a = np.attr("ascontiguousarray")(env.lookup(operand));
+              keepAlive.push_back(a);
+              inputs.push_back(toBuffer(a));
+            }
+            for (auto [result, type] : llvm::zip(call.getResults(), slot->outputTypes())) {
+              if (!type.hasStaticShape())
+                throw std::runtime_error("graph '" + slot->name() +
+                                         "' has a dynamic result shape: not supported by the CPU "
+                                         "runtime yet");
+              std::string dtype = numpyDtype(type.getElementType());
+              if (dtype.empty())
+                throw std::runtime_error("no numpy dtype for a graph result");
+              // Outputs come from numpy's allocator (huge pages for large arrays).
+              py::array out = np.attr("empty")(shapeTuple(type.getShape()), dtype);
+              outputs.push_back(toBuffer(out));
+              env[result] = out;
+            }
+            std::string error;
+            if (!slot->run(inputs, outputs, error))
+              throw std::runtime_error(error);
+            continue;
+          }
+          if (auto toBool = dyn_cast<dyn::ToBoolOp>(op)) {
+            ++counters.hostSyncs;
+            env[toBool.getResult()] = py::bool_(env.lookup(toBool.getX()).attr("item")().cast<bool>());
+            continue;
+          }
+          if (auto item = dyn_cast<dyn::ItemOp>(op)) {
+            ++counters.hostSyncs;
+            env[item.getResult()] = env.lookup(item.getX());
+            continue;
+          }
+          if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+            bool taken = env.lookup(ifOp.getCondition()).cast<bool>();
+            SmallVector<py::object> branchResults;
+            runBlock(taken ? ifOp.getThenRegion().front() : ifOp.getElseRegion().front(),
+                     branchResults);
+            for (auto [result, value] : llvm::zip(ifOp.getResults(), branchResults))
+              env[result] = value;
+            continue;
+          }
+          if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+            for (Value v : yield.getOperands())
+              yielded.push_back(env.lookup(v));
+            continue;
+          }
+          if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+            for (Value v : ret.getOperands())
+              results.append(env.lookup(v));
+            continue;
+          }
+          if (auto brk = dyn_cast<dyn::GraphBreakOp>(op))
+            throw GraphBreakSignal(brk.getReason().str());
+          if (auto constant = dyn_cast<dyn::ConstantOp>(op)) {
+            auto dense = cast<DenseElementsAttr>(constant.getValue());
+            std::string dtype = numpyDtype(dense.getElementType());
+            if (!dense.isSplat() || dtype.empty())
+              throw std::runtime_error("host constant not supported");
+            Attribute splat = dense.getSplatValue<Attribute>();
+            py::object value = isa<FloatAttr>(splat)
+                                   ? py::object(py::float_(cast<FloatAttr>(splat).getValueAsDouble()))
+                                   : py::object(py::int_(cast<IntegerAttr>(splat).getInt()));
+            env[constant.getResult()] =
+                np.attr("full")(shapeTuple(dense.getType().getShape()), value, dtype);
+            continue;
+          }
+          throw std::runtime_error("the CPU runtime cannot run host op " +
+                                   op.getName().getStringRef().str());
+        }
+      };
+  SmallVector<py::object> unused;
+  runBlock(host.getBody().front(), unused);
+  return results;
+}

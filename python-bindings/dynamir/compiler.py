@@ -1,0 +1,351 @@
+"""dynamir.compile: torch.compile-shaped entry point, with explain(), counters() and reset().
+
+A compiled function keeps, per traced frame, a list of cache entries (guards + host program +
+graphs). A call evaluates each entry's guards in C++ on the live arguments and globals; the
+first entry whose guards hold runs its host program, which compiles each graph on its first
+call. A miss traces again (a recompile), up to `recompile_limit` entries, after which the
+function runs eagerly with one warning. A frame that cannot be traced, or whose host program
+reaches a graph break, runs eagerly: graphs are pure, so nothing ran twice and the eager run's
+side effects happen exactly once, in order.
+"""
+
+import collections
+import dataclasses
+import functools
+import inspect
+import os
+import re
+import sys
+import time
+import warnings
+import weakref
+
+import _dynamir
+
+from . import ir
+from .tracing import GraphBreak, trace
+
+__all__ = ["compile", "explain", "counters", "reset", "GraphBreakError", "BackendUnavailable",
+           "CompiledFunction", "Explanation"]
+
+
+class GraphBreakError(RuntimeError):
+    """fullgraph=True and the trace broke: names the reason and the line."""
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested backend cannot run on this machine (e.g. no GPU or CUDA driver)."""
+
+
+_COUNTER_NAMES = ("frames_traced", "graphs_compiled", "cache_hits", "recompiles",
+                  "eager_runs", "graph_breaks_hit")
+_counters = collections.Counter()
+_guard_failures = []
+_compiled_functions = weakref.WeakSet()
+
+
+def counters():
+    """Process-wide counters: frames traced, graphs compiled, cache hits, recompiles, eager
+    runs, graph breaks hit at run time, and the guard failures that caused recompiles."""
+    out = {name: _counters[name] for name in _COUNTER_NAMES}
+    out["guard_failures"] = list(_guard_failures)
+    return out
+
+
+def reset():
+    """Forgets every compiled entry and zeroes the counters."""
+    for f in list(_compiled_functions):
+        f._entries.clear()
+        f._eager_reason = None
+        f._warned = False
+    _counters.clear()
+    _guard_failures.clear()
+
+
+def _logs():
+    return {p.strip() for p in os.environ.get("DYNAMIR_LOGS", "").split(",") if p.strip()}
+
+
+def _is_module(obj):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.nn.Module)
+
+
+def _is_known_layer(module):
+    return type(module).__module__.startswith("torch.nn.modules.")
+
+
+def _has_torch_tensor(values):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, torch.Tensor):
+            return True
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+    return False
+
+
+@dataclasses.dataclass
+class _Entry:
+    native: object           # _dynamir.Entry
+    module: ir.Module        # after dyn-optimize and dyn-split-graphs
+    host: str
+    graph_breaks: list
+    kernels_during_tracing: int
+    trace_seconds: float
+    pass_seconds: float
+
+
+class CompiledFunction:
+    """The callable dynamir.compile returns (for an nn.Module it is also a callable module)."""
+
+    recompile_limit = 8
+
+    def __init__(self, fn, *, backend="cpu", fullgraph=False, capture_control_flow=False,
+                 dynamic=False):
+        if backend not in ("cpu", "eager", "cuda"):
+            raise ValueError(f"unknown backend {backend!r}: expected 'cpu', 'eager' or 'cuda'")
+        if backend == "cuda":
+            raise BackendUnavailable(
+                "backend='cuda' is not available: the GPU backend is not built yet "
+                "(use backend='cpu')")
+        self._target = fn
+        self._module = fn if _is_module(fn) else None
+        self._fn = fn.forward if self._module is not None else fn
+        self.backend = backend
+        self.fullgraph = fullgraph
+        self.capture_control_flow = capture_control_flow
+        self.dynamic = dynamic
+        self._entries = []
+        self._eager_reason = None
+        self._warned = False
+        self._last = None
+        _compiled_functions.add(self)
+        functools.update_wrapper(self, self._fn, updated=())
+
+    # -- frames ---------------------------------------------------------------------------
+    def _frame(self, args, kwargs):
+        """The traced frame's locals and globals, as the guards' sources name them."""
+        if self._module is not None and _is_known_layer(self._module):
+            return {"self": self._module, "args": args}, {}
+        fn = self._fn
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        local_vars = dict(bound.arguments)
+        func = getattr(fn, "__func__", fn)
+        if hasattr(fn, "__self__"):
+            first = next(iter(inspect.signature(func).parameters))
+            local_vars[first] = fn.__self__
+        return local_vars, func.__globals__
+
+    def _eager(self, args, kwargs):
+        _counters["eager_runs"] += 1
+        return self._target(*args, **kwargs)
+
+    # -- compile ----------------------------------------------------------------------------
+    def _compile_entry(self, args, kwargs):
+        start = time.perf_counter()
+        result = trace(self._target, *args, capture_control_flow=self.capture_control_flow,
+                       dynamic=self.dynamic, **kwargs)
+        traced = time.perf_counter()
+        _counters["frames_traced"] += 1
+        if result.eager_only:
+            self._eager_reason = result.eager_reason
+            self._log(f"runs eagerly: {result.eager_reason}")
+            return None
+        if self.fullgraph and result.graph_breaks:
+            b = result.graph_breaks[0]
+            raise GraphBreakError(f"graph break ({b.kind}): {b.reason} at {b.filename}:{b.lineno}")
+        host = result.module.functions[0]
+        split = "dyn-split-graphs{capture-control-flow=%d}" % int(self.capture_control_flow)
+        result.module.run_pipeline(f"dyn-optimize,{split}")
+        passes = time.perf_counter()
+        native = _dynamir.Entry(result.module._native, host)
+        entry = _Entry(native, result.module, host, result.graph_breaks, result.kernel_count,
+                       traced - start, passes - traced)
+        self._entries.append(entry)
+        return entry
+
+    def _log(self, message):
+        logs = _logs()
+        if logs:
+            print(f"[dynamir] {getattr(self._fn, '__qualname__', self._fn)}: {message}",
+                  file=sys.stderr)
+
+    # -- call -------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self._eager_reason is not None or self.backend == "eager":
+            return self._eager(args, kwargs)
+        local_vars, global_vars = self._frame(args, kwargs)
+        failure = None
+        for entry in self._entries:
+            failure = entry.native.check(local_vars, global_vars)
+            if failure is None:
+                _counters["cache_hits"] += 1
+                return self._run(entry, args, kwargs, local_vars, global_vars)
+        if failure is not None:
+            _guard_failures.append(failure)
+            if "recompiles" in _logs():
+                print(f"[dynamir recompiles] guard failed: {failure}", file=sys.stderr)
+        if len(self._entries) >= self.recompile_limit:
+            if not self._warned:
+                warnings.warn(f"dynamir: {getattr(self._fn, '__qualname__', '?')} hit the "
+                              f"recompile limit ({self.recompile_limit}); running eagerly. "
+                              f"Last guard failure: {failure}", RuntimeWarning, stacklevel=2)
+                self._warned = True
+            return self._eager(args, kwargs)
+        if self._entries:
+            _counters["recompiles"] += 1
+        entry = self._compile_entry(args, kwargs)
+        if entry is None:
+            return self._eager(args, kwargs)
+        return self._run(entry, args, kwargs, local_vars, global_vars)
+
+    def _run(self, entry, args, kwargs, local_vars, global_vars):
+        self._last = entry
+        before = entry.native.graphs_compiled
+        try:
+            outputs = entry.native.run(local_vars, global_vars)
+        except _dynamir.GraphBreakSignal as brk:
+            # Graphs are pure: running the frame eagerly from its start repeats no side
+            # effect and performs the breaking operation for real, once.
+            _counters["graph_breaks_hit"] += 1
+            self._log(f"graph break at run time ({brk}); frame finishes eagerly")
+            return self._eager(args, kwargs)
+        _counters["graphs_compiled"] += entry.native.graphs_compiled - before
+        return self._rebuild(entry.native.output_structure, outputs, args, kwargs)
+
+    @staticmethod
+    def _rebuild(structure, outputs, args, kwargs):
+        torch = sys.modules.get("torch")
+        to_torch = torch is not None and _has_torch_tensor(list(args) + list(kwargs.values()))
+
+        def convert(array):
+            if to_torch:
+                return torch.from_numpy(array)
+            return array[()] if array.ndim == 0 else array
+
+        values = [convert(o) for o in outputs]
+        if structure == "%0":
+            return values[0]
+        code = re.sub(r"%(\d+)", r"_o[\1]", structure)
+        return eval(code, {"__builtins__": {}}, {"_o": values})  # our own generated literal
+
+    # -- nn.Module look-alike -----------------------------------------------------------------
+    def __getattr__(self, name):
+        module = self.__dict__.get("_module")
+        if module is not None:
+            return getattr(module, name)
+        raise AttributeError(name)
+
+
+def compile(fn=None, *, backend="cpu", fullgraph=False, capture_control_flow=False,
+            dynamic=False):
+    """Compiles a function or nn.Module; usable as @dynamir.compile and @dynamir.compile(...)."""
+    options = dict(backend=backend, fullgraph=fullgraph,
+                   capture_control_flow=capture_control_flow, dynamic=dynamic)
+    if fn is None:
+        return lambda f: CompiledFunction(f, **options)
+    return CompiledFunction(fn, **options)
+
+
+@dataclasses.dataclass
+class Explanation:
+    """What one compiled run did (see dynamir.explain)."""
+
+    result: object
+    graph_count: int
+    graph_break_count: int
+    break_reasons: list
+    ops_per_graph: dict
+    guards: list
+    graphs: dict
+    never_compiled: list
+    kernels_run_during_tracing: int
+    host_syncs: int
+    compile_times: dict
+    host_program: str
+
+    def __str__(self):
+        lines = [f"Graphs: {self.graph_count}   graph breaks: {self.graph_break_count}   "
+                 f"kernels run during tracing: {self.kernels_run_during_tracing}   "
+                 f"host syncs: {self.host_syncs}"]
+        for b in self.break_reasons:
+            lines.append(f"  break ({b.kind}) at {b.filename}:{b.lineno}: {b.reason}")
+        for name, ops in self.ops_per_graph.items():
+            state = "traced, never compiled" if name in self.never_compiled else "compiled"
+            lines.append(f"  graph {name} [{state}]: {', '.join(ops)}")
+        lines.append(f"Guards ({len(self.guards)}):")
+        lines.extend(f"  {g.text}" for g in self.guards)
+        times = ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.compile_times.items())
+        lines.append(f"Compile times: {times}")
+        return "\n".join(lines)
+
+    def to_dot(self):
+        """The host program as Graphviz: graphs, host branches, breaks."""
+        out = ["digraph dynamir {", "  rankdir=TB;", "  node [fontname=monospace];"]
+        for name, ops in self.ops_per_graph.items():
+            style = "dashed" if name in self.never_compiled else "solid"
+            label = name + "\\n" + "\\n".join(ops)
+            out.append(f'  "{name}" [shape=box, style={style}, label="{label}"];')
+        previous = None
+        branch = 0
+        for line in self.host_program.splitlines():
+            m = re.search(r"call @(\w+)", line)
+            if m and m.group(1) in self.ops_per_graph:
+                if previous:
+                    out.append(f'  "{previous}" -> "{m.group(1)}";')
+                previous = m.group(1)
+            elif "dyn.to_bool" in line:
+                node = f"branch{branch}"
+                branch += 1
+                out.append(f'  "{node}" [shape=diamond, label="host sync: if"];')
+                if previous:
+                    out.append(f'  "{previous}" -> "{node}";')
+                previous = node
+        for i, b in enumerate(self.break_reasons):
+            out.append(f'  "break{i}" [shape=octagon, label="{b.kind}\\nline {b.lineno}"];')
+            if previous:
+                out.append(f'  "{previous}" -> "break{i}";')
+        out.append("}")
+        return "\n".join(out)
+
+
+def explain(f, *args, **kwargs):
+    """Runs f once, compiled, and reports graphs, breaks, guards, what never compiled, host
+    syncs and compile times. f is a plain function/module (default options) or the result of
+    dynamir.compile(...) (its options)."""
+    compiled = f if isinstance(f, CompiledFunction) else compile(f)
+    kernels_before = None
+    result = compiled(*args, **kwargs)
+    entry = compiled._last
+    if entry is None:
+        reason = compiled._eager_reason or "the frame ran eagerly"
+        return Explanation(result, 0, 0, [GraphBreak("eager", reason, "", 0)], {}, [], {}, [],
+                           0, 0, {}, "")
+    module = entry.module
+    graph_names = [name for name, _ in entry.native.graphs]
+    compiled_names = {name for name, done in entry.native.graphs if done}
+    guards = trace.__globals__["_guards"](module)
+    ops = {g: [op for op in module.operations(g) if op != "func.return"] for g in graph_names}
+    return Explanation(
+        result=result,
+        graph_count=len(graph_names),
+        graph_break_count=len(entry.graph_breaks),
+        break_reasons=list(entry.graph_breaks),
+        ops_per_graph=ops,
+        guards=guards,
+        graphs={g: module.function_text(g) for g in graph_names},
+        never_compiled=[g for g in graph_names if g not in compiled_names],
+        kernels_run_during_tracing=entry.kernels_during_tracing,
+        host_syncs=entry.native.host_syncs,
+        compile_times={"trace": entry.trace_seconds, "passes": entry.pass_seconds,
+                       "codegen": entry.native.compile_seconds},
+        host_program=module.function_text(entry.host),
+    )

@@ -1,0 +1,186 @@
+"""dynamir.compile against eager numpy/torch: results, caching, recompiles, breaks, explain."""
+
+import numpy as np
+import pytest
+
+import dynamir
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    dynamir.reset()
+    yield
+    dynamir.reset()
+
+
+class TestNet(torch.nn.Module):
+    __test__ = False  # a model, not a pytest class
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 2)
+
+    def forward(self, x):
+        x = x * 2
+        if x.sum() > 0:
+            x = torch.sin(x)
+        if x.mean() > 0:
+            x = torch.cos(x)
+        x = self.linear(x)
+        return x
+
+
+def close(a, b):
+    return np.allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
+def test_seed_testnet_matches_eager_and_compiles_branches_lazily():
+    torch.manual_seed(0)
+    model = TestNet()
+    compiled = dynamir.compile(model)
+    neg = dynamir.explain(compiled, torch.ones(3) * -1.0)
+    assert isinstance(neg.result, torch.Tensor)
+    assert close(neg.result, model(torch.ones(3) * -1.0).detach())
+    assert neg.kernels_run_during_tracing == 0
+    assert neg.graph_break_count == 0 and neg.graph_count == 5
+    # sin and cos were traced (both sides of each if) but never compiled on -1.
+    never = {tuple(neg.ops_per_graph[g]) for g in neg.never_compiled}
+    assert never == {("dyn.sin",), ("dyn.cos",)}
+    assert neg.host_syncs == 2
+
+    pos = dynamir.explain(compiled, torch.ones(3))
+    assert close(pos.result, model(torch.ones(3)).detach())
+    assert pos.never_compiled == []  # the other branches compiled on first use
+    c = dynamir.counters()
+    assert c["frames_traced"] == 1 and c["recompiles"] == 0 and c["cache_hits"] == 1
+
+
+def test_capture_control_flow_is_one_graph():
+    torch.manual_seed(0)
+    model = TestNet()
+    e = dynamir.explain(dynamir.compile(model, capture_control_flow=True), torch.ones(3))
+    assert e.graph_count == 1 and e.graph_break_count == 0 and e.host_syncs == 0
+    assert close(e.result, model(torch.ones(3)).detach())
+
+
+def test_numpy_chain_and_types():
+    @dynamir.compile
+    def f(x, y):
+        z = np.cos(np.sin(x * 2) + 1) * 3
+        return z, (x * y).sum(), np.maximum(x, y).max(axis=0)
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    y = rng.standard_normal((64, 32)).astype(np.float32)
+    got = f(x, y)
+    want = f.__wrapped__(x, y)
+    assert isinstance(got, tuple) and isinstance(got[0], np.ndarray)
+    assert got[0].dtype == np.float32 and close(got[0], want[0])
+    assert np.isscalar(got[1]) and close(got[1], want[1])
+    assert close(got[2], want[2])
+
+
+def test_inputs_are_never_written():
+    def f(x, w, b):
+        return torch.nn.functional.linear(x, w, b)
+
+    w, b = torch.randn(4, 3), torch.randn(4)
+    b0 = b.clone()
+    compiled = dynamir.compile(f)
+    for _ in range(2):
+        assert close(compiled(torch.ones(3), w, b), f(torch.ones(3), w, b))
+    assert torch.equal(b, b0)
+
+
+def test_scalar_arguments_recompile_and_count():
+    @dynamir.compile
+    def f(x, n):
+        for i in range(n):
+            x = x + i
+        return x
+
+    x = np.ones(3, np.float32)
+    assert close(f(x, 3), x + 3)
+    assert close(f(x, 3), x + 3)
+    assert close(f(x, 4), x + 6)
+    c = dynamir.counters()
+    assert c["recompiles"] == 1 and c["cache_hits"] == 1
+    assert c["guard_failures"] == ["L['n']: expected 3, got 4"]
+
+
+def test_new_shapes_recompile():
+    f = dynamir.compile(lambda x: x * 2)
+    f(np.ones(3, np.float32))
+    f(np.ones(4, np.float32))
+    assert dynamir.counters()["recompiles"] == 1
+    assert "expected size 3 in dimension 0, got 4" in dynamir.counters()["guard_failures"][0]
+
+
+def test_recompile_limit_falls_back_to_eager():
+    f = dynamir.compile(lambda x, n: x * n)
+    f.recompile_limit = 2
+    x = np.ones(2, np.float32)
+    with pytest.warns(RuntimeWarning, match="recompile limit"):
+        for n in range(4):
+            assert close(f(x, n), x * n)
+    assert dynamir.counters()["eager_runs"] >= 1
+
+
+def test_graph_break_runs_eagerly_with_prints_once_in_order(capsys):
+    @dynamir.compile
+    def f(x):
+        y = x + 1
+        print("once")
+        return y * 2
+
+    x = np.ones(3, np.float32)
+    assert close(f(x), (x + 1) * 2)
+    assert capsys.readouterr().out == "once\n"
+    e = dynamir.explain(f, x)
+    assert e.graph_break_count == 1 and e.break_reasons[0].kind == "side_effect"
+    assert capsys.readouterr().out == "once\n"
+
+
+def test_fullgraph_raises_graph_break_error():
+    def f(x):
+        print("side effect")
+        return x
+
+    with pytest.raises(dynamir.GraphBreakError, match=r"side_effect.*test_compile.py:\d+"):
+        dynamir.compile(f, fullgraph=True)(np.ones(2))
+
+
+def test_eager_only_frames_run_eagerly():
+    f = dynamir.compile(lambda x: x * 2)
+    z = np.ones(2, np.complex64)
+    assert np.array_equal(f(z), z * 2)
+    assert dynamir.counters()["eager_runs"] == 1
+
+
+def test_cuda_backend_unavailable():
+    with pytest.raises(dynamir.BackendUnavailable):
+        dynamir.compile(lambda x: x, backend="cuda")
+
+
+def test_sequential_and_dict_outputs():
+    torch.manual_seed(0)
+    seq = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    x = torch.randn(5, 4)
+    assert close(dynamir.compile(seq)(x), seq(x).detach())
+
+    @dynamir.compile
+    def f(d):
+        return {"s": d["a"] + d["b"], "n": len(d)}
+
+    out = f({"a": np.ones(2), "b": np.full(2, 2.0)})
+    assert out["n"] == 2 and close(out["s"], np.full(2, 3.0))
+
+
+def test_to_dot_draws_graphs_branches_and_breaks():
+    torch.manual_seed(0)
+    e = dynamir.explain(TestNet(), torch.ones(3) * -1.0)
+    dot = e.to_dot()
+    assert dot.startswith("digraph dynamir {") and "shape=diamond" in dot
+    assert "style=dashed" in dot  # the never-compiled sin/cos graphs
