@@ -322,8 +322,11 @@ def explain(f, *args, **kwargs):
     syncs and compile times. f is a plain function/module (default options) or the result of
     dynamir.compile(...) (its options)."""
     compiled = f if isinstance(f, CompiledFunction) else compile(f)
-    kernels_before = None
-    result = compiled(*args, **kwargs)
+    return _explanation(compiled, compiled(*args, **kwargs))
+
+
+def _explanation(compiled, result):
+    """The Explanation of `compiled`'s last run, which returned `result`."""
     entry = compiled._last
     if entry is None:
         reason = compiled._eager_reason or "the frame ran eagerly"
