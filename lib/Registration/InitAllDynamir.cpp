@@ -31,7 +31,8 @@ static void buildLowerToLLVM(mlir::OpPassManager &pm) {
   parse("one-shot-bufferize{bufferize-function-boundaries=1 "
         "function-boundary-type-conversion=identity-layout-map}");
   parse("buffer-deallocation-pipeline,convert-bufferization-to-memref");
-  parse("func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
+  parse("func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
+        "convert-scf-to-cf,"
         "expand-strided-metadata,lower-affine,convert-math-to-llvm,convert-math-to-libm,"
         "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
         "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts");
@@ -54,6 +55,7 @@ static void registerPipelines() {
       [](mlir::OpPassManager &pm) {
         pm.addPass(dynamir::createConvertDynToLinalg());
         pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+        pm.addPass(dynamir::createDynSplitReductions());
         pm.addPass(mlir::createCanonicalizerPass());
         pm.addPass(mlir::createCSEPass());
       });

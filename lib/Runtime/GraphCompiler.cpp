@@ -29,7 +29,7 @@ constexpr const char *kGraphPipeline =
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
     "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
-    "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
+    "func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,convert-math-to-llvm,convert-math-to-libm,"
     "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
     "convert-func-to-llvm,reconcile-unrealized-casts)";

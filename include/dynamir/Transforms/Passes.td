@@ -73,4 +73,37 @@ def DynSplitGraphs : Pass<"dyn-split-graphs", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def DynMathApproximation : Pass<"dyn-math-approximation"> {
+  let summary = "Replace f32 transcendental math ops by vectorizable polynomial approximations";
+  let description = [{
+    Rewrites `math.sin`, `cos`, `exp`, `log`, `tanh`, `erf`, `atan`, ... on f32 (scalars and
+    vectors) into upstream's polynomial approximations, plain arithmetic accurate to float32
+    rounding. A call to libm in a loop stops LLVM's vectorizer; the approximations let a fused
+    elementwise loop vectorize to the host's full vector width. f64 ops are left to libm.
+
+    Upstream exposes these rewrites only as a test pass; this is the production one.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def DynSplitReductions : Pass<"dyn-split-reductions"> {
+  let summary = "Sum large float reductions in blocks, then sum the block partials";
+  let description = [{
+    A `linalg.generic` on tensors that reduces one dimension of static size N >= 2 *
+    `block-size` with a reassociable float add (what `convert-dyn-to-linalg` emits for sums
+    and means) becomes: partial sums of the `block-size`-element blocks
+    (`linalg::splitReduction`), the sum of the partials, and the tail of N % `block-size`
+    elements accumulated onto that. Every accumulator then adds few values, so the error stays
+    at numpy's pairwise-summation level for any N, while each level still vectorizes. Run it
+    after elementwise fusion: producers fused into the reduction stay fused (the reshape is of
+    the fused op's inputs).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"1024",
+           "Elements summed per partial">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 #endif // DYNAMIR_TRANSFORMS_PASSES_TD

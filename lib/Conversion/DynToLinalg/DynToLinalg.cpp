@@ -362,9 +362,12 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
     Type et = tensorType(x).getElementType();
     bool fp = isFloat(et);
     OpBuilder &b = rewriter;
+    // Float sums may reassociate: LLVM then keeps vector partial sums, far faster and more
+    // accurate than one serial float accumulator (1% off at 10M elements); dyn-split-reductions
+    // adds a second level of blocking for numpy's accuracy at any size.
     auto add = [fp](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
       if (fp)
-        return arith::AddFOp::create(nb, l, a, acc);
+        return arith::AddFOp::create(nb, l, a, acc, arith::FastMathFlags::reassoc);
       return arith::AddIOp::create(nb, l, a, acc);
     };
     Value lowered;

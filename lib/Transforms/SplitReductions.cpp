@@ -1,0 +1,125 @@
+//===- SplitReductions.cpp - blocked float summation ----------------------===//
+
+#include "dynamir/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace dynamir {
+#define GEN_PASS_DEF_DYNSPLITREDUCTIONS
+#include "dynamir/Transforms/Passes.h.inc"
+} // namespace dynamir
+
+using namespace mlir;
+
+namespace {
+
+/// The reduced loop of a single-result generic whose body is `yield addf(x, acc)` with
+/// reassociation allowed, or -1.
+int64_t reassociableSumDim(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
+    return -1;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
+  if (!add || !arith::bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc))
+    return -1;
+  Value acc = op.getBody()->getArguments().back();
+  if (add.getLhs() != acc && add.getRhs() != acc)
+    return -1;
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  return dims.front();
+}
+
+struct SplitReductionsPass : dynamir::impl::DynSplitReductionsBase<SplitReductionsPass> {
+  using DynSplitReductionsBase::DynSplitReductionsBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> candidates;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      int64_t d = reassociableSumDim(op);
+      if (d < 0)
+        return;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      if (!ShapedType::isDynamic(ranges[d]) && ranges[d] >= 2 * blockSize)
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : candidates)
+      if (failed(split(rewriter, op)))
+        return signalPassFailure();
+  }
+
+  LogicalResult split(IRRewriter &rewriter, linalg::GenericOp op) {
+    int64_t d = reassociableSumDim(op);
+    int64_t n = op.getStaticLoopRanges()[d];
+    int64_t whole = n / blockSize * blockSize;
+    linalg::GenericOp main = op;
+    if (whole != n) {
+      // Inputs indexed by the reduced loop are cut into [0, whole) and [whole, n); the tail
+      // generic accumulates onto the main one's result (its init).
+      Location loc = op.getLoc();
+      rewriter.setInsertionPoint(op);
+      SmallVector<Value> mainInputs, tailInputs;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        AffineMap map = op.getMatchingIndexingMap(input);
+        auto type = dyn_cast<RankedTensorType>(input->get().getType());
+        std::optional<unsigned> position;
+        for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+          if (expr.isFunctionOfDim(d)) {
+            auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+            if (!dimExpr || position || !type || !type.hasStaticShape())
+              return success(); // an access we do not cut: leave the op alone
+            position = i;
+          }
+        }
+        if (!position) {
+          mainInputs.push_back(input->get());
+          tailInputs.push_back(input->get());
+          continue;
+        }
+        auto cut = [&](int64_t start, int64_t size) {
+          SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+          SmallVector<OpFoldResult> sizes, strides(type.getRank(), rewriter.getIndexAttr(1));
+          for (int64_t i = 0; i < type.getRank(); ++i)
+            sizes.push_back(rewriter.getIndexAttr(i == *position ? size : type.getDimSize(i)));
+          offsets[*position] = rewriter.getIndexAttr(start);
+          return tensor::ExtractSliceOp::create(rewriter, loc, input->get(), offsets, sizes,
+                                                strides)
+              .getResult();
+        };
+        mainInputs.push_back(cut(0, whole));
+        tailInputs.push_back(cut(whole, n - whole));
+      }
+      Value init = op.getDpsInitOperand(0)->get();
+      auto clone = [&](ValueRange inputs, Value out) {
+        auto copy = cast<linalg::GenericOp>(rewriter.clone(*op));
+        copy.getInputsMutable().assign(inputs);
+        copy.getOutputsMutable().assign(out);
+        return copy;
+      };
+      main = clone(mainInputs, init);
+      linalg::GenericOp tail = clone(tailInputs, main.getResult(0));
+      rewriter.replaceOp(op, tail.getResults());
+    }
+    int64_t blocks = whole / blockSize;
+    rewriter.setInsertionPoint(main);
+    FailureOr<linalg::SplitReductionResult> result = linalg::splitReduction(
+        rewriter, cast<linalg::LinalgOp>(main.getOperation()),
+        [&](linalg::LinalgOp) {
+          linalg::SplitReductionOptions options;
+          options.ratio = blocks;
+          options.index = 0;
+          options.innerParallel = false;
+          return options;
+        });
+    // An op splitReduction cannot handle keeps its one-level (still reassociated) sum.
+    (void)result;
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,32 @@
+// RUN: tensor-opt %s -dyn-to-linalg -dyn-split-reductions=block-size=4 --verify-each -split-input-file | FileCheck %s
+
+// 10 elements in blocks of 4: two block partials, their sum, then the 2-element tail added on.
+// CHECK-LABEL: func.func @sum
+// CHECK-SAME: (%[[X:.*]]: tensor<10xf32>)
+// CHECK-DAG: %[[MAIN:.*]] = tensor.extract_slice %[[X]][0] [8] [1]
+// CHECK-DAG: %[[TAIL:.*]] = tensor.extract_slice %[[X]][8] [2] [1]
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[MAIN]] {{\[\[}}0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// CHECK: %[[PARTIALS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[BLOCKS]] : tensor<2x4xf32>)
+// CHECK:   arith.mulf
+// CHECK:   arith.addf {{.*}} fastmath<reassoc>
+// CHECK: %[[TOTAL:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PARTIALS]] : tensor<2xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[TAIL]] : tensor<2xf32>) outs(%[[TOTAL]] : tensor<f32>)
+// CHECK:   arith.mulf
+func.func @sum(%x: tensor<10xf32>) -> tensor<f32> {
+  %0 = dyn.mul %x, %x : tensor<10xf32>, tensor<10xf32>
+  %1 = dyn.sum %0 dims [0] : tensor<10xf32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// Integer sums, max reductions and reductions shorter than two blocks are left alone.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: tensor.extract_slice
+func.func @untouched(%i: tensor<16xi64>, %x: tensor<16xf32>, %s: tensor<7xf32>) -> (tensor<i64>, tensor<f32>, tensor<f32>) {
+  %0 = dyn.sum %i dims [0] : tensor<16xi64>
+  %1 = dyn.max %x dims [0] : tensor<16xf32>
+  %2 = dyn.sum %s dims [0] : tensor<7xf32>
+  return %0, %1, %2 : tensor<i64>, tensor<f32>, tensor<f32>
+}
