@@ -371,6 +371,7 @@ py::list Entry::run(py::dict locals, py::dict globals) {
                 throw std::runtime_error(error);
               }
               ++counters.graphsCompiled;
+              counters.graphsFromDisk += slot->fromCache();
               counters.compileSeconds += slot->compileSeconds();
             }
             std::vector<Buffer> inputs, outputs;

@@ -1,20 +1,32 @@
-//===- GraphCompiler.cpp - JIT-compile dyn graphs for the host CPU --------===//
+//===- GraphCompiler.cpp - compile dyn graphs to cached shared libraries --===//
 
 #include "dynamir/Runtime/GraphCompiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <dlfcn.h>
 #include <mutex>
 
 using namespace mlir;
@@ -22,7 +34,7 @@ using namespace dynamir::runtime;
 
 namespace {
 /// The lowering of one graph: destination-passing style (results become out-parameters the
-/// caller allocates), then the CPU pipeline.
+/// caller allocates; inputs are never written), then the CPU pipeline.
 constexpr const char *kGraphPipeline =
     "builtin.module(dyn-to-linalg,"
     "one-shot-bufferize{bufferize-function-boundaries=1 "
@@ -34,6 +46,10 @@ constexpr const char *kGraphPipeline =
     "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
     "convert-func-to-llvm,reconcile-unrealized-casts)";
 
+/// Bump when the generated code's ABI or the pipeline's meaning changes.
+constexpr const char *kCacheVersion = "dynamir-graph-v1";
+constexpr const char *kPackedEntry = "dynamir_graph_packed";
+
 /// A ranked strided memref descriptor as the LLVM lowering lays it out.
 std::vector<int64_t> makeDescriptor(const Buffer &buffer) {
   std::vector<int64_t> d;
@@ -44,9 +60,53 @@ std::vector<int64_t> makeDescriptor(const Buffer &buffer) {
   d.insert(d.end(), buffer.strides.begin(), buffer.strides.end());
   return d;
 }
+
+std::string hostCPUDescription() {
+  std::string features;
+  for (auto &f : llvm::sys::getHostCPUFeatures())
+    if (f.second)
+      features += "+" + f.first().str() + ",";
+  return llvm::sys::getHostCPUName().str() + ";" + features;
+}
+
+/// `void dynamir_graph_packed(void **descriptors)`: calls the C interface of the graph with
+/// one memref descriptor pointer per argument, so the runtime needs one signature for all.
+void addPackedEntry(llvm::Module &module) {
+  llvm::Function *target = module.getFunction("_mlir_ciface_graph");
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
+  auto *packed = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, kPackedEntry,
+                                        module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", packed));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < target->arg_size(); ++i) {
+    llvm::Value *slot = builder.CreateConstGEP1_64(ptr, packed->getArg(0), i);
+    args.push_back(builder.CreateLoad(ptr, slot));
+  }
+  builder.CreateCall(target, args);
+  builder.CreateRetVoid();
+}
 } // namespace
 
-CompiledGraph::~CompiledGraph() = default;
+std::string CompiledGraph::cacheDirectory() {
+  if (auto dir = llvm::sys::Process::GetEnv("DYNAMIR_CACHE_DIR"))
+    return *dir;
+  llvm::SmallString<256> path;
+  if (auto xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME"))
+    path = *xdg;
+  else if (!llvm::sys::path::home_directory(path))
+    path = "/tmp";
+  else
+    llvm::sys::path::append(path, ".cache");
+  llvm::sys::path::append(path, "dynamir");
+  return std::string(path);
+}
+
+CompiledGraph::~CompiledGraph() {
+  if (handle)
+    dlclose(handle);
+}
 
 std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::string &error) {
   static std::once_flag initTarget;
@@ -56,11 +116,6 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   });
   auto start = std::chrono::steady_clock::now();
   MLIRContext *ctx = graph.getContext();
-  {
-    DialectRegistry registry;
-    registerAllToLLVMIRTranslations(registry);
-    ctx->appendDialectRegistry(registry);
-  }
 
   std::unique_ptr<CompiledGraph> compiled(new CompiledGraph());
   compiled->graphName = graph.getName().str();
@@ -69,11 +124,12 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   for (Type t : graph.getResultTypes())
     compiled->outputs.push_back(cast<RankedTensorType>(t));
 
-  // Lower a copy in a module of its own, under a fixed name the runtime calls.
-  OwningOpRef<ModuleOp> module = ModuleOp::create(graph.getLoc());
+  // A copy under a fixed name in a module of its own: the same graph always prints the same.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
   auto copy = cast<func::FuncOp>(graph->clone());
   copy.setName("graph");
   copy.setPublic();
+  copy->removeAttr("dyn.graph");
   copy->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
   // Inputs are the caller's arrays (often zero-copy views of torch tensors): bufferization
   // must never write into them.
@@ -81,56 +137,142 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     copy.setArgAttr(i, "bufferization.writable", BoolAttr::get(ctx, false));
   module->push_back(copy);
 
-  std::string diagnostics;
+  std::string text;
   {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-      llvm::raw_string_ostream os(diagnostics);
-      os << diag.getLocation() << ": " << diag << "\n";
-      return success();
-    });
-    PassManager pm(ctx);
-    std::string parseErrors;
-    llvm::raw_string_ostream es(parseErrors);
-    FailureOr<OpPassManager> parsed = parsePassPipeline(kGraphPipeline, es);
-    if (failed(parsed)) {
-      error = "internal pipeline does not parse: " + parseErrors;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().printGenericOpForm());
+  }
+  llvm::SHA256 hasher;
+  for (llvm::StringRef part : {llvm::StringRef(kCacheVersion), llvm::StringRef(LLVM_VERSION_STRING),
+                               llvm::StringRef(kGraphPipeline), llvm::StringRef(text)})
+    hasher.update(part);
+  std::string cpu = hostCPUDescription();
+  hasher.update(cpu);
+  std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true).substr(0, 32);
+  std::string dir = cacheDirectory();
+  llvm::SmallString<256> libraryPath(dir);
+  llvm::sys::path::append(libraryPath, key + ".so");
+  compiled->library = std::string(libraryPath);
+
+  if (!llvm::sys::fs::exists(libraryPath)) {
+    // Lower to the LLVM dialect.
+    std::string diagnostics;
+    {
+      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+        llvm::raw_string_ostream os(diagnostics);
+        os << diag.getLocation() << ": " << diag << "\n";
+        return success();
+      });
+      PassManager pm(ctx);
+      std::string parseErrors;
+      llvm::raw_string_ostream es(parseErrors);
+      FailureOr<OpPassManager> parsed = parsePassPipeline(kGraphPipeline, es);
+      if (failed(parsed)) {
+        error = "internal pipeline does not parse: " + parseErrors;
+        return nullptr;
+      }
+      static_cast<OpPassManager &>(pm) = std::move(*parsed);
+      if (failed(pm.run(*module))) {
+        error = "lowering graph '" + compiled->graphName + "' failed:\n" + diagnostics;
+        return nullptr;
+      }
+    }
+    // Translate, optimize and emit an object for this very CPU: without the host's triple and
+    // features nothing vectorizes.
+    {
+      DialectRegistry registry;
+      registerAllToLLVMIRTranslations(registry);
+      ctx->appendDialectRegistry(registry);
+    }
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder) {
+      error = llvm::toString(builder.takeError());
       return nullptr;
     }
-    static_cast<OpPassManager &>(pm) = std::move(*parsed);
-    if (failed(pm.run(*module))) {
-      error = "lowering graph '" + compiled->graphName + "' failed:\n" + diagnostics;
+    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    builder->setRelocationModel(llvm::Reloc::PIC_);
+    auto machine = builder->createTargetMachine();
+    if (!machine) {
+      error = llvm::toString(machine.takeError());
       return nullptr;
     }
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*module, llvmContext);
+    if (!llvmModule) {
+      error = "translating graph '" + compiled->graphName + "' to LLVM IR failed";
+      return nullptr;
+    }
+    llvmModule->setDataLayout((*machine)->createDataLayout());
+    llvmModule->setTargetTriple((*machine)->getTargetTriple());
+    addPackedEntry(*llvmModule);
+    if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
+      error = llvm::toString(std::move(e));
+      return nullptr;
+    }
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+      error = "cannot create the cache folder " + dir + ": " + ec.message();
+      return nullptr;
+    }
+    // Write to unique temporaries, then rename: concurrent processes never see half a file.
+    llvm::SmallString<256> objectPath, tempLibrary;
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(dir + "/%%%%%%%%.o", fd, objectPath)) {
+      error = "cannot write to " + dir + ": " + ec.message();
+      return nullptr;
+    }
+    {
+      llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+      llvm::legacy::PassManager codegen;
+      if ((*machine)->addPassesToEmitFile(codegen, out, nullptr,
+                                          llvm::CodeGenFileType::ObjectFile)) {
+        error = "the target cannot emit object files";
+        return nullptr;
+      }
+      codegen.run(*llvmModule);
+    }
+    tempLibrary = objectPath;
+    llvm::sys::path::replace_extension(tempLibrary, "so");
+    auto linker = llvm::sys::findProgramByName("ld.lld-22");
+    if (!linker)
+      linker = llvm::sys::findProgramByName("ld.lld");
+    if (!linker) {
+      error = "ld.lld not found (install lld-22)";
+      llvm::sys::fs::remove(objectPath);
+      return nullptr;
+    }
+    std::string libDir = DYNAMIR_LLVM_LIBRARY_DIR;
+    // libm's symbols resolve against the process at dlopen; memref.copy needs MLIR's C runner
+    // utilities.
+    llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-o", tempLibrary, objectPath,
+                                               "-L", libDir, "-lmlir_c_runner_utils", "-rpath",
+                                               libDir};
+    std::string linkError;
+    int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &linkError);
+    llvm::sys::fs::remove(objectPath);
+    if (rc != 0) {
+      error = "linking graph '" + compiled->graphName + "' failed: " + linkError;
+      llvm::sys::fs::remove(tempLibrary);
+      return nullptr;
+    }
+    if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, libraryPath)) {
+      error = "cannot store " + std::string(libraryPath) + ": " + ec.message();
+      return nullptr;
+    }
+  } else {
+    compiled->cached = true;
   }
 
-  // Compile for this very CPU: without the host's triple and features nothing vectorizes.
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder) {
-    error = llvm::toString(builder.takeError());
+  compiled->handle = dlopen(compiled->library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!compiled->handle) {
+    error = std::string("cannot load ") + compiled->library + ": " + dlerror();
     return nullptr;
   }
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto machine = builder->createTargetMachine();
-  if (!machine) {
-    error = llvm::toString(machine.takeError());
+  compiled->entry =
+      reinterpret_cast<void (*)(void **)>(dlsym(compiled->handle, kPackedEntry));
+  if (!compiled->entry) {
+    error = "no entry point in " + compiled->library;
     return nullptr;
   }
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine->get());
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // memref.copy lowers to a call into MLIR's C runner utilities.
-  static const llvm::StringRef libs[] = {DYNAMIR_C_RUNNER_UTILS};
-  options.sharedLibPaths = libs;
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(*module, options, std::move(*machine));
-  if (!engine) {
-    error = "JIT compilation of graph '" + compiled->graphName +
-            "' failed: " + llvm::toString(engine.takeError());
-    return nullptr;
-  }
-  compiled->engine = std::move(*engine);
   compiled->seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return compiled;
@@ -142,7 +284,7 @@ bool CompiledGraph::run(llvm::ArrayRef<Buffer> inputBuffers, llvm::ArrayRef<Buff
     error = "graph '" + graphName + "' called with the wrong number of buffers";
     return false;
   }
-  // The C interface takes one pointer per memref descriptor; outputs follow inputs.
+  // One descriptor per memref; outputs follow inputs.
   std::vector<std::vector<int64_t>> descriptors;
   for (const Buffer &b : inputBuffers)
     descriptors.push_back(makeDescriptor(b));
@@ -151,12 +293,6 @@ bool CompiledGraph::run(llvm::ArrayRef<Buffer> inputBuffers, llvm::ArrayRef<Buff
   std::vector<void *> pointers;
   for (auto &d : descriptors)
     pointers.push_back(d.data());
-  std::vector<void *> packed;
-  for (void *&p : pointers)
-    packed.push_back(&p);
-  if (llvm::Error e = engine->invokePacked("_mlir_ciface_graph", packed)) {
-    error = "running graph '" + graphName + "' failed: " + llvm::toString(std::move(e));
-    return false;
-  }
+  entry(pointers.data());
   return true;
 }

@@ -1,6 +1,8 @@
 """dynamir.compile: torch.compile-shaped entry point, with explain(), counters() and reset().
 
-A compiled function keeps, per traced frame, a list of cache entries (guards + host program +
+Compiled graphs are shared libraries in a persistent cache ($DYNAMIR_CACHE_DIR, else
+~/.cache/dynamir) keyed by the graph's IR, the pipeline, the CPU and the LLVM version, so a new
+process loads them instead of compiling. A compiled function keeps, per traced frame, a list of cache entries (guards + host program +
 graphs). A call evaluates each entry's guards in C++ on the live arguments and globals; the
 first entry whose guards hold runs its host program, which compiles each graph on its first
 call. A miss traces again (a recompile), up to `recompile_limit` entries, after which the
@@ -37,16 +39,17 @@ class BackendUnavailable(RuntimeError):
     """The requested backend cannot run on this machine (e.g. no GPU or CUDA driver)."""
 
 
-_COUNTER_NAMES = ("frames_traced", "graphs_compiled", "cache_hits", "recompiles",
-                  "eager_runs", "graph_breaks_hit")
+_COUNTER_NAMES = ("frames_traced", "graphs_compiled", "graphs_from_disk_cache", "cache_hits",
+                  "recompiles", "eager_runs", "graph_breaks_hit")
 _counters = collections.Counter()
 _guard_failures = []
 _compiled_functions = weakref.WeakSet()
 
 
 def counters():
-    """Process-wide counters: frames traced, graphs compiled, cache hits, recompiles, eager
-    runs, graph breaks hit at run time, and the guard failures that caused recompiles."""
+    """Process-wide counters: frames traced, graphs loaded (graphs_compiled) and how many of
+    those came from the persistent disk cache, cache hits, recompiles, eager runs, graph breaks
+    hit at run time, and the guard failures that caused recompiles."""
     out = {name: _counters[name] for name in _COUNTER_NAMES}
     out["guard_failures"] = list(_guard_failures)
     return out
@@ -210,6 +213,7 @@ class CompiledFunction:
     def _run(self, entry, args, kwargs, local_vars, global_vars):
         self._last = entry
         before = entry.native.graphs_compiled
+        before_disk = entry.native.graphs_from_disk
         try:
             outputs = entry.native.run(local_vars, global_vars)
         except _dynamir.GraphBreakSignal as brk:
@@ -218,7 +222,15 @@ class CompiledFunction:
             _counters["graph_breaks_hit"] += 1
             self._log(f"graph break at run time ({brk}); frame finishes eagerly")
             return self._eager(args, kwargs)
+        except RuntimeError as failure:
+            # Dynamir could not compile or run a graph of this entry: the function runs
+            # eagerly from now on, with the reason logged once.
+            self._eager_reason = f"compilation failed: {failure}"
+            warnings.warn(f"dynamir: {getattr(self._fn, '__qualname__', '?')} runs eagerly: "
+                          f"{failure}", RuntimeWarning, stacklevel=3)
+            return self._eager(args, kwargs)
         _counters["graphs_compiled"] += entry.native.graphs_compiled - before
+        _counters["graphs_from_disk_cache"] += entry.native.graphs_from_disk - before_disk
         return self._rebuild(entry.native.output_structure, outputs, args, kwargs)
 
     @staticmethod

@@ -271,6 +271,8 @@ void populateIRBindings(py::module_ &m) {
                              [](PyEntry &self) { return self.entry->outputStructure(); })
       .def_property_readonly("graphs_compiled",
                              [](PyEntry &self) { return self.entry->stats().graphsCompiled; })
+      .def_property_readonly("graphs_from_disk",
+                             [](PyEntry &self) { return self.entry->stats().graphsFromDisk; })
       .def_property_readonly("host_syncs",
                              [](PyEntry &self) { return self.entry->stats().hostSyncs; })
       .def_property_readonly("compile_seconds",

@@ -184,3 +184,25 @@ def test_to_dot_draws_graphs_branches_and_breaks():
     dot = e.to_dot()
     assert dot.startswith("digraph dynamir {") and "shape=diamond" in dot
     assert "style=dashed" in dot  # the never-compiled sin/cos graphs
+
+
+DISK_CACHE_SCRIPT = """
+import numpy as np, dynamir
+f = dynamir.compile(lambda x: np.cos(np.sin(x * 2) + 1) * 3)
+x = np.linspace(-1, 1, 100, dtype=np.float32)
+assert np.allclose(f(x), np.cos(np.sin(x * 2) + 1) * 3, rtol=1e-5, atol=1e-6)
+c = dynamir.counters()
+print(c["graphs_compiled"], c["graphs_from_disk_cache"])
+"""
+
+
+def test_persistent_cache_serves_a_new_process(tmp_path):
+    import subprocess
+    import sys
+
+    env = dict(__import__("os").environ, DYNAMIR_CACHE_DIR=str(tmp_path))
+    run = lambda: subprocess.run([sys.executable, "-c", DISK_CACHE_SCRIPT], env=env,
+                                 capture_output=True, text=True, check=True).stdout.split()
+    assert run() == ["1", "0"]  # compiled and stored
+    assert run() == ["1", "1"]  # loaded from disk by another process
+    assert len(list(tmp_path.glob("*.so"))) == 1

@@ -1,9 +1,12 @@
 //===- GraphCompiler.h - JIT-compile dyn graphs for the host CPU -*- C++ -*-===//
 //
 // A graph (a `dyn.graph` function from dyn-split-graphs) is lowered with dyn-to-linalg, then
-// bufferized with its results turned into out-parameters, lowered to LLVM and JIT-compiled
-// for the host CPU (target triple and CPU features set, so LLVM vectorizes). Callers own every
-// buffer: inputs and outputs are passed as strided memref descriptors.
+// bufferized with its results turned into out-parameters, lowered to LLVM, optimized and
+// compiled for the host CPU (target triple and CPU features set, so LLVM vectorizes) into an
+// object file, linked with lld into a shared library and loaded with dlopen. The library lives
+// in a persistent cache keyed by the graph's IR, the pipeline, the CPU and the LLVM version, so
+// another process loads it without compiling. Callers own every buffer: inputs and outputs are
+// passed as strided memref descriptors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +21,6 @@
 #include <vector>
 
 namespace mlir {
-class ExecutionEngine;
 namespace func {
 class FuncOp;
 } // namespace func
@@ -48,13 +50,23 @@ public:
   llvm::ArrayRef<mlir::RankedTensorType> inputTypes() const { return inputs; }
   llvm::ArrayRef<mlir::RankedTensorType> outputTypes() const { return outputs; }
   double compileSeconds() const { return seconds; }
+  /// True when the library came from the on-disk cache (nothing was compiled).
+  bool fromCache() const { return cached; }
+  const std::string &libraryPath() const { return library; }
+
+  /// The cache folder: $DYNAMIR_CACHE_DIR, else $XDG_CACHE_HOME/dynamir, else
+  /// ~/.cache/dynamir.
+  static std::string cacheDirectory();
 
 private:
   CompiledGraph() = default;
 
   std::string graphName;
   std::vector<mlir::RankedTensorType> inputs, outputs;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void *handle = nullptr;
+  void (*entry)(void **) = nullptr;
+  std::string library;
+  bool cached = false;
   double seconds = 0;
 };
 
