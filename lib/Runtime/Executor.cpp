@@ -154,11 +154,21 @@ std::string dtypeName(py::handle obj) {
   return name;
 }
 
+/// torch.Tensor once torch is loaded (looked up again until then: torch may load later).
 bool isTorchTensor(py::handle obj) {
-  py::dict modules = py::module_::import("sys").attr("modules");
-  if (!modules.contains("torch"))
-    return false;
-  return py::isinstance(obj, modules["torch"].attr("Tensor"));
+  static PyObject *tensorType = nullptr;
+  if (!tensorType) {
+    PyObject *modules = PySys_GetObject("modules"); // borrowed
+    PyObject *torch = modules ? PyDict_GetItemString(modules, "torch") : nullptr;
+    if (!torch)
+      return false;
+    tensorType = PyObject_GetAttrString(torch, "Tensor"); // kept for the process
+    if (!tensorType) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  return PyObject_IsInstance(obj.ptr(), tensorType) == 1;
 }
 } // namespace
 
@@ -170,6 +180,18 @@ struct Entry::Guard {
   py::object value;
   RankedTensorType tensorType;
   bool contiguous = false;
+  // Filled by the first successful check: later checks compare pointers instead of names.
+  mutable py::object seenType, seenDtype;
+
+  bool typeMatches(py::handle obj) const {
+    py::handle type = py::type::handle_of(obj);
+    if (seenType && type.is(seenType))
+      return true;
+    if (qualifiedTypeName(obj) != typeName)
+      return false;
+    seenType = py::reinterpret_borrow<py::object>(type);
+    return true;
+  }
 
   /// Checks the guard; on failure explains what differed.
   bool check(py::dict locals, py::dict globals, std::string &failure) const {
@@ -190,7 +212,7 @@ struct Entry::Guard {
         return fail("is a different object");
       return true;
     case Type:
-      if (qualifiedTypeName(obj) != typeName)
+      if (!typeMatches(obj))
         return fail("expected type " + typeName + ", got " + qualifiedTypeName(obj));
       return true;
     case Length:
@@ -208,28 +230,42 @@ struct Entry::Guard {
       return true;
     }
     case Tensor: {
-      if (qualifiedTypeName(obj) != typeName)
+      if (!typeMatches(obj))
         return fail("expected a " + typeName + ", got " + qualifiedTypeName(obj));
-      std::string dtype = dtypeName(obj);
-      if (dtype != numpyDtype(tensorType.getElementType()))
-        return fail("expected dtype " + numpyDtype(tensorType.getElementType()) + ", got " +
-                    dtype);
-      py::tuple shape = py::tuple(obj.attr("shape"));
-      if (static_cast<int64_t>(shape.size()) != tensorType.getRank())
-        return fail("expected rank " + std::to_string(tensorType.getRank()) + ", got " +
-                    std::to_string(shape.size()));
-      for (int64_t d = 0; d < tensorType.getRank(); ++d)
-        if (!tensorType.isDynamicDim(d) && shape[d].cast<int64_t>() != tensorType.getDimSize(d))
-          return fail("expected size " + std::to_string(tensorType.getDimSize(d)) +
-                      " in dimension " + std::to_string(d) + ", got " +
-                      std::to_string(shape[d].cast<int64_t>()));
-      if (contiguous) {
-        bool isContiguous = isTorchTensor(obj)
-                                ? obj.attr("is_contiguous")().cast<bool>()
-                                : obj.attr("flags").attr("c_contiguous").cast<bool>();
-        if (!isContiguous)
-          return fail("is not contiguous");
+      py::object dtype = obj.attr("dtype");
+      if (!(seenDtype && dtype.is(seenDtype))) {
+        std::string name = dtypeName(obj);
+        if (name != numpyDtype(tensorType.getElementType()))
+          return fail("expected dtype " + numpyDtype(tensorType.getElementType()) + ", got " +
+                      name);
+        seenDtype = dtype;
       }
+      auto checkShape = [&](int64_t rank, auto sizeOf) {
+        if (rank != tensorType.getRank())
+          return fail("expected rank " + std::to_string(tensorType.getRank()) + ", got " +
+                      std::to_string(rank));
+        for (int64_t d = 0; d < rank; ++d)
+          if (!tensorType.isDynamicDim(d) && sizeOf(d) != tensorType.getDimSize(d))
+            return fail("expected size " + std::to_string(tensorType.getDimSize(d)) +
+                        " in dimension " + std::to_string(d) + ", got " +
+                        std::to_string(sizeOf(d)));
+        return true;
+      };
+      if (py::isinstance<py::array>(obj)) {
+        // numpy arrays: shape and flags straight from the array struct.
+        auto array = py::reinterpret_borrow<py::array>(obj);
+        if (!checkShape(array.ndim(), [&](int64_t d) { return int64_t(array.shape(d)); }))
+          return false;
+        if (contiguous && !(array.flags() & py::array::c_style))
+          return fail("is not contiguous");
+        return true;
+      }
+      py::tuple shape = py::tuple(obj.attr("shape"));
+      if (!checkShape(int64_t(shape.size()),
+                      [&](int64_t d) { return shape[d].cast<int64_t>(); }))
+        return false;
+      if (contiguous && !obj.attr("is_contiguous")().cast<bool>())
+        return fail("is not contiguous");
       return true;
     }
     }
@@ -323,11 +359,15 @@ std::string Entry::outputStructure() const {
 namespace {
 /// A C-contiguous numpy view of an array or CPU tensor argument (zero-copy when possible).
 py::array asArray(py::handle obj) {
+  if (py::isinstance<py::array>(obj)) {
+    auto array = py::reinterpret_borrow<py::array>(obj);
+    if (array.flags() & py::array::c_style)
+      return array;
+  }
   py::object value = py::reinterpret_borrow<py::object>(obj);
   if (isTorchTensor(obj))
     value = value.attr("detach")().attr("numpy")();
-  py::module_ np = py::module_::import("numpy");
-  return np.attr("ascontiguousarray")(value);
+  return py::array::ensure(value, py::array::c_style);
 }
 
 py::tuple shapeTuple(ArrayRef<int64_t> shape) {
@@ -348,11 +388,43 @@ Buffer toBuffer(const py::array &array) {
 }
 } // namespace
 
+Entry::CallSite &Entry::callSite(func::CallOp call) {
+  CallSite &site = callSites[call.getOperation()];
+  if (site.graph)
+    return site;
+  std::unique_ptr<CompiledGraph> &slot = compiled[call.getCallee()];
+  if (!slot) {
+    auto graph = module->lookupSymbol<func::FuncOp>(call.getCallee());
+    std::string error;
+    slot = CompiledGraph::compile(graph, error);
+    if (!slot) {
+      compiled.erase(call.getCallee());
+      callSites.erase(call.getOperation());
+      throw std::runtime_error(error);
+    }
+    ++counters.graphsCompiled;
+    counters.graphsFromDisk += slot->fromCache();
+    counters.compileSeconds += slot->compileSeconds();
+  }
+  for (RankedTensorType type : slot->outputTypes()) {
+    std::string dtype = numpyDtype(type.getElementType());
+    if (!type.hasStaticShape() || dtype.empty()) {
+      callSites.erase(call.getOperation());
+      throw std::runtime_error("graph '" + slot->name() +
+                               "' has a result with a dynamic size or no numpy dtype: not "
+                               "supported by the CPU runtime yet");
+    }
+    site.outputDtypes.push_back(py::dtype(dtype));
+    site.outputShapes.emplace_back(type.getShape().begin(), type.getShape().end());
+  }
+  site.graph = slot.get();
+  return site;
+}
+
 py::list Entry::run(py::dict locals, py::dict globals) {
   llvm::DenseMap<Value, py::object> env;
   for (auto [arg, source] : llvm::zip(host.getArguments(), argSources))
     env[arg] = asArray(source.resolve(locals, globals));
-  py::module_ np = py::module_::import("numpy");
   py::list results;
 
   std::function<void(Block &, SmallVectorImpl<py::object> &)> runBlock =
@@ -361,41 +433,23 @@ py::list Entry::run(py::dict locals, py::dict globals) {
           if (isa<dyn::GuardOpInterface>(op))
             continue;
           if (auto call = dyn_cast<func::CallOp>(op)) {
-            auto graph = module->lookupSymbol<func::FuncOp>(call.getCallee());
-            std::unique_ptr<CompiledGraph> &slot = compiled[call.getCallee()];
-            if (!slot) {
-              std::string error;
-              slot = CompiledGraph::compile(graph, error);
-              if (!slot) {
-                compiled.erase(call.getCallee());
-                throw std::runtime_error(error);
-              }
-              ++counters.graphsCompiled;
-              counters.graphsFromDisk += slot->fromCache();
-              counters.compileSeconds += slot->compileSeconds();
-            }
+            CallSite &site = callSite(call);
             std::vector<Buffer> inputs, outputs;
             std::vector<py::array> keepAlive;
             for (Value operand : call.getOperands()) {
-              py::array a = np.attr("ascontiguousarray")(env.lookup(operand));
-              keepAlive.push_back(a);
+              py::array a = asArray(env.lookup(operand));
               inputs.push_back(toBuffer(a));
+              keepAlive.push_back(std::move(a));
             }
-            for (auto [result, type] : llvm::zip(call.getResults(), slot->outputTypes())) {
-              if (!type.hasStaticShape())
-                throw std::runtime_error("graph '" + slot->name() +
-                                         "' has a dynamic result shape: not supported by the CPU "
-                                         "runtime yet");
-              std::string dtype = numpyDtype(type.getElementType());
-              if (dtype.empty())
-                throw std::runtime_error("no numpy dtype for a graph result");
+            for (auto [result, dtype, shape] :
+                 llvm::zip(call.getResults(), site.outputDtypes, site.outputShapes)) {
               // Outputs come from numpy's allocator (huge pages for large arrays).
-              py::array out = np.attr("empty")(shapeTuple(type.getShape()), dtype);
+              py::array out(dtype, shape);
               outputs.push_back(toBuffer(out));
-              env[result] = out;
+              env[result] = std::move(out);
             }
             std::string error;
-            if (!slot->run(inputs, outputs, error))
+            if (!site.graph->run(inputs, outputs, error))
               throw std::runtime_error(error);
             continue;
           }
@@ -439,8 +493,8 @@ py::list Entry::run(py::dict locals, py::dict globals) {
             py::object value = isa<FloatAttr>(splat)
                                    ? py::object(py::float_(cast<FloatAttr>(splat).getValueAsDouble()))
                                    : py::object(py::int_(cast<IntegerAttr>(splat).getInt()));
-            env[constant.getResult()] =
-                np.attr("full")(shapeTuple(dense.getType().getShape()), value, dtype);
+            env[constant.getResult()] = py::module_::import("numpy").attr("full")(
+                shapeTuple(dense.getType().getShape()), value, dtype);
             continue;
           }
           throw std::runtime_error("the CPU runtime cannot run host op " +

@@ -11,6 +11,7 @@ reaches a graph break, runs eagerly: graphs are pure, so nothing ran twice and t
 side effects happen exactly once, in order.
 """
 
+import builtins
 import collections
 import dataclasses
 import functools
@@ -26,6 +27,8 @@ import _dynamir
 
 from . import ir
 from .tracing import GraphBreak, trace
+
+builtins_compile = builtins.compile
 
 __all__ = ["compile", "explain", "counters", "reset", "GraphBreakError", "BackendUnavailable",
            "CompiledFunction", "Explanation"]
@@ -103,6 +106,7 @@ class _Entry:
     kernels_during_tracing: int
     trace_seconds: float
     pass_seconds: float
+    rebuild: object = None
 
 
 class CompiledFunction:
@@ -137,15 +141,37 @@ class CompiledFunction:
         """The traced frame's locals and globals, as the guards' sources name them."""
         if self._module is not None and _is_known_layer(self._module):
             return {"self": self._module, "args": args}, {}
+        frame = self.__dict__.get("_frame_builder")
+        if frame is None:
+            frame = self._frame_builder = self._make_frame_builder()
+        return frame(args, kwargs)
+
+    def _make_frame_builder(self):
+        """Binding arguments with inspect costs microseconds per call: plain positional calls
+        (the common case) bind by zipping names instead."""
         fn = self._fn
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-        bound.apply_defaults()
-        local_vars = dict(bound.arguments)
         func = getattr(fn, "__func__", fn)
+        signature = inspect.signature(fn)
+        bound_self = {}
         if hasattr(fn, "__self__"):
-            first = next(iter(inspect.signature(func).parameters))
-            local_vars[first] = fn.__self__
-        return local_vars, func.__globals__
+            bound_self[next(iter(inspect.signature(func).parameters))] = fn.__self__
+        names = tuple(signature.parameters)
+        simple = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
+                     for p in signature.parameters.values())
+        globals_ = func.__globals__
+
+        def frame(args, kwargs):
+            if simple and not kwargs and len(args) == len(names):
+                local_vars = dict(zip(names, args))
+            else:
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                local_vars = dict(bound.arguments)
+            if bound_self:
+                local_vars.update(bound_self)
+            return local_vars, globals_
+
+        return frame
 
     def _eager(self, args, kwargs):
         _counters["eager_runs"] += 1
@@ -229,25 +255,34 @@ class CompiledFunction:
             warnings.warn(f"dynamir: {getattr(self._fn, '__qualname__', '?')} runs eagerly: "
                           f"{failure}", RuntimeWarning, stacklevel=3)
             return self._eager(args, kwargs)
-        _counters["graphs_compiled"] += entry.native.graphs_compiled - before
-        _counters["graphs_from_disk_cache"] += entry.native.graphs_from_disk - before_disk
-        return self._rebuild(entry.native.output_structure, outputs, args, kwargs)
+        if entry.native.graphs_compiled != before:
+            _counters["graphs_compiled"] += entry.native.graphs_compiled - before
+            _counters["graphs_from_disk_cache"] += entry.native.graphs_from_disk - before_disk
+        if entry.rebuild is None:
+            entry.rebuild = self._make_rebuild(entry.native.output_structure)
+        return entry.rebuild(outputs, args, kwargs)
 
     @staticmethod
-    def _rebuild(structure, outputs, args, kwargs):
-        torch = sys.modules.get("torch")
-        to_torch = torch is not None and _has_torch_tensor(list(args) + list(kwargs.values()))
+    def _make_rebuild(structure):
+        """The function that turns the flat outputs into the traced function's result."""
+        code = None
+        if structure != "%0":
+            source = re.sub(r"%(\d+)", r"_o[\1]", structure)
+            code = builtins_compile(source, "<dynamir output>", "eval")  # our own literal
 
-        def convert(array):
+        def rebuild(outputs, args, kwargs):
+            torch = sys.modules.get("torch")
+            to_torch = torch is not None and _has_torch_tensor(args) or (
+                torch is not None and kwargs and _has_torch_tensor(kwargs.values()))
             if to_torch:
-                return torch.from_numpy(array)
-            return array[()] if array.ndim == 0 else array
+                values = [torch.from_numpy(o) for o in outputs]
+            else:
+                values = [o[()] if o.ndim == 0 else o for o in outputs]
+            if code is None:
+                return values[0]
+            return eval(code, {"__builtins__": {}}, {"_o": values})
 
-        values = [convert(o) for o in outputs]
-        if structure == "%0":
-            return values[0]
-        code = re.sub(r"%(\d+)", r"_o[\1]", structure)
-        return eval(code, {"__builtins__": {}}, {"_o": values})  # our own generated literal
+        return rebuild
 
     # -- nn.Module look-alike -----------------------------------------------------------------
     def __getattr__(self, name):

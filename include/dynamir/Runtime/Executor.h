@@ -18,6 +18,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <memory>
@@ -83,7 +84,16 @@ public:
 
 private:
   struct Guard;
+  /// A graph call of the host program with what each call needs, resolved once.
+  struct CallSite {
+    CompiledGraph *graph = nullptr;
+    std::vector<pybind11::dtype> outputDtypes;
+    std::vector<std::vector<pybind11::ssize_t>> outputShapes;
+  };
+  CallSite &callSite(mlir::func::CallOp call);
+
   std::vector<Guard> guards;
+  llvm::DenseMap<mlir::Operation *, CallSite> callSites;
   std::vector<Source> argSources;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp host;

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the benchmark peers (numexpr, numba, jax), builds Dynamir, and runs the benchmark
+# suite (under 10 minutes on 2 cores). Extra arguments go to bench/run.py (--quick,
+# --no-torch-compile).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+.venv/bin/python -m pip install -q -r requirements-bench.txt
+./scripts/build.sh >/dev/null
+exec .venv/bin/python bench/run.py "$@"
