@@ -30,7 +30,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.requirements.sha
-want=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d" " -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing Python requirements into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
