@@ -28,6 +28,7 @@ static void buildLowerToLLVM(mlir::OpPassManager &pm) {
     if (mlir::failed(mlir::parsePassPipeline(text, pm)))
       llvm::report_fatal_error(llvm::Twine("bad built-in pipeline: ") + text);
   };
+  parse("linalg-generalize-named-ops,dyn-cpu-loop-order");
   parse("one-shot-bufferize{bufferize-function-boundaries=1 "
         "function-boundary-type-conversion=identity-layout-map}");
   parse("buffer-deallocation-pipeline,convert-bufferization-to-memref");

@@ -36,7 +36,7 @@ namespace {
 /// The lowering of one graph: destination-passing style (results become out-parameters the
 /// caller allocates; inputs are never written), then the CPU pipeline.
 constexpr const char *kGraphPipeline =
-    "builtin.module(dyn-to-linalg,"
+    "builtin.module(dyn-to-linalg,linalg-generalize-named-ops,dyn-cpu-loop-order,"
     "one-shot-bufferize{bufferize-function-boundaries=1 "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
@@ -47,7 +47,7 @@ constexpr const char *kGraphPipeline =
     "convert-func-to-llvm,reconcile-unrealized-casts)";
 
 /// Bump when the generated code's ABI or the pipeline's meaning changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v1";
+constexpr const char *kCacheVersion = "dynamir-graph-v2";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 
 /// A ranked strided memref descriptor as the LLVM lowering lays it out.

@@ -106,4 +106,18 @@ def DynSplitReductions : Pass<"dyn-split-reductions"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def DynCPULoopOrder : Pass<"dyn-cpu-loop-order"> {
+  let summary = "Order the loops of linalg reductions and contractions for the CPU";
+  let description = [{
+    Loops lowered from a `linalg.generic` nest in iteration-space order, so the innermost loop
+    decides how memory is walked and whether LLVM can vectorize. For every generic with a
+    reduction loop (named ops should be generalized first), the loop that is the last index of
+    the most operands (stride-1 access) becomes the innermost: `C[m,n] += A[m,k] * B[k,n]`
+    runs m-k-n (unit stride on B and C), `x[m,k] * W[n,k]` (linear) keeps k innermost as a dot
+    product. When a float add reduction ends up innermost it may reassociate (as BLAS does),
+    which lets LLVM keep vector partial sums. All-parallel generics keep their row-major order.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // DYNAMIR_TRANSFORMS_PASSES_TD
