@@ -61,6 +61,22 @@ std::vector<int64_t> makeDescriptor(const Buffer &buffer) {
   return d;
 }
 
+/// Identifies the build of Dynamir doing the compiling (the shared object this code is in):
+/// a rebuilt Dynamir lowers differently, so its graphs must not come from an older cache.
+std::string compilerStamp() {
+  static const std::string stamp = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&compilerStamp), &info) || !info.dli_fname)
+      return std::string("unknown");
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(info.dli_fname, status))
+      return std::string(info.dli_fname);
+    return std::string(info.dli_fname) + ";" + std::to_string(status.getSize()) + ";" +
+           std::to_string(status.getLastModificationTime().time_since_epoch().count());
+  }();
+  return stamp;
+}
+
 std::string hostCPUDescription() {
   std::string features;
   for (auto &f : llvm::sys::getHostCPUFeatures())
@@ -148,6 +164,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     hasher.update(part);
   std::string cpu = hostCPUDescription();
   hasher.update(cpu);
+  hasher.update(compilerStamp());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true).substr(0, 32);
   std::string dir = cacheDirectory();
   llvm::SmallString<256> libraryPath(dir);

@@ -195,7 +195,8 @@ class CompiledFunction:
         split = "dyn-split-graphs{capture-control-flow=%d}" % int(self.capture_control_flow)
         result.module.run_pipeline(f"dyn-optimize,{split}")
         passes = time.perf_counter()
-        native = _dynamir.Entry(result.module._native, host)
+        native = _dynamir.Entry(result.module._native, host,
+                                interpret=self.backend == "eager")
         entry = _Entry(native, result.module, host, result.graph_breaks, result.kernel_count,
                        traced - start, passes - traced)
         self._entries.append(entry)
@@ -209,7 +210,7 @@ class CompiledFunction:
 
     # -- call -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._eager_reason is not None or self.backend == "eager":
+        if self._eager_reason is not None:
             return self._eager(args, kwargs)
         local_vars, global_vars = self._frame(args, kwargs)
         failure = None

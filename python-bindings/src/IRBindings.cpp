@@ -249,12 +249,12 @@ void populateIRBindings(py::module_ &m) {
   py::class_<PyEntry>(m, "Entry",
                       "A compiled frame: guards checked in C++ and a host program that runs "
                       "lazily compiled graphs")
-      .def(py::init([](PyModule &module, const std::string &function) {
+      .def(py::init([](PyModule &module, const std::string &function, bool interpret) {
              OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module.get()->clone()));
-             return PyEntry{module.getContext(),
-                            std::make_unique<runtime::Entry>(std::move(copy), function)};
+             return PyEntry{module.getContext(), std::make_unique<runtime::Entry>(
+                                                     std::move(copy), function, interpret)};
            }),
-           py::arg("module"), py::arg("function"))
+           py::arg("module"), py::arg("function"), py::arg("interpret") = false)
       .def(
           "check",
           [](PyEntry &self, py::dict locals, py::dict globals) -> py::object {

@@ -58,6 +58,11 @@ private:
   static std::shared_ptr<Source> parse(const std::string &text, size_t &pos);
 };
 
+/// Runs a graph op by op with numpy (backend="eager"); results have the IR's dtypes and
+/// shapes.
+std::vector<pybind11::object> interpretGraph(mlir::func::FuncOp graph,
+                                             const std::vector<pybind11::object> &inputs);
+
 struct EntryStats {
   int64_t graphsCompiled = 0;   // loaded, whether compiled now or found on disk
   int64_t graphsFromDisk = 0;   // of those, found in the persistent cache
@@ -68,7 +73,9 @@ struct EntryStats {
 class Entry {
 public:
   /// Takes a module after dyn-optimize and dyn-split-graphs; `function` is the host program.
-  Entry(mlir::OwningOpRef<mlir::ModuleOp> module, const std::string &function);
+  /// With `interpret`, graphs run op by op through numpy instead of being compiled.
+  Entry(mlir::OwningOpRef<mlir::ModuleOp> module, const std::string &function,
+        bool interpret = false);
   ~Entry();
 
   /// Evaluates the guards; on a failure returns false and describes the failing guard.
@@ -97,6 +104,7 @@ private:
   std::vector<Source> argSources;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp host;
+  bool interpret = false;
   llvm::StringMap<std::unique_ptr<CompiledGraph>> compiled;
   EntryStats counters;
 };

@@ -4,8 +4,8 @@
 // bufferized with its results turned into out-parameters, lowered to LLVM, optimized and
 // compiled for the host CPU (target triple and CPU features set, so LLVM vectorizes) into an
 // object file, linked with lld into a shared library and loaded with dlopen. The library lives
-// in a persistent cache keyed by the graph's IR, the pipeline, the CPU and the LLVM version, so
-// another process loads it without compiling. Callers own every buffer: inputs and outputs are
+// in a persistent cache keyed by the graph's IR, the pipeline, the CPU, the LLVM version and the
+// Dynamir build, so another process loads it without compiling. Callers own every buffer: inputs and outputs are
 // passed as strided memref descriptors.
 //
 //===----------------------------------------------------------------------===//

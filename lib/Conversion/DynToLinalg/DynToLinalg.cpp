@@ -810,7 +810,9 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
   }
 };
 
-/// Strided slices, negative steps included: out[i] = x[start + step * i] per dimension.
+/// Slices with positive steps are tensor.extract_slice; with a negative step anywhere, a
+/// generic reading out[i] = x[start + step * i] per dimension (a plain `d` in an input map
+/// would fix the loop range to the input's size, so this form is only for reversed reads).
 struct SliceLowering : OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
@@ -818,6 +820,17 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     MLIRContext *ctx = rewriter.getContext();
     auto out = cast<RankedTensorType>(op.getType());
     int64_t rank = out.getRank();
+    if (llvm::all_of(op.getSteps(), [](int64_t step) { return step > 0; })) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (int64_t d = 0; d < rank; ++d) {
+        offsets.push_back(rewriter.getIndexAttr(op.getStarts()[d]));
+        sizes.push_back(rewriter.getIndexAttr(out.getDimSize(d)));
+        strides.push_back(rewriter.getIndexAttr(op.getSteps()[d]));
+      }
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, out, adaptor.getX(), offsets,
+                                                          sizes, strides);
+      return success();
+    }
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < rank; ++d)
       exprs.push_back(getAffineDimExpr(d, ctx) * op.getSteps()[d] + op.getStarts()[d]);

@@ -66,6 +66,16 @@ func.func @slice(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// Positive steps: one tensor.extract_slice (x[1:4:2, :2]).
+// CHECK-LABEL: func.func @slice_positive
+// CHECK: tensor.extract_slice %{{.*}}[1, 0] [2, 2] [2, 1] : tensor<4x8xf32> to tensor<2x2xf32>
+func.func @slice_positive(%x: tensor<4x8xf32>) -> tensor<2x2xf32> {
+  %0 = dyn.slice %x starts [1, 0] stops [4, 2] steps [2, 1] : tensor<4x8xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
 // The conversion folds first: constant fills are splat constants; an arange too big to fold
 // (over 4096 elements) is a generic over linalg.index.
 // CHECK-LABEL: func.func @generators
