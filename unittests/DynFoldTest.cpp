@@ -5,8 +5,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Matchers.h"
 
 #include "gtest/gtest.h"
 
@@ -52,9 +52,9 @@ TEST_F(DynFoldTest, FoldsBroadcastAddOfConstants) {
 
 TEST_F(DynFoldTest, FoldsReductionOverOneDim) {
   Value x = constant({1, 2, 3, 4, 5, 6}, {2, 3});
-  Value sum = builder.createOrFold<SumOp>(builder.getUnknownLoc(), x,
-                                          builder.getDenseI64ArrayAttr({1}),
-                                          /*keepdim=*/false);
+  Value sum =
+      builder.createOrFold<SumOp>(builder.getUnknownLoc(), x, builder.getDenseI64ArrayAttr({1}),
+                                  /*keepdim=*/false);
   DenseElementsAttr folded;
   ASSERT_TRUE(matchPattern(sum, m_Constant(&folded)));
   SmallVector<float> values(folded.getValues<float>());

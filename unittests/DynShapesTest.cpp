@@ -62,8 +62,7 @@ TEST(DynShapes, SliceLengthMatchesPythonRanges) {
         int64_t expected = 0;
         for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
           ++expected;
-        EXPECT_EQ(sliceLength(start, stop, step), expected)
-            << start << ":" << stop << ":" << step;
+        EXPECT_EQ(sliceLength(start, stop, step), expected) << start << ":" << stop << ":" << step;
       }
 }
 } // namespace

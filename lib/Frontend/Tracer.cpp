@@ -42,8 +42,8 @@ enum Opcode : int {
 
 int cacheEntries(int op) {
   switch (op) {
-#define OPCODE(name, number, caches)                                                           \
-  case number:                                                                                 \
+#define OPCODE(name, number, caches)                                                               \
+  case number:                                                                                     \
     return caches;
 #include "dynamir/Frontend/Opcodes311.def"
   default:
@@ -53,8 +53,8 @@ int cacheEntries(int op) {
 
 const char *opcodeName(int op) {
   switch (op) {
-#define OPCODE(name, number, caches)                                                           \
-  case number:                                                                                 \
+#define OPCODE(name, number, caches)                                                               \
+  case number:                                                                                     \
     return #name;
 #include "dynamir/Frontend/Opcodes311.def"
   default:
@@ -92,8 +92,7 @@ std::shared_ptr<Code> decode(py::handle codeObject) {
     code->localNames.push_back(n.cast<std::string>());
   for (py::handle n : codeObject.attr("co_cellvars")) {
     std::string name = n.cast<std::string>();
-    if (std::find(code->localNames.begin(), code->localNames.end(), name) ==
-        code->localNames.end())
+    if (std::find(code->localNames.begin(), code->localNames.end(), name) == code->localNames.end())
       code->localNames.push_back(name);
   }
   for (py::handle n : codeObject.attr("co_freevars"))
@@ -134,18 +133,18 @@ std::shared_ptr<Code> decode(py::handle codeObject) {
 enum class Lib { Numpy, Torch };
 
 enum class VK {
-  Tensor,      // a fake tensor: `value` carries dtype and shape
-  Const,       // a Python constant (number, string, None, dtype, ...) in `obj`
-  Tuple,       // `items`
-  List,        // `items` (mutable outside data-dependent branches)
-  Dict,        // `keys` (Python constants) with values in `items`
-  Object,      // a module, class, builtin or library function in `obj`
-  Function,    // a Python function in `obj`, inlined when called
-  NNModule,    // an nn.Module instance in `obj`
-  Method,      // `name` bound to items[0] (tensor, list or nn.Module)
-  Null,        // the NULL LOAD_GLOBAL/LOAD_METHOD push
-  Iterator,    // over `items`, next at `iterPos`
-  Slice,       // items: start, stop, step (Const or None)
+  Tensor,   // a fake tensor: `value` carries dtype and shape
+  Const,    // a Python constant (number, string, None, dtype, ...) in `obj`
+  Tuple,    // `items`
+  List,     // `items` (mutable outside data-dependent branches)
+  Dict,     // `keys` (Python constants) with values in `items`
+  Object,   // a module, class, builtin or library function in `obj`
+  Function, // a Python function in `obj`, inlined when called
+  NNModule, // an nn.Module instance in `obj`
+  Method,   // `name` bound to items[0] (tensor, list or nn.Module)
+  Null,     // the NULL LOAD_GLOBAL/LOAD_METHOD push
+  Iterator, // over `items`, next at `iterPos`
+  Slice,    // items: start, stop, step (Const or None)
 };
 
 struct Var;
@@ -247,8 +246,7 @@ namespace {
 
 class Tracer {
 public:
-  Tracer(MLIRContext *ctx, const TraceOptions &options)
-      : ctx(ctx), options(options), b(ctx) {
+  Tracer(MLIRContext *ctx, const TraceOptions &options) : ctx(ctx), options(options), b(ctx) {
     ctx->getOrLoadDialect<dyn::DynDialect>();
     ctx->getOrLoadDialect<func::FuncDialect>();
     ctx->getOrLoadDialect<arith::ArithDialect>();
@@ -272,8 +270,7 @@ private:
   Location loc() {
     if (!current)
       return b.getUnknownLoc();
-    return FileLineColLoc::get(ctx, current->filename, currentInstr.line,
-                               currentInstr.col + 1);
+    return FileLineColLoc::get(ctx, current->filename, currentInstr.line, currentInstr.col + 1);
   }
   Type elementTypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
   RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
@@ -308,8 +305,7 @@ private:
   /// inference succeeds: a shape or dtype error in the traced program (`a @ b` with mismatched
   /// sizes) becomes a graph break with the verifier's message, so the host runs it eagerly and
   /// raises exactly what numpy or torch raises.
-  template <typename OpTy>
-  Value create(ValueRange operands) {
+  template <typename OpTy> Value create(ValueRange operands) {
     std::string message;
     SmallVector<Type> types;
     LogicalResult inferred = failure();
@@ -412,8 +408,7 @@ private:
       return a.isInteger(1) ? i64() : a;
     if (PyFloat_Check(scalar.ptr()))
       return isFloat(a) ? a : (lib == Lib::Numpy ? f64() : f32());
-    breakTrace(dyn::BreakKind::unsupported_call,
-               "unsupported operand of type " + typeName(scalar));
+    breakTrace(dyn::BreakKind::unsupported_call, "unsupported operand of type " + typeName(scalar));
   }
 
   /// Element type of true division and float-only functions on integer inputs.
@@ -470,9 +465,8 @@ private:
   void guardType(const std::string &source, py::handle obj) {
     if (source.empty())
       return;
-    guardOnce("type:" + source, [&] {
-      dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, typeName(obj));
-    });
+    guardOnce("type:" + source,
+              [&] { dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, typeName(obj)); });
   }
 
   void guardValue(const std::string &source, py::handle obj) {
@@ -491,9 +485,8 @@ private:
       value = b.getStringAttr(obj.cast<std::string>());
     if (!value)
       return guardId(source, obj);
-    guardOnce("value:" + source, [&] {
-      dyn::ValueEqGuardOp::create(b, b.getUnknownLoc(), source, value);
-    });
+    guardOnce("value:" + source,
+              [&] { dyn::ValueEqGuardOp::create(b, b.getUnknownLoc(), source, value); });
   }
 
   // --- inputs ---------------------------------------------------------------------------------
@@ -524,8 +517,7 @@ private:
     {
       OpBuilder::InsertionGuard g(b);
       setGuardInsertionPoint();
-      dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, typeName(obj),
-                                      contiguous);
+      dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, typeName(obj), contiguous);
     }
     VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
     v->source = source;
@@ -609,7 +601,7 @@ private:
   Outcome runFrame(Frame &f, size_t start, int64_t stopAt);
   void step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt, std::optional<Outcome> &out);
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
-                                       int64_t target, int64_t stopAt);
+                                        int64_t target, int64_t stopAt);
   VarPtr merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
                SmallVectorImpl<Value> &elseValues, std::vector<std::pair<VarPtr, size_t>> &fill);
   VarPtr call(Frame &f, VarPtr callee, std::vector<VarPtr> args,
@@ -646,9 +638,9 @@ private:
   Instr currentInstr{0, 0, 0, 0, 0, 0};
   int64_t kernelCalls = 0;
   unsigned branchDepth = 0;
-  int64_t branchStart = -1;          // offset of the innermost data-dependent branch
-  Instr topInstr{0, 0, 0, 0, 0, 0};   // the traced frame's current instruction
-  std::vector<VarPtr> topStack;       // its stack before that instruction
+  int64_t branchStart = -1;         // offset of the innermost data-dependent branch
+  Instr topInstr{0, 0, 0, 0, 0, 0}; // the traced frame's current instruction
+  std::vector<VarPtr> topStack;     // its stack before that instruction
   size_t steps = 0;
   static constexpr size_t kMaxSteps = 200000;
 };
@@ -678,7 +670,8 @@ std::string Tracer::describe(const VarPtr &v) {
   case VK::Tuple:
   case VK::List:
     os << (v->kind == VK::Tuple ? "(" : "[");
-    llvm::interleave(v->items, os, [&](const VarPtr &i) { os << describe(i); }, ", ");
+    llvm::interleave(
+        v->items, os, [&](const VarPtr &i) { os << describe(i); }, ", ");
     os << (v->kind == VK::Tuple ? ")" : "]");
     break;
   case VK::Dict:
@@ -710,8 +703,8 @@ void Tracer::logInstr(const Frame &f, const Instr &in) {
     return;
   llvm::errs() << "[dynamir trace] " << f.code->filename << ":" << in.line << " @" << in.offset
                << " " << opcodeName(in.op) << " " << in.arg << "  stack=[";
-  llvm::interleave(f.stack, llvm::errs(), [&](const VarPtr &v) { llvm::errs() << describe(v); },
-                   ", ");
+  llvm::interleave(
+      f.stack, llvm::errs(), [&](const VarPtr &v) { llvm::errs() << describe(v); }, ", ");
   llvm::errs() << "]\n";
 }
 
@@ -721,17 +714,27 @@ void Tracer::logInstr(const Frame &f, const Instr &in) {
 
 // BINARY_OP argument values in CPython 3.11 (NB_* in opcode.h); in-place forms add 13.
 enum BinaryKind {
-  NB_ADD = 0, NB_AND = 1, NB_FLOOR_DIVIDE = 2, NB_LSHIFT = 3, NB_MATRIX_MULTIPLY = 4,
-  NB_MULTIPLY = 5, NB_REMAINDER = 6, NB_OR = 7, NB_POWER = 8, NB_RSHIFT = 9,
-  NB_SUBTRACT = 10, NB_TRUE_DIVIDE = 11, NB_XOR = 12
+  NB_ADD = 0,
+  NB_AND = 1,
+  NB_FLOOR_DIVIDE = 2,
+  NB_LSHIFT = 3,
+  NB_MATRIX_MULTIPLY = 4,
+  NB_MULTIPLY = 5,
+  NB_REMAINDER = 6,
+  NB_OR = 7,
+  NB_POWER = 8,
+  NB_RSHIFT = 9,
+  NB_SUBTRACT = 10,
+  NB_TRUE_DIVIDE = 11,
+  NB_XOR = 12
 };
 
 /// The common element type of two operands, at least one of them a tensor.
 Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
   for (const VarPtr &v : {x, y})
     if (v->kind != VK::Tensor && v->kind != VK::Const)
-      breakTrace(dyn::BreakKind::unsupported_call, "operand " + describe(v) +
-                                                       " is neither a tensor nor a scalar");
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "operand " + describe(v) + " is neither a tensor nor a scalar");
   if (x->kind != VK::Tensor && y->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
   if (x->kind == VK::Tensor && y->kind == VK::Tensor)
@@ -745,8 +748,8 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
   kind %= 13;
   if (x->kind == VK::Const && y->kind == VK::Const) {
     // Python scalars: evaluate exactly as Python does (no tensors involved).
-    static const char *names[] = {"add", "and_", "floordiv", "lshift", "matmul", "mul", "mod",
-                                  "or_", "pow", "rshift", "sub", "truediv", "xor"};
+    static const char *names[] = {"add", "and_", "floordiv", "lshift", "matmul",  "mul", "mod",
+                                  "or_", "pow",  "rshift",   "sub",    "truediv", "xor"};
     py::object op = py::module_::import("operator").attr(names[kind]);
     try {
       return constVar(op(x->obj, y->obj));
@@ -901,9 +904,9 @@ SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank) {
   SmallVector<int64_t> dims;
   auto add = [&](int64_t d) {
     if (d < -rank || d >= std::max<int64_t>(rank, 1))
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 "axis " + std::to_string(d) + " is out of bounds for rank " +
-                     std::to_string(rank));
+      breakTrace(dyn::BreakKind::unsupported_call, "axis " + std::to_string(d) +
+                                                       " is out of bounds for rank " +
+                                                       std::to_string(rank));
     dims.push_back(d < 0 ? d + rank : d);
   };
   if (v->kind == VK::Tuple || v->kind == VK::List)
@@ -930,25 +933,36 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     breakTrace(dyn::BreakKind::data_dependent_value,
                name + "() needs the tensor's real value on the host");
 
-  static const llvm::StringSet<> floatUnary = {"sin",  "cos",     "tan", "tanh",  "exp",
-                                               "log",  "sqrt",    "rsqrt", "sigmoid",
-                                               "erf",  "floor",   "ceil"};
+  static const llvm::StringSet<> floatUnary = {"sin",  "cos",   "tan",     "tanh", "exp",   "log",
+                                               "sqrt", "rsqrt", "sigmoid", "erf",  "floor", "ceil"};
   if (floatUnary.contains(name)) {
     VarPtr x = tensorArg(0);
     Value v = castTo(x->value, floatFor(lib, elementTypeOf(x->value)));
     Value r;
-    if (name == "sin") r = dyn::SinOp::create(b, l, v);
-    else if (name == "cos") r = dyn::CosOp::create(b, l, v);
-    else if (name == "tan") r = dyn::TanOp::create(b, l, v);
-    else if (name == "tanh") r = dyn::TanhOp::create(b, l, v);
-    else if (name == "exp") r = dyn::ExpOp::create(b, l, v);
-    else if (name == "log") r = dyn::LogOp::create(b, l, v);
-    else if (name == "sqrt") r = dyn::SqrtOp::create(b, l, v);
-    else if (name == "rsqrt") r = dyn::RsqrtOp::create(b, l, v);
-    else if (name == "sigmoid") r = dyn::SigmoidOp::create(b, l, v);
-    else if (name == "erf") r = dyn::ErfOp::create(b, l, v);
-    else if (name == "floor") r = dyn::FloorOp::create(b, l, v);
-    else r = dyn::CeilOp::create(b, l, v);
+    if (name == "sin")
+      r = dyn::SinOp::create(b, l, v);
+    else if (name == "cos")
+      r = dyn::CosOp::create(b, l, v);
+    else if (name == "tan")
+      r = dyn::TanOp::create(b, l, v);
+    else if (name == "tanh")
+      r = dyn::TanhOp::create(b, l, v);
+    else if (name == "exp")
+      r = dyn::ExpOp::create(b, l, v);
+    else if (name == "log")
+      r = dyn::LogOp::create(b, l, v);
+    else if (name == "sqrt")
+      r = dyn::SqrtOp::create(b, l, v);
+    else if (name == "rsqrt")
+      r = dyn::RsqrtOp::create(b, l, v);
+    else if (name == "sigmoid")
+      r = dyn::SigmoidOp::create(b, l, v);
+    else if (name == "erf")
+      r = dyn::ErfOp::create(b, l, v);
+    else if (name == "floor")
+      r = dyn::FloorOp::create(b, l, v);
+    else
+      r = dyn::CeilOp::create(b, l, v);
     return result(r);
   }
   if (name == "abs" || name == "absolute")
@@ -958,12 +972,20 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
   if (name == "relu")
     return result(dyn::ReluOp::create(b, l, tensorArg(0)->value));
 
-  static const llvm::StringMap<int> binaries = {
-      {"add", NB_ADD},          {"subtract", NB_SUBTRACT}, {"sub", NB_SUBTRACT},
-      {"multiply", NB_MULTIPLY}, {"mul", NB_MULTIPLY},     {"divide", NB_TRUE_DIVIDE},
-      {"true_divide", NB_TRUE_DIVIDE}, {"div", NB_TRUE_DIVIDE}, {"power", NB_POWER},
-      {"pow", NB_POWER},        {"matmul", NB_MATRIX_MULTIPLY}, {"dot", NB_MATRIX_MULTIPLY},
-      {"mm", NB_MATRIX_MULTIPLY}, {"bmm", NB_MATRIX_MULTIPLY}};
+  static const llvm::StringMap<int> binaries = {{"add", NB_ADD},
+                                                {"subtract", NB_SUBTRACT},
+                                                {"sub", NB_SUBTRACT},
+                                                {"multiply", NB_MULTIPLY},
+                                                {"mul", NB_MULTIPLY},
+                                                {"divide", NB_TRUE_DIVIDE},
+                                                {"true_divide", NB_TRUE_DIVIDE},
+                                                {"div", NB_TRUE_DIVIDE},
+                                                {"power", NB_POWER},
+                                                {"pow", NB_POWER},
+                                                {"matmul", NB_MATRIX_MULTIPLY},
+                                                {"dot", NB_MATRIX_MULTIPLY},
+                                                {"mm", NB_MATRIX_MULTIPLY},
+                                                {"bmm", NB_MATRIX_MULTIPLY}};
   if (auto it = binaries.find(name); it != binaries.end() && args.size() == 2)
     return binary(it->second, args[0], args[1]);
 
@@ -975,8 +997,8 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
                                     : Value(create<dyn::MinimumOp>({a, c})));
   }
 
-  static const llvm::StringSet<> reductions = {"sum", "mean", "prod", "max", "min", "amax",
-                                               "amin", "argmax", "argmin"};
+  static const llvm::StringSet<> reductions = {"sum",  "mean", "prod",   "max",   "min",
+                                               "amax", "amin", "argmax", "argmin"};
   if (reductions.contains(name)) {
     VarPtr x = tensorArg(0);
     int64_t rank = typeOf(x->value).getRank();
@@ -1157,8 +1179,8 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     for (const VarPtr &t : seq->items) {
       if (t->kind != VK::Tensor)
         breakTrace(dyn::BreakKind::unsupported_call, name + " of non-tensors");
-      element = element ? promote(lib, element, elementTypeOf(t->value), {})
-                        : elementTypeOf(t->value);
+      element =
+          element ? promote(lib, element, elementTypeOf(t->value), {}) : elementTypeOf(t->value);
     }
     for (const VarPtr &t : seq->items)
       inputs.push_back(castTo(t->value, element));
@@ -1171,8 +1193,8 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
   if (name == "zeros" || name == "ones" || name == "full") {
     VarPtr shapeArg = args.at(0);
     SmallVector<int64_t> shape;
-    for (const VarPtr &d : shapeArg->kind == VK::Const ? std::vector<VarPtr>{shapeArg}
-                                                       : shapeArg->items)
+    for (const VarPtr &d :
+         shapeArg->kind == VK::Const ? std::vector<VarPtr>{shapeArg} : shapeArg->items)
       shape.push_back(intOf(d));
     VarPtr fill = name == "full" ? takeArg(args, kwargs, 1, {"fill_value"})
                                  : constVar(py::float_(name == "ones" ? 1.0 : 0.0));
@@ -1199,18 +1221,20 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
       allInts &= PyLong_Check(a->obj.ptr());
       bounds.push_back(a->obj.cast<double>());
     }
-    double start = bounds.size() > 1 ? bounds[0] : 0, stop = bounds.size() > 1 ? bounds[1] : bounds.at(0),
+    double start = bounds.size() > 1 ? bounds[0] : 0,
+           stop = bounds.size() > 1 ? bounds[1] : bounds.at(0),
            stepSize = bounds.size() > 2 ? bounds[2] : 1;
-    int64_t count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / stepSize)));
+    int64_t count =
+        std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / stepSize)));
     VarPtr dtype = takeArg(args, kwargs, 99, {"dtype"});
     Type element = !isNone(dtype) ? dtypeArgument(dtype)
                                   : (allInts ? i64() : (lib == Lib::Numpy ? f64() : f32()));
     return result(dyn::ArangeOp::create(b, l, RankedTensorType::get({count}, element),
                                         b.getF64FloatAttr(start), b.getF64FloatAttr(stepSize)));
   }
-  breakTrace(dyn::BreakKind::unsupported_call,
-             std::string(lib == Lib::Numpy ? "numpy" : "torch") + " function '" + name +
-                 "' is not supported by the tracer");
+  breakTrace(dyn::BreakKind::unsupported_call, std::string(lib == Lib::Numpy ? "numpy" : "torch") +
+                                                   " function '" + name +
+                                                   "' is not supported by the tracer");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1292,8 +1316,7 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     // Attributes of modules and classes are identity-guarded through their owner.
     return wrap(value, "", /*guard=*/false);
   }
-  breakTrace(dyn::BreakKind::unsupported_call,
-             "attribute '" + name + "' of " + describe(obj));
+  breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
 }
 
 VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
@@ -1390,8 +1413,7 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
   if (kind == "torch.nn.modules.linear.Identity")
     return args.at(0);
   if (kind == "torch.nn.modules.activation.Softmax")
-    return callTensorOp(Lib::Torch, "softmax",
-                        {args.at(0), constVar(m.attr("dim"))}, {});
+    return callTensorOp(Lib::Torch, "softmax", {args.at(0), constVar(m.attr("dim"))}, {});
   if (kind == "torch.nn.modules.container.Sequential") {
     VarPtr x = args.at(0);
     size_t i = 0;
@@ -1478,8 +1500,8 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
   py::object builtins = frame.globals.contains("__builtins__")
                             ? py::object(frame.globals["__builtins__"])
                             : py::object(py::module_::import("builtins"));
-  frame.builtins = py::isinstance<py::dict>(builtins) ? py::dict(builtins)
-                                                      : py::dict(builtins.attr("__dict__"));
+  frame.builtins =
+      py::isinstance<py::dict>(builtins) ? py::dict(builtins) : py::dict(builtins.attr("__dict__"));
   const Code *savedCode = current;
   Instr savedInstr = currentInstr;
   Outcome out = runFrame(frame, 0, -1);
@@ -1524,8 +1546,9 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   }
   case VK::Function:
     return callFunction(callee->obj, nullptr, std::move(args), std::move(kwargs), f.depth + 1,
-                        callee->source.empty() ? callee->obj.attr("__qualname__").cast<std::string>()
-                                               : callee->source);
+                        callee->source.empty()
+                            ? callee->obj.attr("__qualname__").cast<std::string>()
+                            : callee->source);
   case VK::NNModule:
     if (!kwargs.empty())
       breakTrace(dyn::BreakKind::unsupported_call, "keyword arguments to a module call");
@@ -1566,7 +1589,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     for (const char *m : {"torch", "torch.nn.functional", "torch.special"}) {
       py::object lib = py::module_::import(m);
       py::object name = py::getattr(fn, "__name__", py::none());
-      if (!name.is_none() && py::getattr(lib, std::string(py::str(name)).c_str(), py::none()).is(fn))
+      if (!name.is_none() &&
+          py::getattr(lib, std::string(py::str(name)).c_str(), py::none()).is(fn))
         return callTensorOp(Lib::Torch, py::str(name), std::move(args), std::move(kwargs));
     }
   }
@@ -1586,7 +1610,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
           if (name == "len") {
             RankedTensorType t = typeOf(a->value);
             if (t.getRank() == 0 || t.isDynamicDim(0))
-              breakTrace(dyn::BreakKind::data_dependent_value, "len() of a tensor without a static first dimension");
+              breakTrace(dyn::BreakKind::data_dependent_value,
+                         "len() of a tensor without a static first dimension");
             return constVar(py::int_(t.getDimSize(0)));
           }
           if (name == "isinstance") {
@@ -1604,8 +1629,7 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
       if (name == "isinstance" && args.size() == 2 && args[0]->kind != VK::Const)
         return constVar(py::bool_(py::isinstance(args[0]->obj, args[1]->obj)));
       if (name == "len" && args.size() == 1 &&
-          (args[0]->kind == VK::Tuple || args[0]->kind == VK::List ||
-           args[0]->kind == VK::Dict))
+          (args[0]->kind == VK::Tuple || args[0]->kind == VK::List || args[0]->kind == VK::Dict))
         return constVar(py::int_(args[0]->items.size()));
       if ((name == "enumerate" || name == "zip" || name == "tuple" || name == "list") &&
           llvm::all_of(args, [](const VarPtr &a) {
@@ -1716,8 +1740,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     // Inside a data-dependent branch a back edge to before the branch is a loop whose trip
     // count depends on data.
     if (branchDepth && stopAt >= 0 && target < branchStart)
-      breakTrace(dyn::BreakKind::data_dependent_loop,
-                 "loop whose exit depends on a tensor value");
+      breakTrace(dyn::BreakKind::data_dependent_loop, "loop whose exit depends on a tensor value");
     return target;
   };
   size_t next = pc + 1;
@@ -1945,8 +1968,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     else if (seq->kind == VK::Dict)
       for (const py::object &k : seq->keys)
         it->items.push_back(constVar(k));
-    else if (seq->kind == VK::Const && (PyTuple_Check(seq->obj.ptr()) ||
-                                        PyUnicode_Check(seq->obj.ptr())))
+    else if (seq->kind == VK::Const &&
+             (PyTuple_Check(seq->obj.ptr()) || PyUnicode_Check(seq->obj.ptr())))
       for (py::handle i : seq->obj)
         it->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
     else
@@ -2070,8 +2093,8 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
   if (a->kind == VK::Tensor && c->kind == VK::Tensor) {
     if (a->value.getType() != c->value.getType())
       breakTrace(dyn::BreakKind::divergent_branch,
-                 "the sides of a data-dependent branch produce different types: " +
-                     describe(a) + " vs " + describe(c));
+                 "the sides of a data-dependent branch produce different types: " + describe(a) +
+                     " vs " + describe(c));
     VarPtr placeholder = makeVar(VK::Tensor);
     placeholder->lib = a->lib;
     fill.emplace_back(placeholder, thenValues.size());
@@ -2079,8 +2102,8 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
     elseValues.push_back(c->value);
     return placeholder;
   }
-  if (a->kind == VK::Const && c->kind == VK::Const && py::type::handle_of(a->obj).is(py::type::handle_of(c->obj)) &&
-      a->obj.equal(c->obj))
+  if (a->kind == VK::Const && c->kind == VK::Const &&
+      py::type::handle_of(a->obj).is(py::type::handle_of(c->obj)) && a->obj.equal(c->obj))
     return a;
   if (a->kind == c->kind && (a->kind == VK::Tuple || a->kind == VK::List) &&
       a->items.size() == c->items.size()) {
@@ -2089,13 +2112,12 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
       joined->items.push_back(merge(a->items[i], c->items[i], thenValues, elseValues, fill));
     return joined;
   }
-  breakTrace(dyn::BreakKind::divergent_branch,
-             "the sides of a data-dependent branch disagree: " + describe(a) + " vs " +
-                 describe(c));
+  breakTrace(dyn::BreakKind::divergent_branch, "the sides of a data-dependent branch disagree: " +
+                                                   describe(a) + " vs " + describe(c));
 }
 
-std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
-                                              bool jumpIfTrue, int64_t target, int64_t stopAt) {
+std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
+                                              int64_t target, int64_t stopAt) {
   const Instr branchInstr = currentInstr;
   Value predicate = toPredicate(cond);
   Location ifLoc = loc();
@@ -2151,8 +2173,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     if (inner.kind == dyn::BreakKind::data_dependent_loop && inner.resume.empty())
       throw;
     throw Break{dyn::BreakKind::data_dependent_branch,
-                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate,
-                resume};
+                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate, resume};
   }
   restore();
 
@@ -2172,8 +2193,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     f.stack = savedStack;
     f.locals = savedLocals;
     throw Break{dyn::BreakKind::data_dependent_branch,
-                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate,
-                resume};
+                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate, resume};
   }
   SmallVector<Type> resultTypes;
   for (Value v : fallValues)
@@ -2232,10 +2252,9 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
   py::dict sysInfo;
   py::object version = py::module_::import("sys").attr("version_info");
   if (version.attr("major").cast<int>() != 3 || version.attr("minor").cast<int>() != 11) {
-    result.eagerReason = "unsupported Python version " +
-                         std::string(py::str(version.attr("major"))) + "." +
-                         std::string(py::str(version.attr("minor"))) +
-                         ": the tracer decodes CPython 3.11 bytecode";
+    result.eagerReason =
+        "unsupported Python version " + std::string(py::str(version.attr("major"))) + "." +
+        std::string(py::str(version.attr("minor"))) + ": the tracer decodes CPython 3.11 bytecode";
     return result;
   }
 
@@ -2258,8 +2277,8 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
   py::object builtins = frame.globals.contains("__builtins__")
                             ? py::object(frame.globals["__builtins__"])
                             : py::object(py::module_::import("builtins"));
-  frame.builtins = py::isinstance<py::dict>(builtins) ? py::dict(builtins)
-                                                      : py::dict(builtins.attr("__dict__"));
+  frame.builtins =
+      py::isinstance<py::dict>(builtins) ? py::dict(builtins) : py::dict(builtins.attr("__dict__"));
   frame.locals.resize(code->localNames.size());
   try {
     if (code->flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
@@ -2305,8 +2324,8 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       py::tuple cells = closure;
       size_t first = code->localNames.size() - cells.size();
       for (size_t i = 0; i < cells.size(); ++i)
-        frame.locals[first + i] = wrap(cells[i].attr("cell_contents"),
-                                       "L['" + code->localNames[first + i] + "']");
+        frame.locals[first + i] =
+            wrap(cells[i].attr("cell_contents"), "L['" + code->localNames[first + i] + "']");
     }
 
     try {
@@ -2394,8 +2413,8 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
       std::string file = current ? current->filename : "<module>";
       dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, currentInstr.line,
                                 std::vector<int64_t>{0}, live);
-      result.graphBreaks.push_back({std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason,
-                                    file, currentInstr.line});
+      result.graphBreaks.push_back(
+          {std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason, file, currentInstr.line});
       func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {}));
       return result;
     }

@@ -6,9 +6,9 @@
 #include "dynamir/Dialect/Dyn/DynOps.h"
 #include "dynamir/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"

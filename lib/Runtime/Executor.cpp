@@ -78,7 +78,8 @@ std::shared_ptr<Source> Source::parse(const std::string &text, size_t &pos) {
   while (pos < text.size() && text[pos] != ')') {
     if (text[pos] == '.') {
       size_t start = ++pos;
-      while (pos < text.size() && (isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
+      while (pos < text.size() &&
+             (isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
         ++pos;
       if (start == pos)
         badSource(text, pos);
@@ -261,8 +262,7 @@ struct Entry::Guard {
         return true;
       }
       py::tuple shape = py::tuple(obj.attr("shape"));
-      if (!checkShape(int64_t(shape.size()),
-                      [&](int64_t d) { return shape[d].cast<int64_t>(); }))
+      if (!checkShape(int64_t(shape.size()), [&](int64_t d) { return shape[d].cast<int64_t>(); }))
         return false;
       if (contiguous && !obj.attr("is_contiguous")().cast<bool>())
         return fail("is not contiguous");
@@ -465,7 +465,8 @@ py::list Entry::run(py::dict locals, py::dict globals) {
           }
           if (auto toBool = dyn_cast<dyn::ToBoolOp>(op)) {
             ++counters.hostSyncs;
-            env[toBool.getResult()] = py::bool_(env.lookup(toBool.getX()).attr("item")().cast<bool>());
+            env[toBool.getResult()] =
+                py::bool_(env.lookup(toBool.getX()).attr("item")().cast<bool>());
             continue;
           }
           if (auto item = dyn_cast<dyn::ItemOp>(op)) {
@@ -500,9 +501,10 @@ py::list Entry::run(py::dict locals, py::dict globals) {
             if (!dense.isSplat() || dtype.empty())
               throw std::runtime_error("host constant not supported");
             Attribute splat = dense.getSplatValue<Attribute>();
-            py::object value = isa<FloatAttr>(splat)
-                                   ? py::object(py::float_(cast<FloatAttr>(splat).getValueAsDouble()))
-                                   : py::object(py::int_(cast<IntegerAttr>(splat).getInt()));
+            py::object value =
+                isa<FloatAttr>(splat)
+                    ? py::object(py::float_(cast<FloatAttr>(splat).getValueAsDouble()))
+                    : py::object(py::int_(cast<IntegerAttr>(splat).getInt()));
             env[constant.getResult()] = py::module_::import("numpy").attr("full")(
                 shapeTuple(dense.getType().getShape()), value, dtype);
             continue;

@@ -10,11 +10,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -92,8 +92,8 @@ void addPackedEntry(llvm::Module &module) {
   llvm::LLVMContext &ctx = module.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
-  auto *packed = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, kPackedEntry,
-                                        module);
+  auto *packed =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, kPackedEntry, module);
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", packed));
   llvm::SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < target->arg_size(); ++i) {
@@ -260,9 +260,9 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     std::string libDir = DYNAMIR_LLVM_LIBRARY_DIR;
     // libm's symbols resolve against the process at dlopen; memref.copy needs MLIR's C runner
     // utilities.
-    llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-o", tempLibrary, objectPath,
-                                               "-L", libDir, "-lmlir_c_runner_utils", "-rpath",
-                                               libDir};
+    llvm::SmallVector<llvm::StringRef> args = {
+        *linker,  "-shared", "-o", tempLibrary, objectPath, "-L", libDir, "-lmlir_c_runner_utils",
+        "-rpath", libDir};
     std::string linkError;
     int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &linkError);
     llvm::sys::fs::remove(objectPath);
@@ -284,8 +284,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     error = std::string("cannot load ") + compiled->library + ": " + dlerror();
     return nullptr;
   }
-  compiled->entry =
-      reinterpret_cast<void (*)(void **)>(dlsym(compiled->handle, kPackedEntry));
+  compiled->entry = reinterpret_cast<void (*)(void **)>(dlsym(compiled->handle, kPackedEntry));
   if (!compiled->entry) {
     error = "no entry point in " + compiled->library;
     return nullptr;

@@ -59,18 +59,36 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
     py::object array = np.attr("asarray")(value, dtypeOf(tensor.getElementType()));
     return np.attr("reshape")(array, ints(tensor.getShape()));
   };
-  static const llvm::StringMap<const char *> ufuncs = {
-      {"dyn.neg", "negative"},      {"dyn.abs", "abs"},         {"dyn.exp", "exp"},
-      {"dyn.log", "log"},           {"dyn.sqrt", "sqrt"},       {"dyn.sin", "sin"},
-      {"dyn.cos", "cos"},           {"dyn.tan", "tan"},         {"dyn.tanh", "tanh"},
-      {"dyn.floor", "floor"},       {"dyn.ceil", "ceil"},       {"dyn.add", "add"},
-      {"dyn.sub", "subtract"},      {"dyn.mul", "multiply"},    {"dyn.div", "true_divide"},
-      {"dyn.floordiv", "floor_divide"}, {"dyn.mod", "mod"},     {"dyn.pow", "power"},
-      {"dyn.maximum", "maximum"},   {"dyn.minimum", "minimum"}, {"dyn.eq", "equal"},
-      {"dyn.ne", "not_equal"},      {"dyn.lt", "less"},         {"dyn.le", "less_equal"},
-      {"dyn.gt", "greater"},        {"dyn.ge", "greater_equal"},
-      {"dyn.logical_and", "logical_and"}, {"dyn.logical_or", "logical_or"},
-      {"dyn.matmul", "matmul"},     {"dyn.where", "where"}};
+  static const llvm::StringMap<const char *> ufuncs = {{"dyn.neg", "negative"},
+                                                       {"dyn.abs", "abs"},
+                                                       {"dyn.exp", "exp"},
+                                                       {"dyn.log", "log"},
+                                                       {"dyn.sqrt", "sqrt"},
+                                                       {"dyn.sin", "sin"},
+                                                       {"dyn.cos", "cos"},
+                                                       {"dyn.tan", "tan"},
+                                                       {"dyn.tanh", "tanh"},
+                                                       {"dyn.floor", "floor"},
+                                                       {"dyn.ceil", "ceil"},
+                                                       {"dyn.add", "add"},
+                                                       {"dyn.sub", "subtract"},
+                                                       {"dyn.mul", "multiply"},
+                                                       {"dyn.div", "true_divide"},
+                                                       {"dyn.floordiv", "floor_divide"},
+                                                       {"dyn.mod", "mod"},
+                                                       {"dyn.pow", "power"},
+                                                       {"dyn.maximum", "maximum"},
+                                                       {"dyn.minimum", "minimum"},
+                                                       {"dyn.eq", "equal"},
+                                                       {"dyn.ne", "not_equal"},
+                                                       {"dyn.lt", "less"},
+                                                       {"dyn.le", "less_equal"},
+                                                       {"dyn.gt", "greater"},
+                                                       {"dyn.ge", "greater_equal"},
+                                                       {"dyn.logical_and", "logical_and"},
+                                                       {"dyn.logical_or", "logical_or"},
+                                                       {"dyn.matmul", "matmul"},
+                                                       {"dyn.where", "where"}};
   py::object erf;
   std::vector<py::object> outputs;
   for (Operation &op : graph.getBody().front()) {
@@ -87,158 +105,154 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
         args[i] = get(operand);
       result = np.attr(it->second)(*args);
     } else {
-      result = llvm::TypeSwitch<Operation *, py::object>(&op)
-                   .Case([&](dyn::ConstantOp c) -> py::object {
-                     auto dense = cast<DenseElementsAttr>(c.getValue());
-                     py::list values;
-                     bool isFloat = isa<FloatType>(dense.getElementType());
-                     if (dense.isSplat()) {
-                       py::object v = isFloat
-                                          ? py::object(py::float_(
-                                                dense.getSplatValue<APFloat>().convertToDouble()))
-                                          : py::object(py::int_(
-                                                dense.getSplatValue<APInt>().getSExtValue()));
-                       return np.attr("full")(ints(dense.getType().getShape()), v,
-                                              dtypeOf(dense.getElementType()));
-                     }
-                     if (isFloat)
-                       for (APFloat v : dense.getValues<APFloat>()) {
-                         bool lost;
-                         v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-                         values.append(py::float_(v.convertToDouble()));
-                       }
-                     else
-                       for (const APInt &v : dense.getValues<APInt>())
-                         values.append(py::int_(v.getBitWidth() == 1 ? v.getZExtValue()
-                                                                     : v.getSExtValue()));
-                     return values;
-                   })
-                   .Case([&](dyn::FullOp f) -> py::object {
-                     Attribute v = f.getValue();
-                     py::object value = isa<FloatAttr>(v)
-                                            ? py::object(py::float_(cast<FloatAttr>(v).getValueAsDouble()))
-                                            : py::object(py::int_(cast<IntegerAttr>(v).getInt()));
-                     return np.attr("full")(ints(f.getType().getShape()), value);
-                   })
-                   .Case([&](dyn::ArangeOp a) -> py::object {
-                     double start = a.getStart().convertToDouble(),
-                            step = a.getStep().convertToDouble();
-                     int64_t n = a.getType().getDimSize(0);
-                     return np.attr("arange")(n).attr("__mul__")(step).attr("__add__")(start);
-                   })
-                   .Case([&](dyn::NotOp n) -> py::object {
-                     return np.attr("invert")(get(n.getX()));
-                   })
-                   .Case([&](dyn::RsqrtOp r) -> py::object {
-                     return np.attr("reciprocal")(np.attr("sqrt")(get(r.getX())));
-                   })
-                   .Case([&](dyn::SigmoidOp s) -> py::object {
-                     py::object x = get(s.getX());
-                     return np.attr("reciprocal")(
-                         np.attr("add")(1, np.attr("exp")(np.attr("negative")(x))));
-                   })
-                   .Case([&](dyn::ReluOp r) -> py::object {
-                     return np.attr("maximum")(get(r.getX()), 0);
-                   })
-                   .Case([&](dyn::ErfOp e) -> py::object {
-                     if (!erf)
-                       erf = np.attr("vectorize")(py::module_::import("math").attr("erf"));
-                     return erf(get(e.getX()));
-                   })
-                   .Case([&](dyn::CastOp c) -> py::object { return get(c.getX()); })
-                   .Case([&](dyn::SumOp r) {
-                     return np.attr("sum")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                           py::arg("keepdims") = r.getKeepdim());
-                   })
-                   .Case([&](dyn::MeanOp r) {
-                     return np.attr("mean")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                            py::arg("keepdims") = r.getKeepdim());
-                   })
-                   .Case([&](dyn::ProdOp r) {
-                     return np.attr("prod")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                            py::arg("keepdims") = r.getKeepdim());
-                   })
-                   .Case([&](dyn::MaxOp r) {
-                     return np.attr("max")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                           py::arg("keepdims") = r.getKeepdim());
-                   })
-                   .Case([&](dyn::MinOp r) {
-                     return np.attr("min")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                           py::arg("keepdims") = r.getKeepdim());
-                   })
-                   .Case<dyn::ArgMaxOp, dyn::ArgMinOp>([&](auto r) -> py::object {
-                     // Arg-reductions over several dims: move them last, flatten, reduce.
-                     py::object x = get(r.getX());
-                     int64_t rank = cast<RankedTensorType>(r.getX().getType()).getRank();
-                     SmallVector<int64_t> order, kept;
-                     for (int64_t d = 0; d < rank; ++d)
-                       if (!llvm::is_contained(r.getDims(), d))
-                         order.push_back(d);
-                     kept = order;
-                     order.append(r.getDims().begin(), r.getDims().end());
-                     py::object moved = np.attr("transpose")(x, ints(order));
-                     py::list shape;
-                     for (int64_t d : kept)
-                       shape.append(py::tuple(x.attr("shape"))[d]);
-                     shape.append(-1);
-                     py::object flat = np.attr("reshape")(moved, py::tuple(shape));
-                     const char *fn = std::is_same_v<decltype(r), dyn::ArgMaxOp> ? "argmax"
-                                                                                 : "argmin";
-                     return np.attr(fn)(flat, py::arg("axis") = -1);
-                   })
-                   .Case<dyn::SoftmaxOp, dyn::LogSoftmaxOp>([&](auto s) -> py::object {
-                     py::object x = get(s.getX());
-                     int64_t dim = static_cast<int64_t>(s.getDim());
-                     py::object shifted = np.attr("subtract")(
-                         x, np.attr("max")(x, py::arg("axis") = dim, py::arg("keepdims") = true));
-                     py::object total = np.attr("sum")(np.attr("exp")(shifted), py::arg("axis") = dim,
-                                                       py::arg("keepdims") = true);
-                     if constexpr (std::is_same_v<decltype(s), dyn::SoftmaxOp>)
-                       return np.attr("true_divide")(np.attr("exp")(shifted), total);
-                     return np.attr("subtract")(shifted, np.attr("log")(total));
-                   })
-                   .Case([&](dyn::LinearOp l) -> py::object {
-                     py::object y = np.attr("matmul")(get(l.getInput()),
-                                                      np.attr("transpose")(get(l.getWeight())));
-                     if (l.getBias())
-                       y = np.attr("add")(y, get(l.getBias()));
-                     return y;
-                   })
-                   .Case([&](dyn::ReshapeOp r) { return get(r.getX()); })
-                   .Case([&](dyn::ExpandDimsOp r) { return get(r.getX()); })
-                   .Case([&](dyn::SqueezeOp r) { return get(r.getX()); })
-                   .Case([&](dyn::BroadcastToOp b) -> py::object {
-                     return np.attr("broadcast_to")(
-                         get(b.getX()), ints(cast<RankedTensorType>(b.getType()).getShape()));
-                   })
-                   .Case([&](dyn::TransposeOp t) -> py::object {
-                     return np.attr("transpose")(get(t.getX()), ints(t.getPerm()));
-                   })
-                   .Case([&](dyn::ConcatOp c) -> py::object {
-                     py::list parts;
-                     for (Value v : c.getInputs())
-                       parts.append(get(v));
-                     return np.attr("concatenate")(parts, py::arg("axis") = c.getDim());
-                   })
-                   .Case([&](dyn::SliceOp s) -> py::object {
-                     py::tuple index(s.getStarts().size());
-                     for (size_t d = 0; d < s.getStarts().size(); ++d) {
-                       int64_t stop = s.getStops()[d];
-                       py::object end = stop < 0 ? py::object(py::none()) : py::object(py::int_(stop));
-                       index[d] = py::reinterpret_steal<py::object>(
-                           PySlice_New(py::int_(s.getStarts()[d]).ptr(), end.ptr(),
-                                       py::int_(s.getSteps()[d]).ptr()));
-                     }
-                     return get(s.getX())[index];
-                   })
-                   .Case([&](dyn::IfOp) -> py::object {
-                     throw std::runtime_error(
-                         "the eager backend runs split graphs: a dyn.if kept on the device is "
-                         "not interpreted");
-                   })
-                   .Default([&](Operation *) -> py::object {
-                     throw std::runtime_error("the eager backend cannot run " + name.str());
-                   });
+      result =
+          llvm::TypeSwitch<Operation *, py::object>(&op)
+              .Case([&](dyn::ConstantOp c) -> py::object {
+                auto dense = cast<DenseElementsAttr>(c.getValue());
+                py::list values;
+                bool isFloat = isa<FloatType>(dense.getElementType());
+                if (dense.isSplat()) {
+                  py::object v =
+                      isFloat
+                          ? py::object(py::float_(dense.getSplatValue<APFloat>().convertToDouble()))
+                          : py::object(py::int_(dense.getSplatValue<APInt>().getSExtValue()));
+                  return np.attr("full")(ints(dense.getType().getShape()), v,
+                                         dtypeOf(dense.getElementType()));
+                }
+                if (isFloat)
+                  for (APFloat v : dense.getValues<APFloat>()) {
+                    bool lost;
+                    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+                    values.append(py::float_(v.convertToDouble()));
+                  }
+                else
+                  for (const APInt &v : dense.getValues<APInt>())
+                    values.append(
+                        py::int_(v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue()));
+                return values;
+              })
+              .Case([&](dyn::FullOp f) -> py::object {
+                Attribute v = f.getValue();
+                py::object value =
+                    isa<FloatAttr>(v)
+                        ? py::object(py::float_(cast<FloatAttr>(v).getValueAsDouble()))
+                        : py::object(py::int_(cast<IntegerAttr>(v).getInt()));
+                return np.attr("full")(ints(f.getType().getShape()), value);
+              })
+              .Case([&](dyn::ArangeOp a) -> py::object {
+                double start = a.getStart().convertToDouble(), step = a.getStep().convertToDouble();
+                int64_t n = a.getType().getDimSize(0);
+                return np.attr("arange")(n).attr("__mul__")(step).attr("__add__")(start);
+              })
+              .Case([&](dyn::NotOp n) -> py::object { return np.attr("invert")(get(n.getX())); })
+              .Case([&](dyn::RsqrtOp r) -> py::object {
+                return np.attr("reciprocal")(np.attr("sqrt")(get(r.getX())));
+              })
+              .Case([&](dyn::SigmoidOp s) -> py::object {
+                py::object x = get(s.getX());
+                return np.attr("reciprocal")(
+                    np.attr("add")(1, np.attr("exp")(np.attr("negative")(x))));
+              })
+              .Case(
+                  [&](dyn::ReluOp r) -> py::object { return np.attr("maximum")(get(r.getX()), 0); })
+              .Case([&](dyn::ErfOp e) -> py::object {
+                if (!erf)
+                  erf = np.attr("vectorize")(py::module_::import("math").attr("erf"));
+                return erf(get(e.getX()));
+              })
+              .Case([&](dyn::CastOp c) -> py::object { return get(c.getX()); })
+              .Case([&](dyn::SumOp r) {
+                return np.attr("sum")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                      py::arg("keepdims") = r.getKeepdim());
+              })
+              .Case([&](dyn::MeanOp r) {
+                return np.attr("mean")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                       py::arg("keepdims") = r.getKeepdim());
+              })
+              .Case([&](dyn::ProdOp r) {
+                return np.attr("prod")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                       py::arg("keepdims") = r.getKeepdim());
+              })
+              .Case([&](dyn::MaxOp r) {
+                return np.attr("max")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                      py::arg("keepdims") = r.getKeepdim());
+              })
+              .Case([&](dyn::MinOp r) {
+                return np.attr("min")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                      py::arg("keepdims") = r.getKeepdim());
+              })
+              .Case<dyn::ArgMaxOp, dyn::ArgMinOp>([&](auto r) -> py::object {
+                // Arg-reductions over several dims: move them last, flatten, reduce.
+                py::object x = get(r.getX());
+                int64_t rank = cast<RankedTensorType>(r.getX().getType()).getRank();
+                SmallVector<int64_t> order, kept;
+                for (int64_t d = 0; d < rank; ++d)
+                  if (!llvm::is_contained(r.getDims(), d))
+                    order.push_back(d);
+                kept = order;
+                order.append(r.getDims().begin(), r.getDims().end());
+                py::object moved = np.attr("transpose")(x, ints(order));
+                py::list shape;
+                for (int64_t d : kept)
+                  shape.append(py::tuple(x.attr("shape"))[d]);
+                shape.append(-1);
+                py::object flat = np.attr("reshape")(moved, py::tuple(shape));
+                const char *fn = std::is_same_v<decltype(r), dyn::ArgMaxOp> ? "argmax" : "argmin";
+                return np.attr(fn)(flat, py::arg("axis") = -1);
+              })
+              .Case<dyn::SoftmaxOp, dyn::LogSoftmaxOp>([&](auto s) -> py::object {
+                py::object x = get(s.getX());
+                int64_t dim = static_cast<int64_t>(s.getDim());
+                py::object shifted = np.attr("subtract")(
+                    x, np.attr("max")(x, py::arg("axis") = dim, py::arg("keepdims") = true));
+                py::object total = np.attr("sum")(np.attr("exp")(shifted), py::arg("axis") = dim,
+                                                  py::arg("keepdims") = true);
+                if constexpr (std::is_same_v<decltype(s), dyn::SoftmaxOp>)
+                  return np.attr("true_divide")(np.attr("exp")(shifted), total);
+                return np.attr("subtract")(shifted, np.attr("log")(total));
+              })
+              .Case([&](dyn::LinearOp l) -> py::object {
+                py::object y =
+                    np.attr("matmul")(get(l.getInput()), np.attr("transpose")(get(l.getWeight())));
+                if (l.getBias())
+                  y = np.attr("add")(y, get(l.getBias()));
+                return y;
+              })
+              .Case([&](dyn::ReshapeOp r) { return get(r.getX()); })
+              .Case([&](dyn::ExpandDimsOp r) { return get(r.getX()); })
+              .Case([&](dyn::SqueezeOp r) { return get(r.getX()); })
+              .Case([&](dyn::BroadcastToOp b) -> py::object {
+                return np.attr("broadcast_to")(
+                    get(b.getX()), ints(cast<RankedTensorType>(b.getType()).getShape()));
+              })
+              .Case([&](dyn::TransposeOp t) -> py::object {
+                return np.attr("transpose")(get(t.getX()), ints(t.getPerm()));
+              })
+              .Case([&](dyn::ConcatOp c) -> py::object {
+                py::list parts;
+                for (Value v : c.getInputs())
+                  parts.append(get(v));
+                return np.attr("concatenate")(parts, py::arg("axis") = c.getDim());
+              })
+              .Case([&](dyn::SliceOp s) -> py::object {
+                py::tuple index(s.getStarts().size());
+                for (size_t d = 0; d < s.getStarts().size(); ++d) {
+                  int64_t stop = s.getStops()[d];
+                  py::object end = stop < 0 ? py::object(py::none()) : py::object(py::int_(stop));
+                  index[d] = py::reinterpret_steal<py::object>(
+                      PySlice_New(py::int_(s.getStarts()[d]).ptr(), end.ptr(),
+                                  py::int_(s.getSteps()[d]).ptr()));
+                }
+                return get(s.getX())[index];
+              })
+              .Case([&](dyn::IfOp) -> py::object {
+                throw std::runtime_error(
+                    "the eager backend runs split graphs: a dyn.if kept on the device is "
+                    "not interpreted");
+              })
+              .Default([&](Operation *) -> py::object {
+                throw std::runtime_error("the eager backend cannot run " + name.str());
+              });
     }
     if (op.getNumResults() == 1)
       env[op.getResult(0)] = typed(result, op.getResult(0).getType());

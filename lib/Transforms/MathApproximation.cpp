@@ -17,8 +17,7 @@ namespace dynamir {
 using namespace mlir;
 
 namespace {
-struct MathApproximationPass
-    : dynamir::impl::DynMathApproximationBase<MathApproximationPass> {
+struct MathApproximationPass : dynamir::impl::DynMathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // The legacy entry point enables exactly the f32 expansions and approximations that are

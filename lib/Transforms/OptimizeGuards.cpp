@@ -80,8 +80,8 @@ private:
     fields.set("kind", builder.getStringAttr(kind));
     if (auto tensor = dyn_cast<TensorMatchGuardOp>(op)) {
       fields.set("type", TypeAttr::get(tensor.getValue().getType()));
-      fields.set("arg", builder.getI64IntegerAttr(
-                            cast<BlockArgument>(tensor.getValue()).getArgNumber()));
+      fields.set("arg",
+                 builder.getI64IntegerAttr(cast<BlockArgument>(tensor.getValue()).getArgNumber()));
     }
     return fields.getDictionary(builder.getContext());
   }

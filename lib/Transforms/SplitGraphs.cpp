@@ -44,9 +44,9 @@ private:
   bool keepOnDevice(IfOp op) {
     if (capture)
       return true;
-    return maxDeviceOps > 0 && countComputeOps(op.getThenRegion()) +
-                                       countComputeOps(op.getElseRegion()) <=
-                                   maxDeviceOps;
+    return maxDeviceOps > 0 &&
+           countComputeOps(op.getThenRegion()) + countComputeOps(op.getElseRegion()) <=
+               maxDeviceOps;
   }
 
   /// Host ops stay in the host program; everything else is device compute.

@@ -108,8 +108,7 @@ struct SplitReductionsPass : dynamir::impl::DynSplitReductionsBase<SplitReductio
     int64_t blocks = whole / blockSize;
     rewriter.setInsertionPoint(main);
     FailureOr<linalg::SplitReductionResult> result = linalg::splitReduction(
-        rewriter, cast<linalg::LinalgOp>(main.getOperation()),
-        [&](linalg::LinalgOp) {
+        rewriter, cast<linalg::LinalgOp>(main.getOperation()), [&](linalg::LinalgOp) {
           linalg::SplitReductionOptions options;
           options.ratio = blocks;
           options.index = 0;

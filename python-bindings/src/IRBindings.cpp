@@ -58,8 +58,8 @@ public:
           llvm::raw_string_ostream os(messages);
           if (!messages.empty())
             os << "\n";
-          os << formatLocation(diag.getLocation()) << ": " << severity(diag.getSeverity())
-             << ": " << diag;
+          os << formatLocation(diag.getLocation()) << ": " << severity(diag.getSeverity()) << ": "
+             << diag;
           for (Diagnostic &note : diag.getNotes())
             os << "\n" << formatLocation(note.getLocation()) << ": note: " << note;
           return success();
@@ -213,8 +213,7 @@ void populateIRBindings(py::module_ &m) {
            "Runs a textual pass pipeline, e.g. 'builtin.module(canonicalize)' (same pass names "
            "as tensor-opt); raises MLIRError on failure")
       .def("__str__", [](PyModule &self) { return self.str(false, false); })
-      .def("to_string", &PyModule::str, py::arg("debug_info") = false,
-           py::arg("generic") = false)
+      .def("to_string", &PyModule::str, py::arg("debug_info") = false, py::arg("generic") = false)
       .def_property_readonly("functions", &PyModule::functions,
                              "Names of the functions in the module")
       .def("function_text", &PyModule::functionText, py::arg("name"),
@@ -225,15 +224,14 @@ void populateIRBindings(py::module_ &m) {
 
   m.def(
       "trace",
-      [](py::handle fn, py::tuple args, py::dict kwargs, bool dynamic,
-         bool captureControlFlow, std::shared_ptr<PyContext> context) {
+      [](py::handle fn, py::tuple args, py::dict kwargs, bool dynamic, bool captureControlFlow,
+         std::shared_ptr<PyContext> context) {
         if (!context)
           context = std::make_shared<PyContext>();
         frontend::TraceOptions options;
         options.dynamic = dynamic;
         options.captureControlFlow = captureControlFlow;
-        frontend::TraceResult result =
-            frontend::trace(context->get(), fn, args, kwargs, options);
+        frontend::TraceResult result = frontend::trace(context->get(), fn, args, kwargs, options);
         py::list breaks;
         for (const frontend::GraphBreakInfo &info : result.graphBreaks)
           breaks.append(py::make_tuple(info.kind, info.reason, info.filename, info.line));
@@ -251,8 +249,8 @@ void populateIRBindings(py::module_ &m) {
                       "lazily compiled graphs")
       .def(py::init([](PyModule &module, const std::string &function, bool interpret) {
              OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module.get()->clone()));
-             return PyEntry{module.getContext(), std::make_unique<runtime::Entry>(
-                                                     std::move(copy), function, interpret)};
+             return PyEntry{module.getContext(),
+                            std::make_unique<runtime::Entry>(std::move(copy), function, interpret)};
            }),
            py::arg("module"), py::arg("function"), py::arg("interpret") = false)
       .def(

@@ -64,8 +64,8 @@ std::vector<pybind11::object> interpretGraph(mlir::func::FuncOp graph,
                                              const std::vector<pybind11::object> &inputs);
 
 struct EntryStats {
-  int64_t graphsCompiled = 0;   // loaded, whether compiled now or found on disk
-  int64_t graphsFromDisk = 0;   // of those, found in the persistent cache
+  int64_t graphsCompiled = 0; // loaded, whether compiled now or found on disk
+  int64_t graphsFromDisk = 0; // of those, found in the persistent cache
   int64_t hostSyncs = 0;
   double compileSeconds = 0;
 };

@@ -5,8 +5,8 @@
 // compiled for the host CPU (target triple and CPU features set, so LLVM vectorizes) into an
 // object file, linked with lld into a shared library and loaded with dlopen. The library lives
 // in a persistent cache keyed by the graph's IR, the pipeline, the CPU, the LLVM version and the
-// Dynamir build, so another process loads it without compiling. Callers own every buffer: inputs and outputs are
-// passed as strided memref descriptors.
+// Dynamir build, so another process loads it without compiling. Callers own every buffer: inputs
+// and outputs are passed as strided memref descriptors.
 //
 //===----------------------------------------------------------------------===//
 

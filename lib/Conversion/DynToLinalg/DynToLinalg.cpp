@@ -77,15 +77,13 @@ Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange 
 }
 
 /// Reads `operand` broadcast into a result of rank `resultRank` with shape `resultShape`.
-AffineMap broadcastMap(RankedTensorType operand, ArrayRef<int64_t> resultShape,
-                       MLIRContext *ctx) {
+AffineMap broadcastMap(RankedTensorType operand, ArrayRef<int64_t> resultShape, MLIRContext *ctx) {
   int64_t rank = resultShape.size();
   int64_t offset = rank - operand.getRank();
   SmallVector<AffineExpr> exprs;
   for (int64_t i = 0; i < operand.getRank(); ++i) {
     bool stretched = operand.getDimSize(i) == 1 && resultShape[offset + i] != 1;
-    exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
-                              : getAffineDimExpr(offset + i, ctx));
+    exprs.push_back(stretched ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(offset + i, ctx));
   }
   return AffineMap::get(rank, 0, exprs, ctx);
 }
@@ -135,14 +133,12 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
     return v;
   if (to.isInteger(1)) {
     Value zero = scalarConstant(b, loc, from, 0);
-    return isFloat(from)
-               ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero))
-               : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero));
+    return isFloat(from) ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero))
+                         : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero));
   }
   if (isFloat(from) && isFloat(to))
     return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth() ||
-                   (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth() &&
-                    from.isBF16())
+                   (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth() && from.isBF16())
                ? Value(arith::ExtFOp::create(b, loc, to, v))
                : Value(arith::TruncFOp::create(b, loc, to, v));
   if (isFloat(to))
@@ -287,14 +283,13 @@ struct ElementwiseLowering : ConversionPattern {
                                 ConversionPatternRewriter &rewriter) const override {
     if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanOp, TanhOp, ErfOp,
              FloorOp, CeilOp, SigmoidOp, ReluOp, NotOp, AddOp, SubOp, MulOp, DivOp, FloorDivOp,
-             ModOp, PowOp, MaximumOp, MinimumOp, LogicalAndOp, LogicalOrOp, EqOp, NeOp, LtOp,
-             LeOp, GtOp, GeOp, WhereOp, CastOp>(op))
+             ModOp, PowOp, MaximumOp, MinimumOp, LogicalAndOp, LogicalOrOp, EqOp, NeOp, LtOp, LeOp,
+             GtOp, GeOp, WhereOp, CastOp>(op))
       return failure();
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
-    Value lowered = elementwise(rewriter, op->getLoc(), result, operands,
-                                [&](OpBuilder &b, Location loc, ValueRange args) {
-                                  return scalarBody(op, b, loc, args);
-                                });
+    Value lowered = elementwise(
+        rewriter, op->getLoc(), result, operands,
+        [&](OpBuilder &b, Location loc, ValueRange args) { return scalarBody(op, b, loc, args); });
     rewriter.replaceOp(op, lowered);
     return success();
   }
@@ -348,8 +343,7 @@ Value reducedCount(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> di
   return arith::SIToFPOp::create(b, loc, type, asInt);
 }
 
-template <typename OpTy>
-struct ReductionLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using Adaptor = typename OpTy::Adaptor;
 
@@ -398,8 +392,7 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
                                       : Value(arith::MinSIOp::create(nb, l, a, acc));
                        });
     } else {
-      lowered = lowerArgReduction(b, loc, x, dims, resultType,
-                                  std::is_same_v<OpTy, ArgMaxOp>);
+      lowered = lowerArgReduction(b, loc, x, dims, resultType, std::is_same_v<OpTy, ArgMaxOp>);
     }
     rewriter.replaceOp(op, lowered);
     return success();
@@ -441,11 +434,10 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
       iterators.push_back(llvm::is_contained(dims, d) ? utils::IteratorType::reduction
                                                       : utils::IteratorType::parallel);
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
-    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), outMap,
-                                   outMap};
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), outMap, outMap};
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{valueType, resultType}, ValueRange{x}, ValueRange{values, indices},
-        maps, iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        b, loc, TypeRange{valueType, resultType}, ValueRange{x}, ValueRange{values, indices}, maps,
+        iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
           Value v = args[0], best = args[1], bestIndex = args[2];
           Value flat = constantIndex(nb, l, 0);
           size_t r = 0;
@@ -462,8 +454,8 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
                 nb, l, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, v, best);
             Value vNaN = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
             Value bestNaN = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, best, best);
-            Value notBestNaN = arith::XOrIOp::create(
-                nb, l, bestNaN, arith::ConstantIntOp::create(nb, l, 1, 1));
+            Value notBestNaN =
+                arith::XOrIOp::create(nb, l, bestNaN, arith::ConstantIntOp::create(nb, l, 1, 1));
             better = arith::AndIOp::create(nb, l, notBestNaN,
                                            arith::OrIOp::create(nb, l, strictly, vNaN));
           } else {
@@ -471,8 +463,8 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
                 nb, l, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, v, best);
           }
           // Index 0 starts as the answer; an equal later element never replaces it.
-          Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, flat,
-                                              constantIndex(nb, l, 0));
+          Value first =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, flat, constantIndex(nb, l, 0));
           Value take = arith::OrIOp::create(nb, l, better, first);
           linalg::YieldOp::create(
               nb, l,
@@ -485,8 +477,7 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
 
 /// softmax / log_softmax: two reductions (the row max, then the sum of exp(x - max) computed
 /// inside the reduction) and one elementwise op.
-template <typename OpTy>
-struct SoftmaxLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using Adaptor = typename OpTy::Adaptor;
 
@@ -538,8 +529,8 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
         b, loc, type, ValueRange{x, max, sum}, [&](OpBuilder &nb, Location l, ValueRange args) {
           Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
           if constexpr (std::is_same_v<OpTy, SoftmaxOp>)
-            return Value(arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, shifted),
-                                               args[2]));
+            return Value(
+                arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, shifted), args[2]));
           return Value(arith::SubFOp::create(nb, l, shifted, math::LogOp::create(nb, l, args[2])));
         });
     rewriter.replaceOp(op, result);
@@ -597,10 +588,9 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       result = linalg::DotOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
                                      ValueRange{init})
                    .getResult(0);
-    else if (lr == 3 && rk == 3 && lt.getDimSize(0) == rt.getDimSize(0) &&
-             !lt.isDynamicDim(0))
-      result = linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
-                                             ValueRange{lhs, rhs}, ValueRange{init})
+    else if (lr == 3 && rk == 3 && lt.getDimSize(0) == rt.getDimSize(0) && !lt.isDynamicDim(0))
+      result = linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+                                             ValueRange{init})
                    .getResult(0);
     else if (lr >= 2 && rk >= 2)
       result = broadcastingContraction(b, loc, lhs, rhs, init, resultType);
@@ -610,8 +600,8 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     return success();
   }
 
-  static Value broadcastingContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                                       Value init, RankedTensorType resultType) {
+  static Value broadcastingContraction(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
+                                       RankedTensorType resultType) {
     MLIRContext *ctx = b.getContext();
     int64_t rr = resultType.getRank(); // batch..., m, n
     int64_t k = rr;                    // the reduction dimension
@@ -674,9 +664,8 @@ struct LinearLowering : OpConversionPattern<LinearOp> {
     Value init;
     if (bias) {
       // The bias broadcast is the init of the contraction: the add costs nothing extra.
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(rr, 0, {getAffineDimExpr(rr - 1, ctx)}, ctx),
-          AffineMap::getMultiDimIdentityMap(rr, ctx)};
+      SmallVector<AffineMap> maps = {AffineMap::get(rr, 0, {getAffineDimExpr(rr - 1, ctx)}, ctx),
+                                     AffineMap::getMultiDimIdentityMap(rr, ctx)};
       init = linalg::GenericOp::create(
                  b, loc, TypeRange{resultType}, ValueRange{bias}, ValueRange{empty}, maps,
                  SmallVector<utils::IteratorType>(rr, utils::IteratorType::parallel),
@@ -694,8 +683,7 @@ struct LinearLowering : OpConversionPattern<LinearOp> {
     xExprs.push_back(getAffineDimExpr(k, ctx));
     SmallVector<AffineMap> maps = {
         AffineMap::get(rr + 1, 0, xExprs, ctx),
-        AffineMap::get(rr + 1, 0, {getAffineDimExpr(rr - 1, ctx), getAffineDimExpr(k, ctx)},
-                       ctx),
+        AffineMap::get(rr + 1, 0, {getAffineDimExpr(rr - 1, ctx), getAffineDimExpr(k, ctx)}, ctx),
         AffineMap::getMultiDimIdentityMap(rr + 1, ctx).getMajorSubMap(rr)};
     SmallVector<utils::IteratorType> iterators(rr, utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
@@ -714,8 +702,7 @@ struct LinearLowering : OpConversionPattern<LinearOp> {
 
 /// reshape, expand_dims and squeeze: tensor.reshape to the result shape (dynamic sizes from
 /// the input's dimensions, or the element count for a single inferred dimension).
-template <typename OpTy>
-struct ReshapeLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ReshapeLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using Adaptor = typename OpTy::Adaptor;
 
@@ -777,9 +764,9 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
       if (out.isDynamicDim(d))
         dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getX(), p));
     Value init = emptyTensor(rewriter, loc, out, dynamicSizes);
-    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, loc, adaptor.getX(), init,
-                                                       op.getPerm())
-                               .getResult());
+    rewriter.replaceOp(
+        op,
+        linalg::TransposeOp::create(rewriter, loc, adaptor.getX(), init, op.getPerm()).getResult());
     return success();
   }
 };
@@ -791,10 +778,9 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
     auto out = cast<RankedTensorType>(op.getType());
     if (!out.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "broadcast_to a dynamic shape");
-    rewriter.replaceOp(op, elementwise(rewriter, op.getLoc(), out, adaptor.getX(),
-                                       [](OpBuilder &, Location, ValueRange args) {
-                                         return args[0];
-                                       }));
+    rewriter.replaceOp(op,
+                       elementwise(rewriter, op.getLoc(), out, adaptor.getX(),
+                                   [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
     return success();
   }
 };
@@ -803,9 +789,8 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, op.getType(),
-                                                  static_cast<int64_t>(op.getDim()),
-                                                  adaptor.getInputs());
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(
+        op, op.getType(), static_cast<int64_t>(op.getDim()), adaptor.getInputs());
     return success();
   }
 };
@@ -827,8 +812,8 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
         sizes.push_back(rewriter.getIndexAttr(out.getDimSize(d)));
         strides.push_back(rewriter.getIndexAttr(op.getSteps()[d]));
       }
-      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, out, adaptor.getX(), offsets,
-                                                          sizes, strides);
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, out, adaptor.getX(), offsets, sizes,
+                                                          strides);
       return success();
     }
     SmallVector<AffineExpr> exprs;
@@ -884,8 +869,8 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
         {AffineMap::getMultiDimIdentityMap(1, ctx)},
         SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
         [&](OpBuilder &nb, Location l, ValueRange) {
-          Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                               linalg::IndexOp::create(nb, l, 0));
+          Value i =
+              arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, 0));
           Value f = arith::SIToFPOp::create(nb, l, nb.getF64Type(), i);
           Value v = arith::AddFOp::create(
               nb, l, scalarConstant(nb, l, nb.getF64Type(), start),
@@ -944,8 +929,7 @@ struct YieldLowering : OpConversionPattern<YieldOp> {
   }
 };
 
-struct ConvertDynToLinalgPass
-    : dynamir::impl::ConvertDynToLinalgBase<ConvertDynToLinalgPass> {
+struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDynToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
@@ -957,14 +941,14 @@ struct ConvertDynToLinalgPass
                       LenEqGuardOp, GraphBreakOp, SourceOp>();
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwiseLowering>(ctx);
-    patterns.add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
-                 ReductionLowering<MaxOp>, ReductionLowering<MinOp>,
-                 ReductionLowering<ArgMaxOp>, ReductionLowering<ArgMinOp>,
-                 SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>, MatmulLowering,
-                 LinearLowering, ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>,
-                 ReshapeLowering<SqueezeOp>, TransposeLowering, BroadcastToLowering,
-                 ConcatLowering, SliceLowering, ConstantLowering, FullLowering, ArangeLowering,
-                 ItemLowering, ToBoolLowering, IfLowering, YieldLowering>(ctx);
+    patterns
+        .add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
+             ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
+             ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
+             MatmulLowering, LinearLowering, ReshapeLowering<ReshapeOp>,
+             ReshapeLowering<ExpandDimsOp>, ReshapeLowering<SqueezeOp>, TransposeLowering,
+             BroadcastToLowering, ConcatLowering, SliceLowering, ConstantLowering, FullLowering,
+             ArangeLowering, ItemLowering, ToBoolLowering, IfLowering, YieldLowering>(ctx);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

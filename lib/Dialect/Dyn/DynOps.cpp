@@ -173,15 +173,14 @@ static SmallVector<int64_t> broadcastIndices(const ConstantElements &c, ArrayRef
 // makeElements builds a splat when given a single value: every evaluation below works on the
 // splat's one element and so stays O(1) for splats of any size.
 
-static OpFoldResult constFoldUnary(Attribute operand, Type resultType,
-                                   double (*floatFn)(double), int64_t (*intFn)(int64_t)) {
+static OpFoldResult constFoldUnary(Attribute operand, Type resultType, double (*floatFn)(double),
+                                   int64_t (*intFn)(int64_t)) {
   std::optional<ConstantElements> c = getConstantElements(operand);
   auto type = dyn_cast<RankedTensorType>(resultType);
   if (!c || !type || c->type != type)
     return {};
   if (c->isFloat)
-    return floatFn ? makeElements(type, llvm::map_to_vector(c->floats, floatFn))
-                   : OpFoldResult();
+    return floatFn ? makeElements(type, llvm::map_to_vector(c->floats, floatFn)) : OpFoldResult();
   return intFn ? makeElements(type, llvm::map_to_vector(c->ints, intFn)) : OpFoldResult();
 }
 
@@ -190,8 +189,8 @@ static OpFoldResult constFoldUnary(Attribute operand, Type resultType,
 /// std::nullopt when the operands are not small constants of one element kind.
 template <typename Fn>
 static std::optional<int64_t> forEachBroadcastPair(const ConstantElements &a,
-                                                   const ConstantElements &b,
-                                                   RankedTensorType type, Fn fn) {
+                                                   const ConstantElements &b, RankedTensorType type,
+                                                   Fn fn) {
   if (!type.hasStaticShape() || a.isFloat != b.isFloat)
     return std::nullopt;
   int64_t count = a.isSplat && b.isSplat ? 1 : type.getNumElements();
@@ -267,8 +266,7 @@ static int64_t intPow(int64_t base, int64_t exponent) {
   return static_cast<int64_t>(result);
 }
 
-template <typename OpTy>
-static OpFoldResult foldUnaryIdentity(OpTy op) {
+template <typename OpTy> static OpFoldResult foldUnaryIdentity(OpTy op) {
   // neg(neg x) and not(not x) are x (bitwise not is an involution on every width).
   if constexpr (std::is_same_v<OpTy, NegOp> || std::is_same_v<OpTy, NotOp>)
     if (auto inner = op.getX().template getDefiningOp<OpTy>())
@@ -316,8 +314,8 @@ static OpFoldResult foldBinaryIdentity(OpTy op, Attribute lhs, Attribute rhs,
   llvm_unreachable("unknown identity");
 }
 
-static OpFoldResult constFoldReduction(Attribute operand, ArrayRef<int64_t> dims,
-                                       Type resultType, ReductionKind kind) {
+static OpFoldResult constFoldReduction(Attribute operand, ArrayRef<int64_t> dims, Type resultType,
+                                       ReductionKind kind) {
   auto type = dyn_cast<RankedTensorType>(resultType);
   auto dense = dyn_cast_or_null<DenseElementsAttr>(operand);
   if (!type || !type.hasStaticShape() || !dense)
@@ -411,8 +409,7 @@ static FailureOr<RankedTensorType> getRankedType(std::optional<Location> loc, Va
 /// Broadcast shape of `operands`; operands from `firstTyped` on must share one element type,
 /// which the result gets unless `resultElementType` is given.
 static LogicalResult inferBroadcastResult(std::optional<Location> loc, ValueRange operands,
-                                          Type resultElementType,
-                                          SmallVectorImpl<Type> &inferred,
+                                          Type resultElementType, SmallVectorImpl<Type> &inferred,
                                           unsigned firstTyped = 0) {
   SmallVector<ArrayRef<int64_t>> shapes;
   Type elementType;
@@ -424,8 +421,8 @@ static LogicalResult inferBroadcastResult(std::optional<Location> loc, ValueRang
     if (i < firstTyped)
       continue;
     if (elementType && elementType != type->getElementType())
-      return emitOptionalError(loc, "operands have different element types: ", elementType,
-                               " vs ", type->getElementType(),
+      return emitOptionalError(loc, "operands have different element types: ", elementType, " vs ",
+                               type->getElementType(),
                                " (dtype promotion must be explicit with dyn.cast)");
     elementType = type->getElementType();
   }
@@ -444,8 +441,7 @@ static LogicalResult verifyDimList(std::optional<Location> loc, ArrayRef<int64_t
   llvm::SmallBitVector used(rank);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank)
-      return emitOptionalError(loc, what, " ", d, " is out of range for a tensor of rank ",
-                               rank);
+      return emitOptionalError(loc, what, " ", d, " is out of range for a tensor of rank ", rank);
     if (used.test(d))
       return emitOptionalError(loc, what, " ", d, " appears twice");
     used.set(d);
@@ -455,8 +451,7 @@ static LogicalResult verifyDimList(std::optional<Location> loc, ArrayRef<int64_t
 
 static LogicalResult inferReductionResult(std::optional<Location> loc, Value x,
                                           ArrayRef<int64_t> dims, bool keepdim,
-                                          Type resultElementType,
-                                          SmallVectorImpl<Type> &inferred) {
+                                          Type resultElementType, SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x);
   if (failed(type) || failed(verifyDimList(loc, dims, type->getRank(), "reduction dim")))
     return failure();
@@ -467,8 +462,8 @@ static LogicalResult inferReductionResult(std::optional<Location> loc, Value x,
     else if (keepdim)
       shape.push_back(1);
   }
-  inferred.push_back(RankedTensorType::get(
-      shape, resultElementType ? resultElementType : type->getElementType()));
+  inferred.push_back(
+      RankedTensorType::get(shape, resultElementType ? resultElementType : type->getElementType()));
   return success();
 }
 
@@ -479,8 +474,8 @@ static LogicalResult inferReductionResult(std::optional<Location> loc, Value x,
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                        Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
   return inferBroadcastResult(loc, {adaptor.getCondition(), adaptor.getLhs(), adaptor.getRhs()},
                               /*resultElementType=*/nullptr, inferred, /*firstTyped=*/1);
 }
@@ -516,15 +511,14 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   return a->isFloat ? makeElements(type, floats) : makeElements(type, ints);
 }
 
-LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> type = getRankedType(loc, adaptor.getX());
   if (failed(type))
     return failure();
   Type dtype = adaptor.getDtype();
   if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(dtype) &&
-      !dtype.isSignlessInteger(1) && !dtype.isSignlessInteger(32) &&
-      !dtype.isSignlessInteger(64))
+      !dtype.isSignlessInteger(1) && !dtype.isSignlessInteger(32) && !dtype.isSignlessInteger(64))
     return emitOptionalError(loc, "cannot cast to ", dtype,
                              ": expected f16, bf16, f32, f64, i1, i32 or i64");
   inferred.push_back(type->clone(dtype));
@@ -540,11 +534,9 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   auto type = cast<RankedTensorType>(getType());
   Type dtype = getDtype();
   if (isa<FloatType>(dtype)) {
-    SmallVector<double> out = c->isFloat
-                                  ? c->floats
-                                  : llvm::map_to_vector(c->ints, [](int64_t v) {
-                                      return static_cast<double>(v);
-                                    });
+    SmallVector<double> out =
+        c->isFloat ? c->floats
+                   : llvm::map_to_vector(c->ints, [](int64_t v) { return static_cast<double>(v); });
     return makeElements(type, out);
   }
   if (dtype.isInteger(1)) {
@@ -629,8 +621,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   if (failed(lhs) || failed(rhs))
     return failure();
   if (lhs->getElementType() != rhs->getElementType())
-    return emitOptionalError(loc, "operands have different element types: ",
-                             lhs->getElementType(), " vs ", rhs->getElementType(),
+    return emitOptionalError(loc, "operands have different element types: ", lhs->getElementType(),
+                             " vs ", rhs->getElementType(),
                              " (dtype promotion must be explicit with dyn.cast)");
   std::string error;
   std::optional<SmallVector<int64_t>> shape = matmulShape(lhs->getShape(), rhs->getShape(), error);
@@ -655,8 +647,7 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                              " differs from the input's ", elementType);
   int64_t k = input->getShape().back(), wk = weight->getDimSize(1), n = weight->getDimSize(0);
   if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(wk) && k != wk)
-    return emitOptionalError(loc, "linear input features ", k, " differ from the weight's ",
-                             wk);
+    return emitOptionalError(loc, "linear input features ", k, " differ from the weight's ", wk);
   if (Value bias = adaptor.getBias()) {
     FailureOr<RankedTensorType> b = getRankedType(loc, bias);
     if (failed(b))
@@ -682,8 +673,7 @@ LogicalResult ReshapeOp::verify() {
   if (from.getElementType() != to.getElementType())
     return emitOpError("cannot change the element type from ")
            << from.getElementType() << " to " << to.getElementType();
-  if (from.hasStaticShape() && to.hasStaticShape() &&
-      from.getNumElements() != to.getNumElements())
+  if (from.hasStaticShape() && to.hasStaticShape() && from.getNumElements() != to.getNumElements())
     return emitOpError("cannot reshape ")
            << from.getNumElements() << " elements " << from << " into " << to;
   return success();
@@ -710,8 +700,8 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
     return failure();
   ArrayRef<int64_t> perm = adaptor.getPerm();
   if (static_cast<int64_t>(perm.size()) != type->getRank())
-    return emitOptionalError(loc, "permutation has ", perm.size(),
-                             " entries for a tensor of rank ", type->getRank());
+    return emitOptionalError(loc, "permutation has ", perm.size(), " entries for a tensor of rank ",
+                             type->getRank());
   if (failed(verifyDimList(loc, perm, type->getRank(), "permutation entry")))
     return failure();
   SmallVector<int64_t> shape;
@@ -729,8 +719,7 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   };
   if (isIdentity(perm))
     return getX();
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX());
-      dense && dense.isSplat())
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()); dense && dense.isSplat())
     return dense.resizeSplat(getType());
   // transpose(transpose(y, inner), outer): result dim i is y's dim inner[outer[i]].
   if (auto inner = getX().getDefiningOp<TransposeOp>()) {
@@ -817,8 +806,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     if (failed(type))
       return failure();
     if (type->getRank() != rank || type->getElementType() != first->getElementType())
-      return emitOptionalError(loc, "concat inputs must share rank and element type: ",
-                               *first, " vs ", *type);
+      return emitOptionalError(loc, "concat inputs must share rank and element type: ", *first,
+                               " vs ", *type);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = type->getDimSize(d);
       if (d == dim) {
@@ -828,8 +817,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       } else if (ShapedType::isDynamic(shape[d])) {
         shape[d] = size;
       } else if (!ShapedType::isDynamic(size) && size != shape[d]) {
-        return emitOptionalError(loc, "concat inputs differ in dim ", d, ": ", shape[d],
-                                 " vs ", size);
+        return emitOptionalError(loc, "concat inputs differ in dim ", d, ": ", shape[d], " vs ",
+                                 size);
       }
     }
   }
@@ -843,18 +832,18 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
   return {};
 }
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                        Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> type = getRankedType(loc, adaptor.getX());
   if (failed(type))
     return failure();
   ArrayRef<int64_t> starts = adaptor.getStarts(), stops = adaptor.getStops(),
                     steps = adaptor.getSteps();
   int64_t rank = type->getRank();
-  if (static_cast<int64_t>(starts.size()) != rank ||
-      static_cast<int64_t>(stops.size()) != rank || static_cast<int64_t>(steps.size()) != rank)
-    return emitOptionalError(loc, "slice needs one start, stop and step per dimension (rank ",
-                             rank, ")");
+  if (static_cast<int64_t>(starts.size()) != rank || static_cast<int64_t>(stops.size()) != rank ||
+      static_cast<int64_t>(steps.size()) != rank)
+    return emitOptionalError(loc, "slice needs one start, stop and step per dimension (rank ", rank,
+                             ")");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = type->getDimSize(d), start = starts[d], stop = stops[d], step = steps[d];
@@ -862,13 +851,11 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
       return emitOptionalError(loc, "slice step must not be zero (dim ", d, ")");
     bool valid =
         step > 0 ? (0 <= start && start <= stop && (ShapedType::isDynamic(size) || stop <= size))
-                 : (-1 <= stop && stop <= start &&
-                    (ShapedType::isDynamic(size) || start < size));
+                 : (-1 <= stop && stop <= start && (ShapedType::isDynamic(size) || start < size));
     if (!valid)
-      return emitOptionalError(loc, "slice bounds ", start, ":", stop, ":", step,
-                               " are not normalized for dim ", d, " of size ",
-                               ShapedType::isDynamic(size) ? std::string("?")
-                                                           : std::to_string(size));
+      return emitOptionalError(
+          loc, "slice bounds ", start, ":", stop, ":", step, " are not normalized for dim ", d,
+          " of size ", ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size));
     shape.push_back(sliceLength(start, stop, step));
   }
   inferred.push_back(type->clone(shape));
@@ -876,12 +863,11 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  if (getX().getType() == getType() && llvm::all_of(getStarts(), [](int64_t s) {
-        return s == 0;
-      }) && llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+  if (getX().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
     return getX();
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX());
-      dense && dense.isSplat())
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()); dense && dense.isSplat())
     return dense.resizeSplat(cast<ShapedType>(getType()));
   return {};
 }
@@ -890,8 +876,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 // Host boundary
 //===----------------------------------------------------------------------===//
 
-LogicalResult ItemOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+LogicalResult ItemOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> type = getRankedType(loc, adaptor.getX());
   if (failed(type))
     return failure();
@@ -929,8 +915,7 @@ LogicalResult ValueEqGuardOp::verify() {
   } else if (isa<StringAttr, UnitAttr>(value)) {
     return success();
   }
-  return emitOpError("expected an i64, i1 or f64 scalar, a string, or unit (None), got ")
-         << value;
+  return emitOpError("expected an i64, i1 or f64 scalar, a string, or unit (None), got ") << value;
 }
 
 /// The entry block of the function around `op`, where guards are hoisted to.
@@ -953,8 +938,7 @@ namespace {
 /// type is what it computes.
 struct EraseKnownTensorMatch : OpRewritePattern<TensorMatchGuardOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(TensorMatchGuardOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(TensorMatchGuardOp op, PatternRewriter &rewriter) const override {
     Block *entry = getGuardBlock(op);
     if (!entry || isFunctionInput(op.getValue(), entry))
       return failure();
@@ -967,15 +951,13 @@ struct EraseKnownTensorMatch : OpRewritePattern<TensorMatchGuardOp> {
 /// implied by it.
 struct EraseImpliedTypeMatch : OpRewritePattern<TypeMatchGuardOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(TypeMatchGuardOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(TypeMatchGuardOp op, PatternRewriter &rewriter) const override {
     auto func = op->getParentOfType<FunctionOpInterface>();
     if (!func)
       return failure();
     bool implied = false;
     func.walk([&](TensorMatchGuardOp tensor) {
-      implied |= tensor.getSource() == op.getSource() &&
-                 tensor.getTypeName() == op.getTypeName();
+      implied |= tensor.getSource() == op.getSource() && tensor.getTypeName() == op.getTypeName();
     });
     if (!implied)
       return failure();
@@ -984,13 +966,12 @@ struct EraseImpliedTypeMatch : OpRewritePattern<TypeMatchGuardOp> {
   }
 };
 
-/// Moves a guard to the run of guards (and constants) at the top of its function's entry block: guards are
-/// assumptions about the inputs and hold for the whole trace, so the runtime can check them
-/// all before any graph runs.
+/// Moves a guard to the run of guards (and constants) at the top of its function's entry block:
+/// guards are assumptions about the inputs and hold for the whole trace, so the runtime can check
+/// them all before any graph runs.
 struct HoistGuard : OpInterfaceRewritePattern<GuardOpInterface> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
-  LogicalResult matchAndRewrite(GuardOpInterface guard,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(GuardOpInterface guard, PatternRewriter &rewriter) const override {
     Operation *op = guard.getOperation();
     Block *entry = getGuardBlock(op);
     if (!entry)
@@ -1021,12 +1002,10 @@ struct HoistGuard : OpInterfaceRewritePattern<GuardOpInterface> {
 /// same thing: keep the first.
 struct MergeDuplicateGuard : OpInterfaceRewritePattern<GuardOpInterface> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
-  LogicalResult matchAndRewrite(GuardOpInterface guard,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(GuardOpInterface guard, PatternRewriter &rewriter) const override {
     Operation *op = guard.getOperation();
     for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-      if (OperationEquivalence::isEquivalentTo(op, prev,
-                                               OperationEquivalence::IgnoreLocations)) {
+      if (OperationEquivalence::isEquivalentTo(op, prev, OperationEquivalence::IgnoreLocations)) {
         rewriter.eraseOp(op);
         return success();
       }
@@ -1042,8 +1021,8 @@ struct FoldConstantIf : OpRewritePattern<IfOp> {
     DenseElementsAttr predicate;
     if (!matchPattern(op.getPredicate(), m_Constant(&predicate)))
       return failure();
-    Block *taken = predicate.getSplatValue<bool>() ? &op.getThenRegion().front()
-                                                   : &op.getElseRegion().front();
+    Block *taken =
+        predicate.getSplatValue<bool>() ? &op.getThenRegion().front() : &op.getElseRegion().front();
     auto yield = cast<YieldOp>(taken->getTerminator());
     SmallVector<Value> results(yield.getValues());
     rewriter.inlineBlockBefore(taken, op);

@@ -14,8 +14,7 @@ static std::string dimToString(int64_t dim) {
 }
 
 std::optional<llvm::SmallVector<int64_t>>
-dynamir::dyn::broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
-                              std::string &error) {
+dynamir::dyn::broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes, std::string &error) {
   size_t rank = 0;
   for (llvm::ArrayRef<int64_t> shape : shapes)
     rank = std::max(rank, shape.size());
@@ -60,9 +59,9 @@ bool dynamir::dyn::isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRe
   return true;
 }
 
-std::optional<llvm::SmallVector<int64_t>>
-dynamir::dyn::matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
-                          std::string &error) {
+std::optional<llvm::SmallVector<int64_t>> dynamir::dyn::matmulShape(llvm::ArrayRef<int64_t> lhs,
+                                                                    llvm::ArrayRef<int64_t> rhs,
+                                                                    std::string &error) {
   if (lhs.empty() || rhs.empty()) {
     error = "matmul operands must have at least one dimension";
     return std::nullopt;
@@ -77,8 +76,7 @@ dynamir::dyn::matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> r
     b.push_back(1);
   int64_t k1 = a.back(), k2 = b[b.size() - 2];
   if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2) {
-    error = "matmul contraction dimensions differ: " + dimToString(k1) + " vs " +
-            dimToString(k2);
+    error = "matmul contraction dimensions differ: " + dimToString(k1) + " vs " + dimToString(k2);
     return std::nullopt;
   }
   llvm::ArrayRef<int64_t> batchA = llvm::ArrayRef(a).drop_back(2);

@@ -28,9 +28,8 @@ broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes, std::string &err
 bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 
 /// The result shape of numpy.matmul, or std::nullopt with a message in `error`.
-std::optional<llvm::SmallVector<int64_t>> matmulShape(llvm::ArrayRef<int64_t> lhs,
-                                                      llvm::ArrayRef<int64_t> rhs,
-                                                      std::string &error);
+std::optional<llvm::SmallVector<int64_t>>
+matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs, std::string &error);
 
 /// Number of elements `range(start, stop, step)` has; `step` must be non-zero.
 int64_t sliceLength(int64_t start, int64_t stop, int64_t step);
