@@ -10,7 +10,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "DYNAMIR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Utils"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dynamir_obj_root, "test")
 
@@ -21,7 +21,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dynamir_tools_dir, config.llvm_tools_dir]
-tools = ["tensor-opt"]
+tools = ["tensor-opt", "dynamir-ptx"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Frontend tests that use torch need it importable by the project's interpreter.
@@ -38,3 +38,16 @@ config.substitutions.append(
      + " -e main -entry-point-result=void -shared-libs="
      + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_runner_utils.so") + ","
      + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_c_runner_utils.so")))
+
+# ptxas from the CUDA toolkit checks that generated PTX assembles (no GPU needed). The NVVM
+# serializer finds libdevice through CUDA_HOME, which lit would otherwise not pass on.
+cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.path.isdir(cuda_home):
+    config.environment["CUDA_HOME"] = cuda_home
+if os.path.exists(os.path.join(cuda_home, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("libdevice")
+ptxas = os.path.join(cuda_home, "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(
+        ("%ptxas_all", f"{config.python_executable} {config.test_source_root}/Utils/ptxas_all.py {ptxas}"))

@@ -1,0 +1,32 @@
+// Every kernel the NVVM lowering produces assembles for sm_90 and spills nothing.
+// REQUIRES: ptxas
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-nvvm | dynamir-ptx - -o-dir %t
+// RUN: %ptxas_all sm_90 %t | FileCheck %s
+
+// CHECK: == chain_kernel.ptx
+// CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// CHECK: == softmax_kernel.ptx
+// CHECK: 0 bytes spill stores, 0 bytes spill loads
+// CHECK: == softmax_kernel_0.ptx
+// CHECK: 0 bytes spill stores, 0 bytes spill loads
+// CHECK: == softmax_kernel_1.ptx
+// CHECK: 0 bytes spill stores, 0 bytes spill loads
+// CHECK: == softmax_kernel_2.ptx
+// CHECK: 0 bytes spill stores, 0 bytes spill loads
+// CHECK: == softmax_kernel_3.ptx
+// CHECK: 0 bytes spill stores, 0 bytes spill loads
+// CHECK-NOT: ==
+
+func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %two = dyn.constant dense<2.0> : tensor<f32>
+  %0 = dyn.mul %x, %two : tensor<1048576xf32>, tensor<f32>
+  %1 = dyn.sin %0 : tensor<1048576xf32>
+  %2 = dyn.cos %1 : tensor<1048576xf32>
+  return %2 : tensor<1048576xf32>
+}
+
+func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
+  %0 = dyn.softmax %x dim 1 : tensor<4096x1024xf32>
+  return %0 : tensor<4096x1024xf32>
+}
