@@ -370,6 +370,9 @@ py::array asArray(py::handle obj) {
   return py::array::ensure(value, py::array::c_style);
 }
 
+/// Outputs at least this large are recycled between calls (page faults dominate there).
+constexpr py::ssize_t kRecycleBytes = 1 << 20;
+
 py::tuple shapeTuple(ArrayRef<int64_t> shape) {
   py::tuple t(shape.size());
   for (size_t i = 0; i < shape.size(); ++i)
@@ -451,11 +454,17 @@ py::list Entry::run(py::dict locals, py::dict globals) {
               inputs.push_back(toBuffer(a));
               keepAlive.push_back(std::move(a));
             }
-            for (auto [result, dtype, shape] :
-                 llvm::zip(call.getResults(), site.outputDtypes, site.outputShapes)) {
-              // Outputs come from numpy's allocator (huge pages for large arrays).
-              py::array out(dtype, shape);
+            site.recycled.resize(call.getNumResults());
+            for (auto [result, dtype, shape, previous] :
+                 llvm::zip(call.getResults(), site.outputDtypes, site.outputShapes,
+                           site.recycled)) {
+              // Reuse last call's array if only this cache still holds it; otherwise allocate
+              // with numpy (huge pages for large arrays). Small arrays are not worth tracking.
+              py::array out = previous && Py_REFCNT(previous.ptr()) == 1
+                                  ? py::reinterpret_borrow<py::array>(previous)
+                                  : py::array(dtype, shape);
               outputs.push_back(toBuffer(out));
+              previous = out.nbytes() >= kRecycleBytes ? py::object(out) : py::object();
               env[result] = std::move(out);
             }
             std::string error;

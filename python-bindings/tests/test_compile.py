@@ -206,3 +206,16 @@ def test_persistent_cache_serves_a_new_process(tmp_path):
     assert run() == ["1", "0"]  # compiled and stored
     assert run() == ["1", "1"]  # loaded from disk by another process
     assert len(list(tmp_path.glob("*.so"))) == 1
+
+
+def test_large_outputs_are_recycled_only_when_dropped():
+    f = dynamir.compile(lambda x: x * 2)
+    x = np.arange(1 << 20, dtype=np.float32)  # 4 MiB: above the recycling threshold
+    a = f(x)
+    b = f(x)  # `a` is still alive: b must be a new buffer
+    assert not np.shares_memory(a, b)
+    address = b.__array_interface__["data"][0]
+    del b
+    c = f(x)  # nothing else holds the previous result: its memory is reused
+    assert c.__array_interface__["data"][0] == address
+    assert np.array_equal(a, x * 2) and np.array_equal(c, x * 2)

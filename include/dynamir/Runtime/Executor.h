@@ -96,6 +96,9 @@ private:
     CompiledGraph *graph = nullptr;
     std::vector<pybind11::dtype> outputDtypes;
     std::vector<std::vector<pybind11::ssize_t>> outputShapes;
+    /// The arrays this call site returned last time. When nothing else references one any
+    /// more (the caller dropped it), its memory is reused instead of faulting in fresh pages.
+    std::vector<pybind11::object> recycled; // null where nothing is kept
   };
   CallSite &callSite(mlir::func::CallOp call);
 
