@@ -411,11 +411,10 @@ Entry::CallSite &Entry::callSite(func::CallOp call) {
   }
   for (RankedTensorType type : slot->outputTypes()) {
     std::string dtype = numpyDtype(type.getElementType());
-    if (!type.hasStaticShape() || dtype.empty()) {
+    if (dtype.empty()) {
       callSites.erase(call.getOperation());
       throw std::runtime_error("graph '" + slot->name() +
-                               "' has a result with a dynamic size or no numpy dtype: not "
-                               "supported by the CPU runtime yet");
+                               "' has a result without a numpy dtype (bf16)");
     }
     site.outputDtypes.push_back(py::dtype(dtype));
     site.outputShapes.emplace_back(type.getShape().begin(), type.getShape().end());
@@ -453,6 +452,23 @@ py::list Entry::run(py::dict locals, py::dict globals) {
               py::array a = asArray(env.lookup(operand));
               inputs.push_back(toBuffer(a));
               keepAlive.push_back(std::move(a));
+            }
+            if (site.graph->returnsResults()) {
+              // Dynamic result shapes: the graph allocates; numpy arrays take ownership.
+              std::vector<OwnedBuffer> owned;
+              std::string error;
+              if (!site.graph->runReturning(inputs, owned, error))
+                throw std::runtime_error(error);
+              for (auto [result, dtype, buffer] :
+                   llvm::zip(call.getResults(), site.outputDtypes, owned)) {
+                py::capsule release(buffer.allocated, [](void *p) { free(p); });
+                std::vector<py::ssize_t> shape(buffer.sizes.begin(), buffer.sizes.end());
+                std::vector<py::ssize_t> strides;
+                for (int64_t s : buffer.strides)
+                  strides.push_back(s * dtype.itemsize());
+                env[result] = py::array(dtype, shape, strides, buffer.data, release);
+              }
+              continue;
             }
             site.recycled.resize(call.getNumResults());
             for (auto [result, dtype, shape, previous] :

@@ -35,19 +35,28 @@ using namespace dynamir::runtime;
 namespace {
 /// The lowering of one graph: destination-passing style (results become out-parameters the
 /// caller allocates; inputs are never written), then the CPU pipeline.
-constexpr const char *kGraphPipeline =
-    "builtin.module(dyn-to-linalg,linalg-generalize-named-ops,dyn-cpu-loop-order,"
-    "one-shot-bufferize{bufferize-function-boundaries=1 "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
-    "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
-    "func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,convert-math-to-llvm,convert-math-to-libm,"
-    "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
-    "convert-func-to-llvm,reconcile-unrealized-casts)";
+/// The lowering of one graph. Results with static shapes become out-parameters the caller
+/// allocates (destination-passing style); a graph with a dynamic result shape returns its
+/// results instead, as buffers the caller then owns. Inputs are never written.
+std::string graphPipeline(bool resultsAsOutParams) {
+  std::string pipeline =
+      "builtin.module(dyn-to-linalg,linalg-generalize-named-ops,dyn-cpu-loop-order,"
+      "one-shot-bufferize{bufferize-function-boundaries=1 "
+      "function-boundary-type-conversion=identity-layout-map},";
+  if (resultsAsOutParams)
+    pipeline += "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},";
+  pipeline +=
+      "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
+      "func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
+      "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
+      "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+      "reconcile-unrealized-casts)";
+  return pipeline;
+}
 
 /// Bump when the generated code's ABI or the pipeline's meaning changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v2";
+constexpr const char *kCacheVersion = "dynamir-graph-v3";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 
 /// A ranked strided memref descriptor as the LLVM lowering lays it out.
@@ -139,6 +148,9 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     compiled->inputs.push_back(cast<RankedTensorType>(t));
   for (Type t : graph.getResultTypes())
     compiled->outputs.push_back(cast<RankedTensorType>(t));
+  compiled->returnsResultsFlag =
+      llvm::any_of(compiled->outputs, [](RankedTensorType t) { return !t.hasStaticShape(); });
+  std::string pipeline = graphPipeline(!compiled->returnsResultsFlag);
 
   // A copy under a fixed name in a module of its own: the same graph always prints the same.
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
@@ -160,7 +172,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   }
   llvm::SHA256 hasher;
   for (llvm::StringRef part : {llvm::StringRef(kCacheVersion), llvm::StringRef(LLVM_VERSION_STRING),
-                               llvm::StringRef(kGraphPipeline), llvm::StringRef(text)})
+                               llvm::StringRef(pipeline), llvm::StringRef(text)})
     hasher.update(part);
   std::string cpu = hostCPUDescription();
   hasher.update(cpu);
@@ -183,7 +195,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
       PassManager pm(ctx);
       std::string parseErrors;
       llvm::raw_string_ostream es(parseErrors);
-      FailureOr<OpPassManager> parsed = parsePassPipeline(kGraphPipeline, es);
+      FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, es);
       if (failed(parsed)) {
         error = "internal pipeline does not parse: " + parseErrors;
         return nullptr;
@@ -296,7 +308,8 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
 
 bool CompiledGraph::run(llvm::ArrayRef<Buffer> inputBuffers, llvm::ArrayRef<Buffer> outputBuffers,
                         std::string &error) {
-  if (inputBuffers.size() != inputs.size() || outputBuffers.size() != outputs.size()) {
+  if (returnsResultsFlag || inputBuffers.size() != inputs.size() ||
+      outputBuffers.size() != outputs.size()) {
     error = "graph '" + graphName + "' called with the wrong number of buffers";
     return false;
   }
@@ -310,5 +323,43 @@ bool CompiledGraph::run(llvm::ArrayRef<Buffer> inputBuffers, llvm::ArrayRef<Buff
   for (auto &d : descriptors)
     pointers.push_back(d.data());
   entry(pointers.data());
+  return true;
+}
+
+bool CompiledGraph::runReturning(llvm::ArrayRef<Buffer> inputBuffers,
+                                 std::vector<OwnedBuffer> &results, std::string &error) {
+  if (!returnsResultsFlag || inputBuffers.size() != inputs.size()) {
+    error = "graph '" + graphName + "' called with the wrong number of buffers";
+    return false;
+  }
+  // The C interface writes the result descriptors (each allocated, aligned, offset, sizes,
+  // strides: all 8-byte fields) one after the other into the struct its first argument
+  // points to.
+  size_t words = 0;
+  for (RankedTensorType t : outputs)
+    words += 3 + 2 * t.getRank();
+  std::vector<int64_t> returned(words, 0);
+  std::vector<std::vector<int64_t>> descriptors;
+  for (const Buffer &b : inputBuffers)
+    descriptors.push_back(makeDescriptor(b));
+  std::vector<void *> pointers = {returned.data()};
+  for (auto &d : descriptors)
+    pointers.push_back(d.data());
+  entry(pointers.data());
+  size_t at = 0;
+  for (RankedTensorType t : outputs) {
+    OwnedBuffer r;
+    r.allocated = reinterpret_cast<void *>(returned[at]);
+    int64_t offset = returned[at + 2];
+    r.sizes.assign(returned.begin() + at + 3, returned.begin() + at + 3 + t.getRank());
+    r.strides.assign(returned.begin() + at + 3 + t.getRank(),
+                     returned.begin() + at + 3 + 2 * t.getRank());
+    r.data = reinterpret_cast<char *>(returned[at + 1]) +
+             offset * (t.getElementType().getIntOrFloatBitWidth() == 1
+                           ? 1
+                           : t.getElementType().getIntOrFloatBitWidth() / 8);
+    results.push_back(std::move(r));
+    at += 3 + 2 * t.getRank();
+  }
   return true;
 }

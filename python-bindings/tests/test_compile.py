@@ -219,3 +219,22 @@ def test_large_outputs_are_recycled_only_when_dropped():
     c = f(x)  # nothing else holds the previous result: its memory is reused
     assert c.__array_interface__["data"][0] == address
     assert np.array_equal(a, x * 2) and np.array_equal(c, x * 2)
+
+
+def test_dynamic_shapes_do_not_recompile():
+    def f(x, y):
+        z = np.cos(x) * 2 + y
+        return z, z.sum(axis=0), (x * y).reshape(-1)
+
+    compiled = dynamir.compile(f, dynamic=True)
+    for n in (3, 7, 1000):
+        x = np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32)
+        y = np.ones((n, 4), np.float32)
+        for got, want in zip(compiled(x, y), f(x, y)):
+            assert got.shape == want.shape
+            assert np.allclose(got, want, rtol=1e-5, atol=1e-5)
+    c = dynamir.counters()
+    assert c["frames_traced"] == 1 and c["recompiles"] == 0 and c["cache_hits"] == 2
+    # Rank and dtype are still guarded.
+    compiled(np.ones((2, 4, 1), np.float32), np.ones((2, 4, 1), np.float32))
+    assert dynamir.counters()["recompiles"] == 1

@@ -35,6 +35,14 @@ struct Buffer {
   std::vector<int64_t> strides;
 };
 
+/// A buffer the compiled code allocated and the caller now owns: free(allocated) releases it.
+struct OwnedBuffer {
+  void *allocated;
+  void *data;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+};
+
 class CompiledGraph {
 public:
   /// Compiles `graph` (left untouched; a copy is lowered). On failure returns null and sets
@@ -45,6 +53,12 @@ public:
   /// Runs the graph: `inputs` and `outputs` match the graph's argument and result types
   /// (outputs are written in place). Returns false with `error` set if the call failed.
   bool run(llvm::ArrayRef<Buffer> inputs, llvm::ArrayRef<Buffer> outputs, std::string &error);
+
+  /// For a graph with a dynamic result shape (returnsResults()): runs it and hands over the
+  /// buffers it allocated for its results.
+  bool runReturning(llvm::ArrayRef<Buffer> inputs, std::vector<OwnedBuffer> &results,
+                    std::string &error);
+  bool returnsResults() const { return returnsResultsFlag; }
 
   const std::string &name() const { return graphName; }
   llvm::ArrayRef<mlir::RankedTensorType> inputTypes() const { return inputs; }
@@ -67,6 +81,7 @@ private:
   void (*entry)(void **) = nullptr;
   std::string library;
   bool cached = false;
+  bool returnsResultsFlag = false;
   double seconds = 0;
 };
 
