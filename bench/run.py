@@ -381,6 +381,43 @@ def run_overheads(torch):
     return out
 
 
+RSS_SCRIPT = """
+import resource, sys, numpy as np
+sys.path.insert(0, {bench!r})
+import run
+name, system = sys.argv[1], sys.argv[2]
+data = run.inputs_for(name, {size!r}, np.random.default_rng(0))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+fn = run.NUMPY[name]
+if system == "dynamir":
+    import dynamir
+    fn = dynamir.compile(fn)
+for _ in range(3):
+    fn(*data)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(before / 1024, after / 1024)
+"""
+
+
+def run_peak_rss():
+    """Peak resident memory of the large workloads, each system in a process of its own (MiB:
+    peak after setup and inputs, and peak after three calls)."""
+    out = {}
+    here = str(pathlib.Path(__file__).resolve().parent)
+    for name, size in (("chain", 10**7), ("softmax", (4096, 1024)), ("mlp", (256, 1024))):
+        for system in ("numpy", "dynamir"):
+            script = RSS_SCRIPT.format(bench=here, size=size)
+            done = subprocess.run([sys.executable, "-c", script, name, system],
+                                  capture_output=True, text=True)
+            if done.returncode:
+                out[f"{name} {system}"] = "failed"
+                continue
+            before, after = map(float, done.stdout.split())
+            out[f"{name} {system} peak RSS MiB (after setup -> after 3 calls)"] = (
+                f"{before:.0f} -> {after:.0f}")
+    return out
+
+
 def plot(rows, path):
     try:
         import matplotlib
@@ -424,13 +461,17 @@ def main():
     rows = run_throughput(args, peers)
     compile_costs = run_compile_costs(args, torch, numba)
     overheads = run_overheads(torch)
+    rss = run_peak_rss()
     print("\n# compile cost")
     for k, v in compile_costs.items():
         print(f"{k:60} {v:.3f}")
     print("\n# per-call overhead")
     for k, v in overheads.items():
         print(f"{k:60} {v:.1f}")
-    result = {"throughput": rows, "compile": compile_costs, "overhead": overheads,
+    print("\n# peak memory")
+    for k, v in rss.items():
+        print(f"{k:60} {v}")
+    result = {"throughput": rows, "compile": compile_costs, "overhead": overheads, "rss": rss,
               "numpy": np.__version__, "cores": os.cpu_count()}
     (RESULTS / "results.json").write_text(json.dumps(result, indent=1))
     if plot(rows, RESULTS / "speedup.png"):
