@@ -195,14 +195,22 @@ struct Entry::Guard {
   }
 
   /// Checks the guard; on failure explains what differed.
-  bool check(py::dict locals, py::dict globals, std::string &failure) const {
-    py::object obj;
+  /// The host-program argument this guard's object is passed as, or -1.
+  int argIndex = -1;
+
+  /// Resolves the source and checks the guard; `resolved` receives the object.
+  bool check(py::dict locals, py::dict globals, std::string &failure,
+             py::object &resolved) const {
     try {
-      obj = source.resolve(locals, globals);
+      resolved = source.resolve(locals, globals);
     } catch (py::error_already_set &e) {
       failure = source.text() + " could not be read: " + std::string(e.what());
       return false;
     }
+    return checkObject(resolved, failure);
+  }
+
+  bool checkObject(py::handle obj, std::string &failure) const {
     auto fail = [&](const std::string &what) {
       failure = source.text() + ": " + what;
       return false;
@@ -320,8 +328,10 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, bool inte
           g.typeName = tensor.getTypeName().str();
           g.tensorType = cast<RankedTensorType>(tensor.getValue().getType());
           g.contiguous = tensor.getContiguous();
-          if (auto arg = dyn_cast<BlockArgument>(tensor.getValue()))
+          if (auto arg = dyn_cast<BlockArgument>(tensor.getValue())) {
             argSourceText[arg.getArgNumber()] = tensor.getSource().str();
+            g.argIndex = static_cast<int>(arg.getArgNumber());
+          }
         });
     guards.push_back(std::move(g));
   }
@@ -335,10 +345,29 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, bool inte
 Entry::~Entry() = default;
 
 bool Entry::check(py::dict locals, py::dict globals, std::string &failure) const {
+  py::object resolved;
   for (const Guard &g : guards)
-    if (!g.check(locals, globals, failure))
+    if (!g.check(locals, globals, failure, resolved))
       return false;
   return true;
+}
+
+py::object Entry::call(py::dict locals, py::dict globals) {
+  // The tensor guards resolve exactly the objects the host program takes as arguments: they
+  // are checked and passed on without resolving their sources twice.
+  std::vector<py::object> args(argSources.size());
+  std::string failure;
+  py::object resolved;
+  for (const Guard &g : guards) {
+    if (!g.check(locals, globals, failure, resolved))
+      return py::str(failure);
+    if (g.argIndex >= 0)
+      args[g.argIndex] = std::move(resolved);
+  }
+  for (auto [i, source] : llvm::enumerate(argSources))
+    if (!args[i])
+      args[i] = source.resolve(locals, globals);
+  return runWith(args);
 }
 
 std::vector<std::pair<std::string, bool>> Entry::graphs() const {
@@ -424,9 +453,16 @@ Entry::CallSite &Entry::callSite(func::CallOp call) {
 }
 
 py::list Entry::run(py::dict locals, py::dict globals) {
+  std::vector<py::object> args;
+  for (const Source &source : argSources)
+    args.push_back(source.resolve(locals, globals));
+  return runWith(args);
+}
+
+py::list Entry::runWith(const std::vector<py::object> &args) {
   llvm::DenseMap<Value, py::object> env;
-  for (auto [arg, source] : llvm::zip(host.getArguments(), argSources))
-    env[arg] = asArray(source.resolve(locals, globals));
+  for (auto [arg, value] : llvm::zip(host.getArguments(), args))
+    env[arg] = asArray(value);
   py::list results;
 
   std::function<void(Block &, SmallVectorImpl<py::object> &)> runBlock =

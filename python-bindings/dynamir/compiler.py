@@ -97,6 +97,15 @@ def _has_torch_tensor(values):
     return False
 
 
+class _GuardFailure:
+    """A cache entry whose guards did not hold, with the failing guard described."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+
 @dataclasses.dataclass
 class _Entry:
     native: object           # _dynamir.Entry
@@ -215,10 +224,11 @@ class CompiledFunction:
         local_vars, global_vars = self._frame(args, kwargs)
         failure = None
         for entry in self._entries:
-            failure = entry.native.check(local_vars, global_vars)
-            if failure is None:
+            outputs = self._run(entry, args, kwargs, local_vars, global_vars, check=True)
+            if type(outputs) is not _GuardFailure:
                 _counters["cache_hits"] += 1
-                return self._run(entry, args, kwargs, local_vars, global_vars)
+                return outputs
+            failure = outputs.text
         if failure is not None:
             _guard_failures.append(failure)
             if "recompiles" in _logs():
@@ -237,13 +247,21 @@ class CompiledFunction:
             return self._eager(args, kwargs)
         return self._run(entry, args, kwargs, local_vars, global_vars)
 
-    def _run(self, entry, args, kwargs, local_vars, global_vars):
-        self._last = entry
+    def _run(self, entry, args, kwargs, local_vars, global_vars, check=False):
+        """Runs `entry` (checking its guards first with `check`, in the same native call).
+        Returns the result, or a _GuardFailure when a guard does not hold."""
         before = entry.native.graphs_compiled
         before_disk = entry.native.graphs_from_disk
         try:
-            outputs = entry.native.run(local_vars, global_vars)
+            if check:
+                outputs = entry.native.call(local_vars, global_vars)
+                if type(outputs) is str:
+                    return _GuardFailure(outputs)
+            else:
+                outputs = entry.native.run(local_vars, global_vars)
+            self._last = entry
         except _dynamir.GraphBreakSignal as brk:
+            self._last = entry
             # Graphs are pure: running the frame eagerly from its start repeats no side
             # effect and performs the breaking operation for real, once.
             _counters["graph_breaks_hit"] += 1

@@ -264,6 +264,12 @@ void populateIRBindings(py::module_ &m) {
           "None when every guard holds, else the failing guard described")
       .def("run", [](PyEntry &self, py::dict locals,
                      py::dict globals) { return self.entry->run(locals, globals); })
+      .def(
+          "call",
+          [](PyEntry &self, py::dict locals, py::dict globals) {
+            return self.entry->call(locals, globals);
+          },
+          "Checks the guards and runs: the failing guard (str) or the outputs (list)")
       .def_property_readonly("graphs", [](PyEntry &self) { return self.entry->graphs(); })
       .def_property_readonly("output_structure",
                              [](PyEntry &self) { return self.entry->outputStructure(); })

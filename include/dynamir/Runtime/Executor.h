@@ -84,6 +84,10 @@ public:
   /// Runs the host program and returns its outputs (arrays and host scalars) in order.
   pybind11::list run(pybind11::dict locals, pybind11::dict globals);
 
+  /// check() then run() in one pass: the failing guard's description (a str) if a guard
+  /// fails, else the outputs (a list).
+  pybind11::object call(pybind11::dict locals, pybind11::dict globals);
+
   const EntryStats &stats() const { return counters; }
   /// Names of the graphs of this entry and whether each has been compiled.
   std::vector<std::pair<std::string, bool>> graphs() const;
@@ -101,6 +105,7 @@ private:
     std::vector<pybind11::object> recycled; // null where nothing is kept
   };
   CallSite &callSite(mlir::func::CallOp call);
+  pybind11::list runWith(const std::vector<pybind11::object> &args);
 
   std::vector<Guard> guards;
   llvm::DenseMap<mlir::Operation *, CallSite> callSites;
