@@ -18,6 +18,22 @@ using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::runtime;
 
+std::string dynamir::runtime::numpyDtype(Type t) {
+  if (t.isF32())
+    return "float32";
+  if (t.isF64())
+    return "float64";
+  if (t.isF16())
+    return "float16";
+  if (t.isInteger(1))
+    return "bool";
+  if (t.isInteger(32))
+    return "int32";
+  if (t.isInteger(64))
+    return "int64";
+  return "";
+}
+
 //===----------------------------------------------------------------------===//
 // Sources
 //===----------------------------------------------------------------------===//
@@ -128,23 +144,6 @@ std::string qualifiedTypeName(py::handle obj) {
   std::string module = py::str(type.attr("__module__"));
   std::string name = py::str(type.attr("__qualname__"));
   return module == "builtins" ? name : module + "." + name;
-}
-
-/// numpy's name for an element type, or "" when numpy has none (bf16).
-std::string numpyDtype(Type t) {
-  if (t.isF32())
-    return "float32";
-  if (t.isF64())
-    return "float64";
-  if (t.isF16())
-    return "float16";
-  if (t.isInteger(1))
-    return "bool";
-  if (t.isInteger(32))
-    return "int32";
-  if (t.isInteger(64))
-    return "int64";
-  return "";
 }
 
 /// The dtype name of a numpy array or torch tensor, normalized to numpy's spelling.

@@ -23,19 +23,10 @@ using namespace dynamir::runtime;
 
 namespace {
 std::string dtypeOf(Type t) {
-  if (t.isF32())
-    return "float32";
-  if (t.isF64())
-    return "float64";
-  if (t.isF16())
-    return "float16";
-  if (t.isInteger(1))
-    return "bool";
-  if (t.isInteger(32))
-    return "int32";
-  if (t.isInteger(64))
-    return "int64";
-  throw std::runtime_error("the eager backend has no numpy dtype for this element type");
+  std::string name = numpyDtype(t);
+  if (name.empty())
+    throw std::runtime_error("the eager backend has no numpy dtype for this element type");
+  return name;
 }
 
 py::tuple ints(ArrayRef<int64_t> values) {

@@ -7,6 +7,8 @@ import dynamir
 
 torch = pytest.importorskip("torch")
 
+from models import TestNet  # noqa: E402
+
 
 @pytest.fixture(autouse=True)
 def fresh():
@@ -15,21 +17,6 @@ def fresh():
     dynamir.reset()
 
 
-class TestNet(torch.nn.Module):
-    __test__ = False  # a model, not a pytest class
-
-    def __init__(self):
-        super().__init__()
-        self.linear = torch.nn.Linear(3, 2)
-
-    def forward(self, x):
-        x = x * 2
-        if x.sum() > 0:
-            x = torch.sin(x)
-        if x.mean() > 0:
-            x = torch.cos(x)
-        x = self.linear(x)
-        return x
 
 
 def close(a, b):

@@ -12,24 +12,11 @@ import pytest
 import dynamir
 
 torch = pytest.importorskip("torch")
+
+from models import TestNet  # noqa: E402
 dynamo = pytest.importorskip("torch._dynamo")
 
 
-class TestNet(torch.nn.Module):
-    __test__ = False
-
-    def __init__(self):
-        super().__init__()
-        self.linear = torch.nn.Linear(3, 2)
-
-    def forward(self, x):
-        x = x * 2
-        if x.sum() > 0:
-            x = torch.sin(x)
-        if x.mean() > 0:
-            x = torch.cos(x)
-        x = self.linear(x)
-        return x
 
 
 def with_print(x):
