@@ -504,9 +504,6 @@ private:
     Type element = dtypeToType(obj.attr("dtype"));
     if (!element)
       throw EagerOnly{source + " has unsupported dtype " + std::string(py::str(obj.attr("dtype")))};
-    if (isTorch && obj.attr("requires_grad").cast<bool>() &&
-        !py::isinstance(obj, torchNN.attr("Parameter")))
-      ; // Inference only: autograd is not traced; parameters are read as values.
     SmallVector<int64_t> shape;
     for (py::handle d : obj.attr("shape"))
       shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
@@ -595,6 +592,16 @@ private:
     if (guard)
       guardId(source, obj);
     return v;
+  }
+
+  /// The one place the tracer runs real Python code on values (Python arithmetic on constants,
+  /// builtins such as len or range): counted as a kernel if any argument is an array, a
+  /// tensor or a numpy scalar, which would mean real data was computed on while tracing.
+  py::object callReal(py::handle fn, py::tuple args) {
+    for (py::handle a : args)
+      if (isTensorObject(a) || (numpy && py::isinstance(a, numpy.attr("generic"))))
+        ++kernelCalls;
+    return fn(*args);
   }
 
   // --- the pieces implemented below -------------------------------------------------------------
@@ -752,7 +759,7 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
                                   "or_", "pow",  "rshift",   "sub",    "truediv", "xor"};
     py::object op = py::module_::import("operator").attr(names[kind]);
     try {
-      return constVar(op(x->obj, y->obj));
+      return constVar(callReal(op, py::make_tuple(x->obj, y->obj)));
     } catch (py::error_already_set &e) {
       breakTrace(dyn::BreakKind::unsupported_call,
                  std::string("Python arithmetic raised: ") + e.what());
@@ -1660,7 +1667,7 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
         for (size_t i = 0; i < args.size(); ++i)
           real[i] = args[i]->obj;
         try {
-          py::object r = fn(*real);
+          py::object r = callReal(fn, real);
           if (name == "range") {
             VarPtr seq = makeVar(VK::Tuple);
             for (py::handle i : r)
@@ -2249,7 +2256,6 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
     result.eagerReason = std::string(py::repr(function)) + " has no Python bytecode to trace";
     return result;
   }
-  py::dict sysInfo;
   py::object version = py::module_::import("sys").attr("version_info");
   if (version.attr("major").cast<int>() != 3 || version.attr("minor").cast<int>() != 11) {
     result.eagerReason =

@@ -198,8 +198,7 @@ struct Entry::Guard {
   int argIndex = -1;
 
   /// Resolves the source and checks the guard; `resolved` receives the object.
-  bool check(py::dict locals, py::dict globals, std::string &failure,
-             py::object &resolved) const {
+  bool check(py::dict locals, py::dict globals, std::string &failure, py::object &resolved) const {
     try {
       resolved = source.resolve(locals, globals);
     } catch (py::error_already_set &e) {
@@ -506,9 +505,8 @@ py::list Entry::runWith(const std::vector<py::object> &args) {
               continue;
             }
             site.recycled.resize(call.getNumResults());
-            for (auto [result, dtype, shape, previous] :
-                 llvm::zip(call.getResults(), site.outputDtypes, site.outputShapes,
-                           site.recycled)) {
+            for (auto [result, dtype, shape, previous] : llvm::zip(
+                     call.getResults(), site.outputDtypes, site.outputShapes, site.recycled)) {
               // Reuse last call's array if only this cache still holds it; otherwise allocate
               // with numpy (huge pages for large arrays). Small arrays are not worth tracking.
               py::array out = previous && Py_REFCNT(previous.ptr()) == 1

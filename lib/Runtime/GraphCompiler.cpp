@@ -45,13 +45,12 @@ std::string graphPipeline(bool resultsAsOutParams) {
       "function-boundary-type-conversion=identity-layout-map},";
   if (resultsAsOutParams)
     pipeline += "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},";
-  pipeline +=
-      "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
-      "func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
-      "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
-      "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
-      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-      "reconcile-unrealized-casts)";
+  pipeline += "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
+              "func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
+              "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
+              "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+              "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+              "reconcile-unrealized-casts)";
   return pipeline;
 }
 

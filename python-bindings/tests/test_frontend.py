@@ -111,3 +111,14 @@ def test_logs(capfd, monkeypatch):
     err = capfd.readouterr().err
     assert "[dynamir trace]" in err and "BINARY_OP" in err and "stack=[f32[3]" in err
     assert "[dynamir guards] dyn.guard.tensor_match \"L['x']\"" in err
+
+
+def test_kernel_counter_counts_real_computation():
+    # Python arithmetic on a numpy scalar argument runs numpy on real data while tracing; the
+    # counter sees it. Python floats and fake tensors never count.
+    def f(x, s):
+        k = abs(s) + 1
+        return x * k
+
+    assert dynamir.trace(f, np.ones(3, np.float32), np.float64(-2.0)).kernel_count == 2
+    assert dynamir.trace(f, np.ones(3, np.float32), -2.0).kernel_count == 0

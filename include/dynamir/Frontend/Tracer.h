@@ -41,8 +41,9 @@ struct TraceResult {
   /// Non-empty when the frame can never be traced (generators, exceptions, another Python
   /// version): the function runs eagerly, for this reason.
   std::string eagerReason;
-  /// Calls into numpy/torch on real data made while tracing (0 by construction; counted at the
-  /// one gateway that calls library code).
+  /// Real Python calls the tracer made with an array, tensor or numpy scalar argument (counted
+  /// where the tracer runs Python code on values; library functions on fake tensors only emit
+  /// IR, so this stays 0 unless a Python-level computation touched real data).
   int64_t kernelCalls = 0;
 };
 
