@@ -472,6 +472,10 @@ private:
   void guardValue(const std::string &source, py::handle obj) {
     if (source.empty())
       return;
+    // A subclass of a builtin scalar (numpy.float64 is a float) keeps its exact type too.
+    if (!obj.is_none() && !PyBool_Check(obj.ptr()) && !PyLong_CheckExact(obj.ptr()) &&
+        !PyFloat_CheckExact(obj.ptr()) && !PyUnicode_CheckExact(obj.ptr()))
+      guardType(source, obj);
     Attribute value;
     if (obj.is_none())
       value = UnitAttr::get(ctx);

@@ -230,8 +230,15 @@ struct Entry::Guard {
                     std::to_string(py::len(obj)));
       return true;
     case Value: {
-      bool sameType = py::type::handle_of(obj).is(py::type::handle_of(value));
-      if (!sameType || !obj.equal(value))
+      // The same kind of Python scalar (1 == 1.0 == True must not match each other); the
+      // exact type, when it is a subclass such as numpy.float64, has its own type guard.
+      PyObject *o = obj.ptr(), *v = value.ptr();
+      bool sameKind = PyBool_Check(v)      ? PyBool_Check(o)
+                      : PyLong_Check(v)    ? PyLong_Check(o) && !PyBool_Check(o)
+                      : PyFloat_Check(v)   ? PyFloat_Check(o)
+                      : PyUnicode_Check(v) ? PyUnicode_Check(o)
+                                           : o == Py_None;
+      if (!sameKind || !obj.equal(value))
         return fail("expected " + std::string(py::repr(value)) + ", got " +
                     std::string(py::repr(obj)));
       return true;

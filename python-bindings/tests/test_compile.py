@@ -225,3 +225,14 @@ def test_dynamic_shapes_do_not_recompile():
     # Rank and dtype are still guarded.
     compiled(np.ones((2, 4, 1), np.float32), np.ones((2, 4, 1), np.float32))
     assert dynamir.counters()["recompiles"] == 1
+
+
+def test_numpy_scalar_arguments_hit_the_cache():
+    f = dynamir.compile(lambda x, s: x * s)
+    x = np.ones(3, np.float32)
+    for _ in range(3):
+        assert close(f(x, np.float64(2.0)), x * 2)
+    assert close(f(x, 2.0), x * 2)  # a Python float is another type: one recompile
+    c = dynamir.counters()
+    assert c["cache_hits"] == 2 and c["recompiles"] == 1
+    assert c["guard_failures"] == ["L['s']: expected type numpy.float64, got float"]
