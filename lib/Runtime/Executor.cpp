@@ -465,120 +465,117 @@ py::list Entry::run(py::dict locals, py::dict globals) {
 }
 
 py::list Entry::runWith(const std::vector<py::object> &args) {
-  llvm::DenseMap<Value, py::object> env;
+  llvm::SmallDenseMap<Value, py::object, 16> env;
   for (auto [arg, value] : llvm::zip(host.getArguments(), args))
     env[arg] = asArray(value);
   py::list results;
 
-  std::function<void(Block &, SmallVectorImpl<py::object> &)> runBlock =
-      [&](Block &block, SmallVectorImpl<py::object> &yielded) {
-        for (Operation &op : block) {
-          if (isa<dyn::GuardOpInterface>(op))
-            continue;
-          if (auto call = dyn_cast<func::CallOp>(op)) {
-            if (interpret) {
-              std::vector<py::object> inputs;
-              for (Value operand : call.getOperands())
-                inputs.push_back(env.lookup(operand));
-              auto graph = module->lookupSymbol<func::FuncOp>(call.getCallee());
-              for (auto [result, value] :
-                   llvm::zip(call.getResults(), interpretGraph(graph, inputs)))
-                env[result] = value;
-              continue;
-            }
-            CallSite &site = callSite(call);
-            std::vector<Buffer> inputs, outputs;
-            std::vector<py::array> keepAlive;
-            for (Value operand : call.getOperands()) {
-              py::array a = asArray(env.lookup(operand));
-              inputs.push_back(toBuffer(a));
-              keepAlive.push_back(std::move(a));
-            }
-            if (site.graph->returnsResults()) {
-              // Dynamic result shapes: the graph allocates; numpy arrays take ownership.
-              std::vector<OwnedBuffer> owned;
-              std::string error;
-              if (!site.graph->runReturning(inputs, owned, error))
-                throw std::runtime_error(error);
-              for (auto [result, dtype, buffer] :
-                   llvm::zip(call.getResults(), site.outputDtypes, owned)) {
-                py::capsule release(buffer.allocated, [](void *p) { free(p); });
-                std::vector<py::ssize_t> shape(buffer.sizes.begin(), buffer.sizes.end());
-                std::vector<py::ssize_t> strides;
-                for (int64_t s : buffer.strides)
-                  strides.push_back(s * dtype.itemsize());
-                env[result] = py::array(dtype, shape, strides, buffer.data, release);
-              }
-              continue;
-            }
-            site.recycled.resize(call.getNumResults());
-            for (auto [result, dtype, shape, previous] : llvm::zip(
-                     call.getResults(), site.outputDtypes, site.outputShapes, site.recycled)) {
-              // Reuse last call's array if only this cache still holds it; otherwise allocate
-              // with numpy (huge pages for large arrays). Small arrays are not worth tracking.
-              py::array out = previous && Py_REFCNT(previous.ptr()) == 1
-                                  ? py::reinterpret_borrow<py::array>(previous)
-                                  : py::array(dtype, shape);
-              outputs.push_back(toBuffer(out));
-              previous = out.nbytes() >= kRecycleBytes ? py::object(out) : py::object();
-              env[result] = std::move(out);
-            }
-            std::string error;
-            if (!site.graph->run(inputs, outputs, error))
-              throw std::runtime_error(error);
-            continue;
-          }
-          if (auto toBool = dyn_cast<dyn::ToBoolOp>(op)) {
-            ++counters.hostSyncs;
-            env[toBool.getResult()] =
-                py::bool_(env.lookup(toBool.getX()).attr("item")().cast<bool>());
-            continue;
-          }
-          if (auto item = dyn_cast<dyn::ItemOp>(op)) {
-            ++counters.hostSyncs;
-            env[item.getResult()] = env.lookup(item.getX());
-            continue;
-          }
-          if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-            bool taken = env.lookup(ifOp.getCondition()).cast<bool>();
-            SmallVector<py::object> branchResults;
-            runBlock(taken ? ifOp.getThenRegion().front() : ifOp.getElseRegion().front(),
-                     branchResults);
-            for (auto [result, value] : llvm::zip(ifOp.getResults(), branchResults))
-              env[result] = value;
-            continue;
-          }
-          if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-            for (Value v : yield.getOperands())
-              yielded.push_back(env.lookup(v));
-            continue;
-          }
-          if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-            for (Value v : ret.getOperands())
-              results.append(env.lookup(v));
-            continue;
-          }
-          if (auto brk = dyn_cast<dyn::GraphBreakOp>(op))
-            throw GraphBreakSignal(brk.getReason().str());
-          if (auto constant = dyn_cast<dyn::ConstantOp>(op)) {
-            auto dense = cast<DenseElementsAttr>(constant.getValue());
-            std::string dtype = numpyDtype(dense.getElementType());
-            if (!dense.isSplat() || dtype.empty())
-              throw std::runtime_error("host constant not supported");
-            Attribute splat = dense.getSplatValue<Attribute>();
-            py::object value =
-                isa<FloatAttr>(splat)
-                    ? py::object(py::float_(cast<FloatAttr>(splat).getValueAsDouble()))
-                    : py::object(py::int_(cast<IntegerAttr>(splat).getInt()));
-            env[constant.getResult()] = py::module_::import("numpy").attr("full")(
-                shapeTuple(dense.getType().getShape()), value, dtype);
-            continue;
-          }
-          throw std::runtime_error("the CPU runtime cannot run host op " +
-                                   op.getName().getStringRef().str());
+  // A recursive lambda without std::function: nothing is allocated per call for it.
+  auto runBlock = [&](auto &self, Block &block, SmallVectorImpl<py::object> &yielded) -> void {
+    for (Operation &op : block) {
+      if (isa<dyn::GuardOpInterface>(op))
+        continue;
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        if (interpret) {
+          std::vector<py::object> inputs;
+          for (Value operand : call.getOperands())
+            inputs.push_back(env.lookup(operand));
+          auto graph = module->lookupSymbol<func::FuncOp>(call.getCallee());
+          for (auto [result, value] : llvm::zip(call.getResults(), interpretGraph(graph, inputs)))
+            env[result] = value;
+          continue;
         }
-      };
+        CallSite &site = callSite(call);
+        llvm::SmallVector<Buffer, 4> inputs, outputs;
+        llvm::SmallVector<py::array, 4> keepAlive;
+        for (Value operand : call.getOperands()) {
+          py::array a = asArray(env.lookup(operand));
+          inputs.push_back(toBuffer(a));
+          keepAlive.push_back(std::move(a));
+        }
+        if (site.graph->returnsResults()) {
+          // Dynamic result shapes: the graph allocates; numpy arrays take ownership.
+          std::vector<OwnedBuffer> owned;
+          std::string error;
+          if (!site.graph->runReturning(inputs, owned, error))
+            throw std::runtime_error(error);
+          for (auto [result, dtype, buffer] :
+               llvm::zip(call.getResults(), site.outputDtypes, owned)) {
+            py::capsule release(buffer.allocated, [](void *p) { free(p); });
+            std::vector<py::ssize_t> shape(buffer.sizes.begin(), buffer.sizes.end());
+            std::vector<py::ssize_t> strides;
+            for (int64_t s : buffer.strides)
+              strides.push_back(s * dtype.itemsize());
+            env[result] = py::array(dtype, shape, strides, buffer.data, release);
+          }
+          continue;
+        }
+        site.recycled.resize(call.getNumResults());
+        for (auto [result, dtype, shape, previous] :
+             llvm::zip(call.getResults(), site.outputDtypes, site.outputShapes, site.recycled)) {
+          // Reuse last call's array if only this cache still holds it; otherwise allocate
+          // with numpy (huge pages for large arrays). Small arrays are not worth tracking.
+          py::array out = previous && Py_REFCNT(previous.ptr()) == 1
+                              ? py::reinterpret_borrow<py::array>(previous)
+                              : py::array(dtype, shape);
+          outputs.push_back(toBuffer(out));
+          previous = out.nbytes() >= kRecycleBytes ? py::object(out) : py::object();
+          env[result] = std::move(out);
+        }
+        std::string error;
+        if (!site.graph->run(inputs, outputs, error))
+          throw std::runtime_error(error);
+        continue;
+      }
+      if (auto toBool = dyn_cast<dyn::ToBoolOp>(op)) {
+        ++counters.hostSyncs;
+        env[toBool.getResult()] = py::bool_(env.lookup(toBool.getX()).attr("item")().cast<bool>());
+        continue;
+      }
+      if (auto item = dyn_cast<dyn::ItemOp>(op)) {
+        ++counters.hostSyncs;
+        env[item.getResult()] = env.lookup(item.getX());
+        continue;
+      }
+      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+        bool taken = env.lookup(ifOp.getCondition()).cast<bool>();
+        SmallVector<py::object> branchResults;
+        self(self, taken ? ifOp.getThenRegion().front() : ifOp.getElseRegion().front(),
+             branchResults);
+        for (auto [result, value] : llvm::zip(ifOp.getResults(), branchResults))
+          env[result] = value;
+        continue;
+      }
+      if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+        for (Value v : yield.getOperands())
+          yielded.push_back(env.lookup(v));
+        continue;
+      }
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (Value v : ret.getOperands())
+          results.append(env.lookup(v));
+        continue;
+      }
+      if (auto brk = dyn_cast<dyn::GraphBreakOp>(op))
+        throw GraphBreakSignal(brk.getReason().str());
+      if (auto constant = dyn_cast<dyn::ConstantOp>(op)) {
+        auto dense = cast<DenseElementsAttr>(constant.getValue());
+        std::string dtype = numpyDtype(dense.getElementType());
+        if (!dense.isSplat() || dtype.empty())
+          throw std::runtime_error("host constant not supported");
+        Attribute splat = dense.getSplatValue<Attribute>();
+        py::object value = isa<FloatAttr>(splat)
+                               ? py::object(py::float_(cast<FloatAttr>(splat).getValueAsDouble()))
+                               : py::object(py::int_(cast<IntegerAttr>(splat).getInt()));
+        env[constant.getResult()] = py::module_::import("numpy").attr("full")(
+            shapeTuple(dense.getType().getShape()), value, dtype);
+        continue;
+      }
+      throw std::runtime_error("the CPU runtime cannot run host op " +
+                               op.getName().getStringRef().str());
+    }
+  };
   SmallVector<py::object> unused;
-  runBlock(host.getBody().front(), unused);
+  runBlock(runBlock, host.getBody().front(), unused);
   return results;
 }

@@ -58,15 +58,16 @@ std::string graphPipeline(bool resultsAsOutParams) {
 constexpr const char *kCacheVersion = "dynamir-graph-v3";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 
-/// A ranked strided memref descriptor as the LLVM lowering lays it out.
-std::vector<int64_t> makeDescriptor(const Buffer &buffer) {
-  std::vector<int64_t> d;
-  d.push_back(reinterpret_cast<int64_t>(buffer.data)); // allocated
-  d.push_back(reinterpret_cast<int64_t>(buffer.data)); // aligned
-  d.push_back(0);                                      // offset
-  d.insert(d.end(), buffer.sizes.begin(), buffer.sizes.end());
-  d.insert(d.end(), buffer.strides.begin(), buffer.strides.end());
-  return d;
+/// Appends a ranked strided memref descriptor, as the LLVM lowering lays it out, to `words`;
+/// returns where it starts.
+size_t appendDescriptor(llvm::SmallVectorImpl<int64_t> &words, const Buffer &buffer) {
+  size_t start = words.size();
+  words.push_back(reinterpret_cast<int64_t>(buffer.data)); // allocated
+  words.push_back(reinterpret_cast<int64_t>(buffer.data)); // aligned
+  words.push_back(0);                                      // offset
+  words.append(buffer.sizes.begin(), buffer.sizes.end());
+  words.append(buffer.strides.begin(), buffer.strides.end());
+  return start;
 }
 
 /// Identifies the build of Dynamir doing the compiling (the shared object this code is in):
@@ -312,15 +313,17 @@ bool CompiledGraph::run(llvm::ArrayRef<Buffer> inputBuffers, llvm::ArrayRef<Buff
     error = "graph '" + graphName + "' called with the wrong number of buffers";
     return false;
   }
-  // One descriptor per memref; outputs follow inputs.
-  std::vector<std::vector<int64_t>> descriptors;
+  // One descriptor per memref, outputs after inputs, all in one small buffer (no heap
+  // allocation for the usual handful of operands).
+  llvm::SmallVector<int64_t, 64> words;
+  llvm::SmallVector<size_t, 8> starts;
   for (const Buffer &b : inputBuffers)
-    descriptors.push_back(makeDescriptor(b));
+    starts.push_back(appendDescriptor(words, b));
   for (const Buffer &b : outputBuffers)
-    descriptors.push_back(makeDescriptor(b));
-  std::vector<void *> pointers;
-  for (auto &d : descriptors)
-    pointers.push_back(d.data());
+    starts.push_back(appendDescriptor(words, b));
+  llvm::SmallVector<void *, 8> pointers;
+  for (size_t start : starts)
+    pointers.push_back(words.data() + start);
   entry(pointers.data());
   return true;
 }
@@ -338,12 +341,13 @@ bool CompiledGraph::runReturning(llvm::ArrayRef<Buffer> inputBuffers,
   for (RankedTensorType t : outputs)
     words += 3 + 2 * t.getRank();
   std::vector<int64_t> returned(words, 0);
-  std::vector<std::vector<int64_t>> descriptors;
+  llvm::SmallVector<int64_t, 64> argumentWords;
+  llvm::SmallVector<size_t, 8> starts;
   for (const Buffer &b : inputBuffers)
-    descriptors.push_back(makeDescriptor(b));
-  std::vector<void *> pointers = {returned.data()};
-  for (auto &d : descriptors)
-    pointers.push_back(d.data());
+    starts.push_back(appendDescriptor(argumentWords, b));
+  llvm::SmallVector<void *, 8> pointers = {returned.data()};
+  for (size_t start : starts)
+    pointers.push_back(argumentWords.data() + start);
   entry(pointers.data());
   size_t at = 0;
   for (RankedTensorType t : outputs) {

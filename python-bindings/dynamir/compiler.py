@@ -116,6 +116,8 @@ class _Entry:
     trace_seconds: float
     pass_seconds: float
     rebuild: object = None
+    graphs_seen: int = 0
+    disk_seen: int = 0
 
 
 class CompiledFunction:
@@ -250,20 +252,18 @@ class CompiledFunction:
     def _run(self, entry, args, kwargs, local_vars, global_vars, check=False):
         """Runs `entry` (checking its guards first with `check`, in the same native call).
         Returns the result, or a _GuardFailure when a guard does not hold."""
-        before = entry.native.graphs_compiled
-        before_disk = entry.native.graphs_from_disk
+        native = entry.native
         try:
             if check:
-                outputs = entry.native.call(local_vars, global_vars)
+                outputs = native.call(local_vars, global_vars)
                 if type(outputs) is str:
                     return _GuardFailure(outputs)
             else:
-                outputs = entry.native.run(local_vars, global_vars)
-            self._last = entry
+                outputs = native.run(local_vars, global_vars)
         except _dynamir.GraphBreakSignal as brk:
-            self._last = entry
             # Graphs are pure: running the frame eagerly from its start repeats no side
             # effect and performs the breaking operation for real, once.
+            self._last = entry
             _counters["graph_breaks_hit"] += 1
             self._log(f"graph break at run time ({brk}); frame finishes eagerly")
             return self._eager(args, kwargs)
@@ -274,32 +274,37 @@ class CompiledFunction:
             warnings.warn(f"dynamir: {getattr(self._fn, '__qualname__', '?')} runs eagerly: "
                           f"{failure}", RuntimeWarning, stacklevel=3)
             return self._eager(args, kwargs)
-        if entry.native.graphs_compiled != before:
-            _counters["graphs_compiled"] += entry.native.graphs_compiled - before
-            _counters["graphs_from_disk_cache"] += entry.native.graphs_from_disk - before_disk
+        self._last = entry
+        compiled = native.graphs_compiled
+        if compiled != entry.graphs_seen:
+            _counters["graphs_compiled"] += compiled - entry.graphs_seen
+            disk = native.graphs_from_disk
+            _counters["graphs_from_disk_cache"] += disk - entry.disk_seen
+            entry.graphs_seen, entry.disk_seen = compiled, disk
         if entry.rebuild is None:
-            entry.rebuild = self._make_rebuild(entry.native.output_structure)
-        return entry.rebuild(outputs, args, kwargs)
+            # The guards pin each argument's type, so an entry always returns the same kind.
+            to_torch = _has_torch_tensor(args) or (bool(kwargs) and
+                                                   _has_torch_tensor(kwargs.values()))
+            entry.rebuild = self._make_rebuild(native.output_structure, to_torch)
+        return entry.rebuild(outputs)
 
     @staticmethod
-    def _make_rebuild(structure):
-        """The function that turns the flat outputs into the traced function's result."""
-        code = None
-        if structure != "%0":
-            source = re.sub(r"%(\d+)", r"_o[\1]", structure)
-            code = builtins_compile(source, "<dynamir output>", "eval")  # our own literal
+    def _make_rebuild(structure, to_torch):
+        """The function that turns the flat outputs into the traced function's result, as the
+        caller's library type (numpy in -> numpy out, torch in -> torch out, zero-copy)."""
+        if to_torch:
+            from_numpy = sys.modules["torch"].from_numpy
+            convert = from_numpy
+        else:
+            def convert(o):
+                return o[()] if o.ndim == 0 else o
+        if structure == "%0":
+            return lambda outputs: convert(outputs[0])
+        code = builtins_compile(re.sub(r"%(\d+)", r"_o[\1]", structure), "<dynamir output>",
+                                "eval")  # our own generated literal
 
-        def rebuild(outputs, args, kwargs):
-            torch = sys.modules.get("torch")
-            to_torch = torch is not None and _has_torch_tensor(args) or (
-                torch is not None and kwargs and _has_torch_tensor(kwargs.values()))
-            if to_torch:
-                values = [torch.from_numpy(o) for o in outputs]
-            else:
-                values = [o[()] if o.ndim == 0 else o for o in outputs]
-            if code is None:
-                return values[0]
-            return eval(code, {"__builtins__": {}}, {"_o": values})
+        def rebuild(outputs):
+            return eval(code, {"__builtins__": {}}, {"_o": [convert(o) for o in outputs]})
 
         return rebuild
 

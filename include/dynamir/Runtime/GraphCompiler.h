@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <memory>
 #include <string>
@@ -31,8 +32,8 @@ namespace dynamir::runtime {
 /// A buffer as the compiled code sees it: data pointer, shape and strides in elements.
 struct Buffer {
   void *data;
-  std::vector<int64_t> sizes;
-  std::vector<int64_t> strides;
+  llvm::SmallVector<int64_t, 4> sizes;
+  llvm::SmallVector<int64_t, 4> strides;
 };
 
 /// A buffer the compiled code allocated and the caller now owns: free(allocated) releases it.
