@@ -598,6 +598,25 @@ private:
     return v;
   }
 
+  /// The library and name of a numpy / torch / torch.nn.functional function, found by
+  /// identity (the object the module exposes under the function's own name).
+  std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn) {
+    py::object nameObject = py::getattr(fn, "__name__", py::none());
+    if (nameObject.is_none() || !PyUnicode_Check(nameObject.ptr()))
+      return std::nullopt;
+    std::string name = py::str(nameObject);
+    auto exposes = [&](py::handle module) {
+      return module && py::getattr(module, name.c_str(), py::none()).is(fn);
+    };
+    if (numpy && (py::isinstance(fn, numpy.attr("ufunc")) || exposes(numpy)))
+      return std::make_pair(Lib::Numpy, name);
+    if (torch)
+      for (const char *module : {"torch", "torch.nn.functional", "torch.special"})
+        if (exposes(py::module_::import(module)))
+          return std::make_pair(Lib::Torch, name);
+    return std::nullopt;
+  }
+
   /// The one place the tracer runs real Python code on values (Python arithmetic on constants,
   /// builtins such as len or range): counted as a kernel if any argument is an array, a
   /// tensor or a numpy scalar, which would mean real data was computed on while tracing.
@@ -645,7 +664,9 @@ private:
   std::set<std::string> guardKeys;
   std::map<std::string, VarPtr> inputsBySource;
   llvm::StringSet<> logs_;
-  const Code *current = nullptr;
+  /// The code being interpreted; shared so that a break raised in an inlined frame can still
+  /// name its file after that frame is gone.
+  std::shared_ptr<const Code> current;
   Instr currentInstr{0, 0, 0, 0, 0, 0};
   int64_t kernelCalls = 0;
   unsigned branchDepth = 0;
@@ -982,6 +1003,97 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     return result(dyn::NegOp::create(b, l, tensorArg(0)->value));
   if (name == "relu")
     return result(dyn::ReluOp::create(b, l, tensorArg(0)->value));
+  // Tensors are values in the trace: copies are the value itself.
+  if (name == "clone" || name == "contiguous" || name == "detach" || name == "copy")
+    return tensorArg(0);
+  if (name == "size" && lib == Lib::Torch) {
+    VarPtr shape = getAttr(tensorArg(0), "shape");
+    VarPtr dim = takeArg(args, kwargs, 1, {"dim"});
+    if (isNone(dim))
+      return shape;
+    return constVar(shape->obj[py::int_(dimsOf(dim, typeOf(args[0]->value).getRank())[0])]);
+  }
+  if (name == "zeros_like" || name == "ones_like" || name == "full_like" || name == "empty_like") {
+    RankedTensorType type = typeOf(tensorArg(0)->value);
+    if (!type.hasStaticShape())
+      breakTrace(dyn::BreakKind::unsupported_call, name + " of a dynamically shaped tensor");
+    VarPtr dtype = takeArg(args, kwargs, name == "full_like" ? 2 : 1, {"dtype"});
+    Type element = isNone(dtype) ? type.getElementType() : dtypeArgument(dtype);
+    double fill = name == "ones_like" ? 1.0 : 0.0;
+    if (name == "full_like")
+      fill = takeArg(args, kwargs, 1, {"fill_value"})->obj.cast<double>();
+    TypedAttr value = isa<FloatType>(element)
+                          ? TypedAttr(FloatAttr::get(element, fill))
+                          : TypedAttr(IntegerAttr::get(element, static_cast<int64_t>(fill)));
+    return result(dyn::FullOp::create(b, l, type.clone(element), value));
+  }
+  if (name == "silu")
+    return binary(NB_MULTIPLY, tensorArg(0), callTensorOp(lib, "sigmoid", {tensorArg(0)}, {}));
+  if (name == "gelu") {
+    VarPtr x = tensorArg(0);
+    VarPtr approximate = takeArg(args, kwargs, 99, {"approximate"});
+    bool tanhForm = approximate && approximate->kind == VK::Const &&
+                    py::str(approximate->obj).cast<std::string>() == "tanh";
+    VarPtr inner;
+    if (tanhForm) {
+      // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      VarPtr cube = binary(NB_MULTIPLY, binary(NB_MULTIPLY, x, x), x);
+      VarPtr arg =
+          binary(NB_MULTIPLY, constVar(py::float_(0.7978845608028654)),
+                 binary(NB_ADD, x, binary(NB_MULTIPLY, constVar(py::float_(0.044715)), cube)));
+      inner = callTensorOp(lib, "tanh", {arg}, {});
+    } else {
+      // 0.5 x (1 + erf(x / sqrt(2))), torch's default
+      VarPtr scaled = binary(NB_MULTIPLY, x, constVar(py::float_(0.7071067811865476)));
+      inner = callTensorOp(lib, "erf", {scaled}, {});
+    }
+    return binary(NB_MULTIPLY, binary(NB_MULTIPLY, constVar(py::float_(0.5)), x),
+                  binary(NB_ADD, constVar(py::float_(1.0)), inner));
+  }
+  if (name == "layer_norm") {
+    VarPtr x = tensorArg(0);
+    VarPtr shape = takeArg(args, kwargs, 1, {"normalized_shape"});
+    VarPtr weight = takeArg(args, kwargs, 2, {"weight"});
+    VarPtr bias = takeArg(args, kwargs, 3, {"bias"});
+    VarPtr eps = takeArg(args, kwargs, 4, {"eps"});
+    int64_t rank = typeOf(x->value).getRank();
+    int64_t count = shape->kind == VK::Const ? 1 : static_cast<int64_t>(shape->items.size());
+    VarPtr dims = makeVar(VK::Tuple);
+    for (int64_t d = rank - count; d < rank; ++d)
+      dims->items.push_back(constVar(py::int_(d)));
+    KwArgs keep = {{"keepdim", constVar(py::bool_(true))}};
+    VarPtr mean = callTensorOp(lib, "mean", {x, dims}, keep);
+    VarPtr centered = binary(NB_SUBTRACT, x, mean);
+    VarPtr var = callTensorOp(lib, "mean", {binary(NB_MULTIPLY, centered, centered), dims}, keep);
+    VarPtr denominator = binary(NB_ADD, var, isNone(eps) ? constVar(py::float_(1e-5)) : eps);
+    VarPtr y = binary(NB_MULTIPLY, centered, callTensorOp(lib, "rsqrt", {denominator}, {}));
+    if (!isNone(weight))
+      y = binary(NB_MULTIPLY, y, weight);
+    if (!isNone(bias))
+      y = binary(NB_ADD, y, bias);
+    return y;
+  }
+  if (name == "dropout") {
+    VarPtr training = takeArg(args, kwargs, 2, {"training"});
+    // F.dropout's default is training=True: random masks are not traced.
+    if (isNone(training) || training->kind != VK::Const || training->obj.cast<bool>())
+      breakTrace(dyn::BreakKind::unsupported_call, "dropout in training mode draws random masks");
+    return tensorArg(0);
+  }
+  if (name == "stack") {
+    VarPtr seq = args.at(0);
+    VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
+    if (seq->items.empty() || seq->items[0]->kind != VK::Tensor)
+      breakTrace(dyn::BreakKind::unsupported_call, name + " of non-tensors");
+    int64_t d = isNone(axis) ? 0 : intOf(axis);
+    int64_t rank = typeOf(seq->items[0]->value).getRank();
+    if (d < 0)
+      d += rank + 1;
+    VarPtr expanded = makeVar(VK::Tuple);
+    for (const VarPtr &t : seq->items)
+      expanded->items.push_back(callTensorOp(lib, "expand_dims", {t, constVar(py::int_(d))}, {}));
+    return callTensorOp(lib, "concatenate", {expanded, constVar(py::int_(d))}, {});
+  }
 
   static const llvm::StringMap<int> binaries = {{"add", NB_ADD},
                                                 {"subtract", NB_SUBTRACT},
@@ -1268,6 +1380,12 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     }
     if (name == "ndim")
       return constVar(py::int_(type.getRank()));
+    if (name == "size" && obj->lib == Lib::Numpy) {
+      if (!type.hasStaticShape())
+        breakTrace(dyn::BreakKind::data_dependent_value,
+                   "reading the size of a tensor traced with dynamic=True");
+      return constVar(py::int_(type.getNumElements()));
+    }
     if (name == "T" || name == "mT") {
       SmallVector<int64_t> perm;
       for (int64_t d = type.getRank() - 1; d >= 0; --d)
@@ -1423,6 +1541,23 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
     return callTensorOp(Lib::Torch, "tanh", {args.at(0)}, {});
   if (kind == "torch.nn.modules.linear.Identity")
     return args.at(0);
+  if (kind == "torch.nn.modules.activation.GELU")
+    return callTensorOp(Lib::Torch, "gelu", {args.at(0)},
+                        {{"approximate", constVar(m.attr("approximate"))}});
+  if (kind == "torch.nn.modules.activation.SiLU")
+    return callTensorOp(Lib::Torch, "silu", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.dropout.Dropout") {
+    if (m.attr("training").cast<bool>())
+      breakTrace(dyn::BreakKind::unsupported_call, "nn.Dropout in training mode");
+    return args.at(0);
+  }
+  if (kind == "torch.nn.modules.normalization.LayerNorm") {
+    VarPtr weight = param("weight"), bias = param("bias");
+    std::vector<VarPtr> callArgs = {args.at(0), wrap(m.attr("normalized_shape"), "", false),
+                                    weight ? weight : constVar(py::none()),
+                                    bias ? bias : constVar(py::none()), constVar(m.attr("eps"))};
+    return callTensorOp(Lib::Torch, "layer_norm", callArgs, {});
+  }
   if (kind == "torch.nn.modules.activation.Softmax")
     return callTensorOp(Lib::Torch, "softmax", {args.at(0), constVar(m.attr("dim"))}, {});
   if (kind == "torch.nn.modules.container.Sequential") {
@@ -1513,7 +1648,7 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
                             : py::object(py::module_::import("builtins"));
   frame.builtins =
       py::isinstance<py::dict>(builtins) ? py::dict(builtins) : py::dict(builtins.attr("__dict__"));
-  const Code *savedCode = current;
+  std::shared_ptr<const Code> savedCode = current;
   Instr savedInstr = currentInstr;
   Outcome out = runFrame(frame, 0, -1);
   current = savedCode;
@@ -1556,6 +1691,10 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
                "method '" + callee->name + "' of " + describe(self));
   }
   case VK::Function:
+    // numpy/torch functions written in Python (F.relu, F.silu, np.mean, ...) are modelled by
+    // name, not inlined: their bodies dispatch on real tensors.
+    if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(callee->obj))
+      return callTensorOp(library->first, library->second, std::move(args), std::move(kwargs));
     return callFunction(callee->obj, nullptr, std::move(args), std::move(kwargs), f.depth + 1,
                         callee->source.empty()
                             ? callee->obj.attr("__qualname__").cast<std::string>()
@@ -1578,34 +1717,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
 
   py::handle fn = callee->obj;
   // numpy and torch functions by identity: np.sin, torch.sin, F.relu, ...
-  auto libraryName = [&](py::handle lib, const char *prefix) -> std::string {
-    if (!lib)
-      return "";
-    py::object module = py::getattr(fn, "__module__", py::none());
-    std::string m = module.is_none() ? "" : std::string(py::str(module));
-    py::object name = py::getattr(fn, "__name__", py::none());
-    if (name.is_none())
-      return "";
-    std::string n = py::str(name);
-    if (m.rfind(prefix, 0) != 0 && !(numpy && py::isinstance(fn, numpy.attr("ufunc"))))
-      return "";
-    py::object same = py::getattr(lib, n.c_str(), py::none());
-    return same.is(fn) ? n : "";
-  };
-  if (numpy && (py::isinstance(fn, numpy.attr("ufunc")) || libraryName(numpy, "numpy") != "")) {
-    std::string name = py::str(fn.attr("__name__"));
-    return callTensorOp(Lib::Numpy, name, std::move(args), std::move(kwargs));
-  }
-  if (torch) {
-    for (const char *m : {"torch", "torch.nn.functional", "torch.special"}) {
-      py::object lib = py::module_::import(m);
-      py::object name = py::getattr(fn, "__name__", py::none());
-      if (!name.is_none() &&
-          py::getattr(lib, std::string(py::str(name)).c_str(), py::none()).is(fn))
-        return callTensorOp(Lib::Torch, py::str(name), std::move(args), std::move(kwargs));
-    }
-  }
-
+  if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(fn))
+    return callTensorOp(library->first, library->second, std::move(args), std::move(kwargs));
   // Builtins on constants run for real: they are Python scalar operations, not kernels.
   py::object builtinsModule = py::module_::import("builtins");
   std::string name = py::str(py::getattr(fn, "__name__", py::str("")));
@@ -1709,7 +1822,7 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
     if (++steps > kMaxSteps)
       breakTrace(dyn::BreakKind::unsupported_bytecode,
                  "trace exceeded " + std::to_string(kMaxSteps) + " instructions");
-    current = f.code.get();
+    current = f.code;
     currentInstr = in;
     // The host resumes in the traced frame, outside any branch being traced: only that state
     // may be handed over at a break (values inside a discarded branch no longer exist).
@@ -2179,7 +2292,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     jumpBlock->dropAllReferences();
     f.stack = savedStack;
     f.locals = savedLocals;
-    current = f.code.get();
+    current = f.code;
     currentInstr = branchInstr;
     if (inner.kind == dyn::BreakKind::data_dependent_loop && inner.resume.empty())
       throw;
@@ -2223,7 +2336,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     placeholder->value = ifOp.getResult(index);
   f.stack = std::move(mergedStack);
   f.locals = std::move(mergedLocals);
-  current = f.code.get();
+  current = f.code;
   if (stopAt >= 0 && join > stopAt)
     return Outcome{Outcome::JumpedPast, nullptr, join};
   pc = f.code->indexOf.lookup(join);

@@ -236,3 +236,56 @@ def test_numpy_scalar_arguments_hit_the_cache():
     c = dynamir.counters()
     assert c["cache_hits"] == 2 and c["recompiles"] == 1
     assert c["guard_failures"] == ["L['s']: expected type numpy.float64, got float"]
+
+
+class Block(torch.nn.Module):
+    """A transformer-style MLP block: LayerNorm, Linear, GELU, Dropout (eval), residual."""
+
+    def __init__(self, width=16, approximate="none"):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(width)
+        self.up = torch.nn.Linear(width, 4 * width)
+        self.act = torch.nn.GELU(approximate=approximate)
+        self.down = torch.nn.Linear(4 * width, width)
+        self.drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x):
+        h = self.drop(self.down(self.act(self.up(self.norm(x)))))
+        return x + h
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_transformer_style_block_matches_torch(approximate):
+    torch.manual_seed(0)
+    block = Block(approximate=approximate).eval()
+    x = torch.randn(8, 16)
+    with torch.no_grad():
+        want = block(x)
+    got = dynamir.compile(block)(x)
+    assert dynamir.counters()["eager_runs"] == 0
+    assert torch.allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_more_library_functions_match_eager():
+    def torch_fn(x, y):
+        z = torch.stack([x, y], dim=1) * torch.nn.functional.silu(x).unsqueeze(1)
+        w = torch.zeros_like(x) + x.clone().contiguous() * x.size(0)
+        return z, w, torch.nn.functional.layer_norm(y, (y.size(-1),)), torch.ones_like(y)
+
+    def numpy_fn(x, y):
+        return np.stack([x, y], axis=0).sum(axis=0) * x.size, np.zeros_like(x) + np.full_like(y, 2)
+
+    x, y = torch.randn(5, 4), torch.randn(5, 4)
+    for got, want in zip(dynamir.compile(torch_fn)(x, y), torch_fn(x, y)):
+        assert torch.allclose(got, want, rtol=1e-4, atol=1e-5)
+    a, b = x.numpy(), y.numpy()
+    for got, want in zip(dynamir.compile(numpy_fn)(a, b), numpy_fn(a, b)):
+        assert np.allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert dynamir.counters()["eager_runs"] == 0
+
+
+def test_dropout_in_training_mode_breaks_and_runs_eagerly():
+    torch.manual_seed(0)
+    block = Block().train()
+    e = dynamir.explain(block, torch.randn(2, 16))
+    assert [b.reason for b in e.break_reasons] == ["nn.Dropout in training mode"]

@@ -122,3 +122,30 @@ def test_kernel_counter_counts_real_computation():
 
     assert dynamir.trace(f, np.ones(3, np.float32), np.float64(-2.0)).kernel_count == 2
     assert dynamir.trace(f, np.ones(3, np.float32), -2.0).kernel_count == 0
+
+
+def _helper_that_prints(x):
+    print("inside a helper")
+    return x
+
+
+def test_break_inside_an_inlined_function_names_its_file_and_line():
+    def f(x):
+        return _helper_that_prints(x * 2)
+
+    (brk,) = dynamir.trace(f, np.ones(3)).graph_breaks
+    assert brk.filename == __file__
+    assert brk.lineno == _helper_that_prints.__code__.co_firstlineno + 1
+
+
+def test_python_level_library_functions_are_modelled_not_inlined():
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+
+    def f(x):
+        return F.relu(x) + F.silu(x) + F.softmax(x, dim=-1)
+
+    result = dynamir.trace(f, torch.randn(2, 3))
+    assert result.graph_breaks == []
+    ops = result.module.operations("f")
+    assert "dyn.relu" in ops and "dyn.sigmoid" in ops and "dyn.softmax" in ops
