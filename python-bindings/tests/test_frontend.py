@@ -147,5 +147,5 @@ def test_python_level_library_functions_are_modelled_not_inlined():
 
     result = dynamir.trace(f, torch.randn(2, 3))
     assert result.graph_breaks == []
-    ops = result.module.operations("f")
+    ops = result.module.operations(result.module.functions[0])
     assert "dyn.relu" in ops and "dyn.sigmoid" in ops and "dyn.softmax" in ops
