@@ -1027,6 +1027,58 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
                           : TypedAttr(IntegerAttr::get(element, static_cast<int64_t>(fill)));
     return result(dyn::FullOp::create(b, l, type.clone(element), value));
   }
+  if (name == "clip" || name == "clamp") {
+    // np.clip(a, a_min, a_max) / torch.clamp(x, min, max); either bound may be None.
+    VarPtr x = tensorArg(0);
+    VarPtr low = takeArg(args, kwargs, 1, {"a_min", "min"});
+    VarPtr high = takeArg(args, kwargs, 2, {"a_max", "max"});
+    if (!isNone(low))
+      x = callTensorOp(lib, "maximum", {x, low}, {});
+    if (!isNone(high))
+      x = callTensorOp(lib, "minimum", {x, high}, {});
+    return x;
+  }
+  if (name == "square")
+    return binary(NB_MULTIPLY, tensorArg(0), tensorArg(0));
+  if (name == "var" || name == "std") {
+    // numpy: ddof (default 0); torch: correction / unbiased (default 1).
+    VarPtr x = tensorArg(0);
+    VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
+    VarPtr keep = takeArg(args, kwargs, 99, {"keepdims", "keepdim"});
+    VarPtr ddofArg = takeArg(args, kwargs, 99, {"ddof", "correction"});
+    VarPtr unbiased = takeArg(args, kwargs, 99, {"unbiased"});
+    int64_t ddof = lib == Lib::Torch ? 1 : 0;
+    if (!isNone(ddofArg))
+      ddof = intOf(ddofArg);
+    if (!isNone(unbiased))
+      ddof = unbiased->obj.cast<bool>() ? 1 : 0;
+    RankedTensorType type = typeOf(x->value);
+    SmallVector<int64_t> dims;
+    if (isNone(axis))
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        dims.push_back(d);
+    else
+      dims = dimsOf(axis, type.getRank());
+    int64_t count = 1;
+    for (int64_t d : dims) {
+      if (type.isDynamicDim(d))
+        breakTrace(dyn::BreakKind::unsupported_call, name + " over a dynamic dimension");
+      count *= type.getDimSize(d);
+    }
+    VarPtr dimsVar = makeVar(VK::Tuple);
+    for (int64_t d : dims)
+      dimsVar->items.push_back(constVar(py::int_(d)));
+    VarPtr mean =
+        callTensorOp(lib, "mean", {x, dimsVar}, {{"keepdims", constVar(py::bool_(true))}});
+    VarPtr centered = binary(NB_SUBTRACT, x, mean);
+    KwArgs keepKw;
+    if (keep)
+      keepKw.emplace_back("keepdims", keep);
+    VarPtr sum =
+        callTensorOp(lib, "sum", {binary(NB_MULTIPLY, centered, centered), dimsVar}, keepKw);
+    VarPtr variance = binary(NB_TRUE_DIVIDE, sum, constVar(py::float_(double(count - ddof))));
+    return name == "var" ? variance : callTensorOp(lib, "sqrt", {variance}, {});
+  }
   if (name == "silu")
     return binary(NB_MULTIPLY, tensorArg(0), callTensorOp(lib, "sigmoid", {tensorArg(0)}, {}));
   if (name == "gelu") {

@@ -289,3 +289,21 @@ def test_dropout_in_training_mode_breaks_and_runs_eagerly():
     block = Block().train()
     e = dynamir.explain(block, torch.randn(2, 16))
     assert [b.reason for b in e.break_reasons] == ["nn.Dropout in training mode"]
+
+
+def test_clip_square_var_std_match_eager():
+    def np_fn(x):
+        return (np.clip(x, -0.5, 0.5), np.square(x), x.var(axis=0), x.std(),
+                np.var(x, axis=1, ddof=1, keepdims=True))
+
+    def torch_fn(t):
+        return (torch.clamp(t, min=0.0), t.var(dim=1), t.std(), t.var(dim=0, unbiased=False),
+                t.clamp(max=0.1))
+
+    x = np.random.default_rng(3).standard_normal((6, 5)).astype(np.float32)
+    for got, want in zip(dynamir.compile(np_fn)(x), np_fn(x)):
+        assert np.allclose(got, want, rtol=1e-5, atol=1e-6)
+    t = torch.from_numpy(x)
+    for got, want in zip(dynamir.compile(torch_fn)(t), torch_fn(t)):
+        assert torch.allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert dynamir.counters()["eager_runs"] == 0
