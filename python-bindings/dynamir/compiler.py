@@ -253,6 +253,16 @@ class CompiledFunction:
         """Runs `entry` (checking its guards first with `check`, in the same native call).
         Returns the result, or a _GuardFailure when a guard does not hold."""
         native = entry.native
+        if entry.graph_breaks:
+            # The host program would run its graphs, reach the break and hand the frame to
+            # eager Python anyway: when the guards hold, go eager at once.
+            if check:
+                failure = native.check(local_vars, global_vars)
+                if failure is not None:
+                    return _GuardFailure(failure)
+            self._last = entry
+            _counters["graph_breaks_hit"] += 1
+            return self._eager(args, kwargs)
         try:
             if check:
                 outputs = native.call(local_vars, global_vars)
