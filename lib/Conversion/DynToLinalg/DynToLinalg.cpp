@@ -152,6 +152,14 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncIOp::create(b, loc, to, v);
 }
 
+/// `FloatOp(x, y)` on floats, `IntOp(x, y)` on integers.
+template <typename FloatOp, typename IntOp>
+Value floatOrInt(OpBuilder &b, Location loc, bool fp, Value x, Value y) {
+  if (fp)
+    return FloatOp::create(b, loc, x, y);
+  return IntOp::create(b, loc, x, y);
+}
+
 /// The scalar semantics of every elementwise dyn op (the body of its linalg.generic).
 Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
@@ -200,21 +208,9 @@ Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
       .Case([&](NotOp) -> Value {
         return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, t, -1));
       })
-      .Case([&](AddOp) -> Value {
-        if (fp)
-          return arith::AddFOp::create(b, loc, x, y());
-        return arith::AddIOp::create(b, loc, x, y());
-      })
-      .Case([&](SubOp) -> Value {
-        if (fp)
-          return arith::SubFOp::create(b, loc, x, y());
-        return arith::SubIOp::create(b, loc, x, y());
-      })
-      .Case([&](MulOp) -> Value {
-        if (fp)
-          return arith::MulFOp::create(b, loc, x, y());
-        return arith::MulIOp::create(b, loc, x, y());
-      })
+      .Case([&](AddOp) { return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, fp, x, y()); })
+      .Case([&](SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, fp, x, y()); })
+      .Case([&](MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, fp, x, y()); })
       .Case([&](DivOp) { return arith::DivFOp::create(b, loc, x, y()); })
       .Case([&](FloorDivOp) -> Value {
         if (fp)
@@ -242,20 +238,12 @@ Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
                             : Value(arith::AddIOp::create(b, loc, r, y()));
         return arith::SelectOp::create(b, loc, adjust, adjusted, r);
       })
-      .Case([&](PowOp) -> Value {
-        if (fp)
-          return math::PowFOp::create(b, loc, x, y());
-        return math::IPowIOp::create(b, loc, x, y());
+      .Case([&](PowOp) { return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, fp, x, y()); })
+      .Case([&](MaximumOp) {
+        return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, fp, x, y());
       })
-      .Case([&](MaximumOp) -> Value {
-        if (fp)
-          return arith::MaximumFOp::create(b, loc, x, y());
-        return arith::MaxSIOp::create(b, loc, x, y());
-      })
-      .Case([&](MinimumOp) -> Value {
-        if (fp)
-          return arith::MinimumFOp::create(b, loc, x, y());
-        return arith::MinSIOp::create(b, loc, x, y());
+      .Case([&](MinimumOp) {
+        return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, fp, x, y());
       })
       .Case([&](LogicalAndOp) { return arith::AndIOp::create(b, loc, x, y()); })
       .Case([&](LogicalOrOp) { return arith::OrIOp::create(b, loc, x, y()); })
