@@ -407,20 +407,28 @@ def run_overheads(torch):
 
 
 RSS_SCRIPT = """
-import resource, sys, numpy as np
+import sys, numpy as np
+
+def peak_mib():
+    # VmHWM belongs to this process's address space; ru_maxrss would carry over the parent's
+    # peak across fork and exec.
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+
 sys.path.insert(0, {bench!r})
 import run
 name, system = sys.argv[1], sys.argv[2]
 data = run.inputs_for(name, {size!r}, np.random.default_rng(0))
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_mib()
 fn = run.NUMPY[name]
 if system == "dynamir":
     import dynamir
     fn = dynamir.compile(fn)
 for _ in range(3):
     fn(*data)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(before / 1024, after / 1024)
+after = peak_mib()
+print(before / 2**20, after / 2**20)
 """
 
 
