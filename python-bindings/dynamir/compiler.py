@@ -26,7 +26,7 @@ import weakref
 import _dynamir
 
 from . import ir
-from .tracing import GraphBreak, trace
+from .tracing import GraphBreak, guards_of, trace
 
 builtins_compile = builtins.compile
 
@@ -416,7 +416,7 @@ def _explanation(compiled, result):
     module = entry.module
     graph_names = [name for name, _ in entry.native.graphs]
     compiled_names = {name for name, done in entry.native.graphs if done}
-    guards = trace.__globals__["_guards"](module)
+    guards = guards_of(module)
     ops = {g: [op for op in module.operations(g) if op != "func.return"] for g in graph_names}
     return Explanation(
         result=result,

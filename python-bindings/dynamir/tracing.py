@@ -68,7 +68,8 @@ def _logs():
     return {p.strip() for p in os.environ.get("DYNAMIR_LOGS", "").split(",") if p.strip()}
 
 
-def _guards(module):
+def guards_of(module):
+    """The guard ops of a module, in order, as Guard records."""
     guards = []
     for line in str(module).splitlines():
         line = line.strip()
@@ -96,7 +97,7 @@ def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
     result = TraceResult(
         module=module,
         graph_breaks=[GraphBreak(*b) for b in breaks],
-        guards=_guards(module),
+        guards=guards_of(module),
         eager_reason=eager_reason,
         kernel_count=kernel_calls + counter[0],
     )
