@@ -351,18 +351,8 @@ def run_compile_costs(args, torch, numba):
     out["dynamir chain first call, new process + warm cache (s)"] = float(warm[0])
     out["dynamir import + first call, warm cache (s)"] = float(warm[1])
 
-    class TestNet(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.linear = torch.nn.Linear(3, 2)
-
-        def forward(self, x):
-            x = x * 2
-            if x.sum() > 0:
-                x = torch.sin(x)
-            if x.mean() > 0:
-                x = torch.cos(x)
-            return self.linear(x)
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
+    from seed_testnet import TestNet  # the main job's model, so both measure the same program
 
     net = TestNet()
     seed = dynamir.compile(net)

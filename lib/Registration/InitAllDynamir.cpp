@@ -8,11 +8,11 @@
 
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/InitAllDialects.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
 void dynamir::registerAllDialects(mlir::DialectRegistry &registry) {

@@ -22,8 +22,7 @@ using namespace mlir;
 
 static llvm::cl::opt<std::string> input(llvm::cl::Positional, llvm::cl::desc("<input.mlir>"),
                                         llvm::cl::init("-"));
-static llvm::cl::opt<std::string> outDir("o-dir",
-                                         llvm::cl::desc("write <dir>/<binary>.ptx files"),
+static llvm::cl::opt<std::string> outDir("o-dir", llvm::cl::desc("write <dir>/<binary>.ptx files"),
                                          llvm::cl::init(""));
 
 int main(int argc, char **argv) {
