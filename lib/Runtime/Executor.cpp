@@ -1,6 +1,7 @@
 //===- Executor.cpp - guards on Python objects and the host program -------===//
 
 #include "dynamir/Runtime/Executor.h"
+#include "dynamir/Runtime/BufferPool.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 
@@ -301,7 +302,7 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, bool inte
     auto guard = dyn_cast<dyn::GuardOpInterface>(op);
     if (!guard)
       continue;
-    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false};
+    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false, {}, {}};
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](dyn::IdMatchGuardOp id) {
           g.kind = Guard::Id;
@@ -501,7 +502,7 @@ py::list Entry::runWith(const std::vector<py::object> &args) {
             throw std::runtime_error(error);
           for (auto [result, dtype, buffer] :
                llvm::zip(call.getResults(), site.outputDtypes, owned)) {
-            py::capsule release(buffer.allocated, [](void *p) { free(p); });
+            py::capsule release(buffer.allocated, [](void *p) { poolFree(p); });
             std::vector<py::ssize_t> shape(buffer.sizes.begin(), buffer.sizes.end());
             std::vector<py::ssize_t> strides;
             for (int64_t s : buffer.strides)

@@ -1,6 +1,7 @@
 //===- GraphCompiler.cpp - compile dyn graphs to cached shared libraries --===//
 
 #include "dynamir/Runtime/GraphCompiler.h"
+#include "dynamir/Runtime/BufferPool.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -33,8 +34,6 @@ using namespace mlir;
 using namespace dynamir::runtime;
 
 namespace {
-/// The lowering of one graph: destination-passing style (results become out-parameters the
-/// caller allocates; inputs are never written), then the CPU pipeline.
 /// The lowering of one graph. Results with static shapes become out-parameters the caller
 /// allocates (destination-passing style); a graph with a dynamic result shape returns its
 /// results instead, as buffers the caller then owns. Inputs are never written.
@@ -48,14 +47,14 @@ std::string graphPipeline(bool resultsAsOutParams) {
   pipeline += "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
               "func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
               "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
-              "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
-              "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-              "reconcile-unrealized-casts)";
+              "convert-math-to-libm,finalize-memref-to-llvm{use-generic-functions=1},"
+              "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
+              "convert-func-to-llvm,reconcile-unrealized-casts)";
   return pipeline;
 }
 
 /// Bump when the generated code's ABI or the pipeline's meaning changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v3";
+constexpr const char *kCacheVersion = "dynamir-graph-v4";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 
 /// Appends a ranked strided memref descriptor, as the LLVM lowering lays it out, to `words`;
@@ -111,6 +110,41 @@ void addPackedEntry(llvm::Module &module) {
   }
   builder.CreateCall(target, args);
   builder.CreateRetVoid();
+}
+
+/// Gives the allocation functions the lowered graph calls for its temporaries
+/// (finalize-memref-to-llvm's generic `_mlir_memref_to_llvm_alloc` and `_free`) bodies that call
+/// through the exported globals `dynamir_alloc_hook` and `dynamir_free_hook`, which the runtime
+/// points at its pool after dlopen. Function pointers rather than undefined symbols: the
+/// extension module that defines the pool is loaded RTLD_LOCAL, so its symbols cannot resolve
+/// the graph library's.
+void addAllocationHooks(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *voidTy = llvm::Type::getVoidTy(ctx);
+  auto forward = [&](llvm::StringRef name, llvm::StringRef hookName, llvm::FunctionType *type) {
+    llvm::Function *fn = module.getFunction(name);
+    if (!fn || !fn->isDeclaration())
+      return;
+    auto *hook = new llvm::GlobalVariable(module, ptr, /*isConstant=*/false,
+                                          llvm::GlobalValue::ExternalLinkage,
+                                          llvm::ConstantPointerNull::get(ptr), hookName);
+    fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::SmallVector<llvm::Value *> args;
+    for (llvm::Argument &arg : fn->args())
+      args.push_back(&arg);
+    llvm::Value *call = builder.CreateCall(type, builder.CreateLoad(ptr, hook), args);
+    if (type->getReturnType()->isVoidTy())
+      builder.CreateRetVoid();
+    else
+      builder.CreateRet(call);
+  };
+  forward("_mlir_memref_to_llvm_alloc", "dynamir_alloc_hook",
+          llvm::FunctionType::get(ptr, {i64}, false));
+  forward("_mlir_memref_to_llvm_free", "dynamir_free_hook",
+          llvm::FunctionType::get(voidTy, {ptr}, false));
 }
 } // namespace
 
@@ -234,6 +268,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     llvmModule->setDataLayout((*machine)->createDataLayout());
     llvmModule->setTargetTriple((*machine)->getTargetTriple());
     addPackedEntry(*llvmModule);
+    addAllocationHooks(*llvmModule);
     if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
       error = llvm::toString(std::move(e));
       return nullptr;
@@ -301,6 +336,11 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     error = "no entry point in " + compiled->library;
     return nullptr;
   }
+  // A graph without temporaries has no hooks.
+  if (auto *hook = static_cast<void *(**)(uint64_t)>(dlsym(compiled->handle, "dynamir_alloc_hook")))
+    *hook = poolAllocate;
+  if (auto *hook = static_cast<void (**)(void *)>(dlsym(compiled->handle, "dynamir_free_hook")))
+    *hook = poolFree;
   compiled->seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return compiled;

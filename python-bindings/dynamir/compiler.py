@@ -52,20 +52,23 @@ _compiled_functions = weakref.WeakSet()
 def counters():
     """Process-wide counters: frames traced, graphs loaded (graphs_compiled) and how many of
     those came from the persistent disk cache, cache hits, recompiles, eager runs, graph breaks
-    hit at run time, and the guard failures that caused recompiles."""
+    hit at run time, the guard failures that caused recompiles, and how many large temporaries
+    of compiled graphs came from the buffer pool instead of fresh memory."""
     out = {name: _counters[name] for name in _COUNTER_NAMES}
     out["guard_failures"] = list(_guard_failures)
+    out["temporaries_reused"] = _dynamir.temporary_pool()["reused"]
     return out
 
 
 def reset():
-    """Forgets every compiled entry and zeroes the counters."""
+    """Forgets every compiled entry, zeroes the counters and releases pooled temporaries."""
     for f in list(_compiled_functions):
         f._entries.clear()
         f._eager_reason = None
         f._warned = False
     _counters.clear()
     _guard_failures.clear()
+    _dynamir.release_temporary_pool()
 
 
 def _logs():

@@ -10,6 +10,7 @@
 
 #include "dynamir/Frontend/Tracer.h"
 #include "dynamir/InitAllDynamir.h"
+#include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/Executor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -242,6 +243,20 @@ void populateIRBindings(py::module_ &m) {
       py::arg("capture_control_flow") = false, py::arg("context") = nullptr,
       "Traces fn(*args, **kwargs) into a dyn module without running it. Returns (module, "
       "graph breaks as (kind, reason, file, line), eager-only reason, kernel calls).");
+
+  m.def(
+      "temporary_pool",
+      [] {
+        runtime::PoolStats stats = runtime::poolStats();
+        py::dict out;
+        out["reused"] = stats.reused;
+        out["allocated"] = stats.allocated;
+        out["cached_bytes"] = stats.cachedBytes;
+        return out;
+      },
+      "Statistics of the pool that holds large temporaries of compiled graphs between calls.");
+  m.def("release_temporary_pool", &runtime::poolRelease,
+        "Returns the pool's cached temporaries to the system.");
 
   py::register_exception<runtime::GraphBreakSignal>(m, "GraphBreakSignal");
   py::class_<PyEntry>(m, "Entry",

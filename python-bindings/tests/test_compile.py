@@ -105,6 +105,33 @@ def test_new_shapes_recompile():
     assert "expected size 3 in dimension 0, got 4" in dynamir.counters()["guard_failures"][0]
 
 
+def test_large_temporaries_come_from_the_pool():
+    # y has two consumers, so the graph materializes it: a 16 MiB temporary per call.
+    def f(x):
+        y = np.sin(x) * 2
+        return y.sum(axis=1) + y.max(axis=1)
+
+    x = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)
+    g = dynamir.compile(f)
+    for _ in range(3):
+        assert np.allclose(g(x), f(x), rtol=1e-4, atol=1e-3)
+    assert dynamir.counters()["temporaries_reused"] == 2
+    import _dynamir
+    assert _dynamir.temporary_pool()["cached_bytes"] >= x.nbytes
+    dynamir.reset()
+    assert _dynamir.temporary_pool() == {"reused": 0, "allocated": 0, "cached_bytes": 0}
+
+
+def test_dynamic_results_are_returned_to_the_pool():
+    # With dynamic=True the graph allocates its result; the array hands it back when dropped.
+    f = dynamir.compile(lambda a: np.sin(a) * 2 + 1, dynamic=True)
+    for n in (1 << 20, 1 << 20, 3 << 19):
+        a = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+        assert close(f(a), np.sin(a) * 2 + 1)
+    assert dynamir.counters()["recompiles"] == 0
+    assert dynamir.counters()["temporaries_reused"] == 1
+
+
 def test_recompile_limit_falls_back_to_eager():
     f = dynamir.compile(lambda x, n: x * n)
     f.recompile_limit = 2

@@ -36,7 +36,8 @@ struct Buffer {
   llvm::SmallVector<int64_t, 4> strides;
 };
 
-/// A buffer the compiled code allocated and the caller now owns: free(allocated) releases it.
+/// A buffer the compiled code allocated and the caller now owns: poolFree(allocated) releases
+/// it.
 struct OwnedBuffer {
   void *allocated;
   void *data;
