@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/Sequence.h"
 
 namespace dynamir {
 #define GEN_PASS_DEF_DYNCPULOOPORDER
@@ -27,6 +28,16 @@ unsigned unitStrideUses(linalg::GenericOp op, unsigned dim) {
   return uses;
 }
 
+/// The indexing map of the op's only input when it is a permutation of all loops.
+std::optional<AffineMap> soleFullInputMap(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1)
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  if (!map.isPermutation())
+    return std::nullopt;
+  return map;
+}
+
 struct CPULoopOrderPass : dynamir::impl::DynCPULoopOrderBase<CPULoopOrderPass> {
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> ops;
@@ -37,16 +48,30 @@ struct CPULoopOrderPass : dynamir::impl::DynCPULoopOrderBase<CPULoopOrderPass> {
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : ops) {
       unsigned loops = op.getNumLoops();
-      unsigned inner = loops - 1, best = inner;
+      unsigned best = loops - 1;
       for (unsigned d = 0; d < loops; ++d)
         if (unitStrideUses(op, d) > unitStrideUses(op, best))
           best = d;
-      if (best != inner) {
-        SmallVector<unsigned> order;
+      SmallVector<unsigned> order;
+      if (std::optional<AffineMap> layout = soleFullInputMap(op);
+          layout && layout->getDimPosition(loops - 1) == best) {
+        // One input spans the whole iteration space (a reduction of one array, with its
+        // fused producers): walk it in memory order, so the partial sums of a split row
+        // reduction read each row once, front to back, instead of a quarter of every row
+        // per pass.
+        for (unsigned r = 0; r < loops; ++r)
+          order.push_back(layout->getDimPosition(r));
+      } else {
         for (unsigned d = 0; d < loops; ++d)
           if (d != best)
             order.push_back(d);
         order.push_back(best);
+      }
+      // Maps with constant results (keepdim outputs) are left alone: interchanging them
+      // produced invalid indexing maps.
+      bool permutable = llvm::all_of(op.getIndexingMapsArray(),
+                                     [](AffineMap map) { return map.isProjectedPermutation(); });
+      if (permutable && !llvm::equal(order, llvm::seq<unsigned>(0, loops))) {
         rewriter.setInsertionPoint(op);
         FailureOr<linalg::GenericOp> interchanged =
             linalg::interchangeGenericOp(rewriter, op, order);

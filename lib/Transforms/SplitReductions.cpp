@@ -22,6 +22,11 @@ namespace {
 int64_t reassociableSumDim(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
     return -1;
+  // linalg::splitReduction builds invalid indexing maps from constant results (the `0` of a
+  // keepdim output), so those reductions stay whole.
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return -1;
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
   auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
   if (!add || !arith::bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc))

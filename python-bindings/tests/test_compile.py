@@ -132,6 +132,24 @@ def test_dynamic_results_are_returned_to_the_pool():
     assert dynamir.counters()["temporaries_reused"] == 1
 
 
+def test_wide_row_reductions_compile():
+    # Rows of 4096: sums are split into blocks (not the keepdim ones, which once produced an
+    # invalid op whose verification crashed the process) and read in memory order.
+    x = np.random.default_rng(3).standard_normal((64, 4096)).astype(np.float32)
+    programs = [
+        lambda x: np.exp(x - x.max(axis=1, keepdims=True))
+        / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True),
+        lambda x: x.sum(axis=1),
+        lambda x: x.mean(axis=1, keepdims=True),
+        lambda x: (np.sin(x) * 2).sum(axis=1) + x.max(axis=1),
+    ]
+    for f in programs:
+        # Row sums of 4096 unit-scale terms: float32 rounding alone reaches ~1e-4 absolute
+        # (near-zero sums make a relative bound meaningless).
+        assert np.allclose(dynamir.compile(f)(x), f(x), rtol=1e-5, atol=1e-3)
+    assert dynamir.counters()["eager_runs"] == 0
+
+
 def test_recompile_limit_falls_back_to_eager():
     f = dynamir.compile(lambda x, n: x * n)
     f.recompile_limit = 2

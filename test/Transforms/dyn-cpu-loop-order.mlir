@@ -49,3 +49,24 @@ func.func @elementwise(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// Block partials of a row sum (what dyn-split-reductions makes of x.sum(axis=1)): the input is
+// read in memory order, rows outside blocks, instead of one block of every row per pass.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d1, d0)>
+// CHECK-LABEL: func.func @row_blocks
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc>
+#in = affine_map<(b, r, k) -> (r, b, k)>
+#out = affine_map<(b, r, k) -> (b, r)>
+func.func @row_blocks(%x: tensor<8x4x16xf32>, %acc: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<8x4x16xf32>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %t = arith.addf %a, %s : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

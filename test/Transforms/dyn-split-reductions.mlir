@@ -30,3 +30,16 @@ func.func @untouched(%i: tensor<16xi64>, %x: tensor<16xf32>, %s: tensor<7xf32>) 
   %2 = dyn.sum %s dims [0] : tensor<7xf32>
   return %0, %1, %2 : tensor<i64>, tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// A keepdim sum writes its output through a constant index (`(d0, d1) -> (d0, 0)`), which
+// linalg::splitReduction turns into an invalid map; it stays whole (row sums of softmax).
+// CHECK-LABEL: func.func @keepdim
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<3x16xf32>) outs(%{{.*}} : tensor<3x1xf32>)
+// CHECK-NOT: tensor.expand_shape
+func.func @keepdim(%x: tensor<3x16xf32>) -> tensor<3x1xf32> {
+  %0 = dyn.sum %x dims [1] keepdim : tensor<3x16xf32>
+  return %0 : tensor<3x1xf32>
+}

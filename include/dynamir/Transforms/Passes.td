@@ -97,7 +97,8 @@ def DynSplitReductions : Pass<"dyn-split-reductions"> {
     elements accumulated onto that. Every accumulator then adds few values, so the error stays
     at numpy's pairwise-summation level for any N, while each level still vectorizes. Run it
     after elementwise fusion: producers fused into the reduction stay fused (the reshape is of
-    the fused op's inputs).
+    the fused op's inputs). Reductions with a keepdim output (a constant in an indexing map)
+    stay whole: `linalg::splitReduction` would build an invalid map from it.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"1024",
@@ -114,8 +115,13 @@ def DynCPULoopOrder : Pass<"dyn-cpu-loop-order"> {
     reduction loop (named ops should be generalized first), the loop that is the last index of
     the most operands (stride-1 access) becomes the innermost: `C[m,n] += A[m,k] * B[k,n]`
     runs m-k-n (unit stride on B and C), `x[m,k] * W[n,k]` (linear) keeps k innermost as a dot
-    product. When a float add reduction ends up innermost it may reassociate (as BLAS does),
-    which lets LLVM keep vector partial sums. All-parallel generics keep their row-major order.
+    product. When the op's only input spans every loop and already has that loop last (a
+    reduction of one array, its producers fused), all loops follow that input's layout, so it is
+    read front to back: the block partials of a split row sum walk each row once instead of a
+    block of every row per pass (x.sum(axis=1) on 4096x4096: 5.3 ms -> 2.0 ms). Generics whose
+    maps have constant results (keepdim outputs) are not interchanged. When a float add
+    reduction ends up innermost it may reassociate (as BLAS does), which lets LLVM keep vector
+    partial sums. All-parallel generics keep their row-major order.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
