@@ -54,7 +54,7 @@ std::string graphPipeline(bool resultsAsOutParams) {
 }
 
 /// Bump when the generated code's ABI or the pipeline's meaning changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v4";
+constexpr const char *kCacheVersion = "dynamir-graph-v5";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 
 /// Appends a ranked strided memref descriptor, as the LLVM lowering lays it out, to `words`;
@@ -135,11 +135,16 @@ void addAllocationHooks(llvm::Module &module) {
     llvm::SmallVector<llvm::Value *> args;
     for (llvm::Argument &arg : fn->args())
       args.push_back(&arg);
-    llvm::Value *call = builder.CreateCall(type, builder.CreateLoad(ptr, hook), args);
-    if (type->getReturnType()->isVoidTy())
+    llvm::CallInst *call = builder.CreateCall(type, builder.CreateLoad(ptr, hook), args);
+    if (type->getReturnType()->isVoidTy()) {
       builder.CreateRetVoid();
-    else
-      builder.CreateRet(call);
+      return;
+    }
+    // Fresh memory, as from malloc: without noalias LLVM must assume a temporary may overlap
+    // the inputs, and keeps loads and stores of accumulators inside loops.
+    call->addRetAttr(llvm::Attribute::NoAlias);
+    fn->addRetAttr(llvm::Attribute::NoAlias);
+    builder.CreateRet(call);
   };
   forward("_mlir_memref_to_llvm_alloc", "dynamir_alloc_hook",
           llvm::FunctionType::get(ptr, {i64}, false));
