@@ -67,8 +67,9 @@ struct CPULoopOrderPass : dynamir::impl::DynCPULoopOrderBase<CPULoopOrderPass> {
             order.push_back(d);
         order.push_back(best);
       }
-      // Maps with constant results (keepdim outputs) are left alone: interchanging them
-      // produced invalid indexing maps.
+      // Only projected permutations are interchanged. A keepdim output's constant index is
+      // what linalg::splitReduction turned into an invalid map (see dyn-split-reductions);
+      // such ops already have their unit-stride loop innermost, so nothing is lost.
       bool permutable = llvm::all_of(op.getIndexingMapsArray(),
                                      [](AffineMap map) { return map.isProjectedPermutation(); });
       if (permutable && !llvm::equal(order, llvm::seq<unsigned>(0, loops))) {
