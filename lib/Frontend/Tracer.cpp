@@ -279,6 +279,7 @@ private:
     VarPtr t = makeVar(VK::Tensor);
     t->value = v;
     t->lib = lib;
+    ++varsHolding[v];
     return t;
   }
 
@@ -643,6 +644,7 @@ private:
                       std::vector<std::pair<std::string, VarPtr>> kwargs);
   VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
   VarPtr binary(int kind, VarPtr a, VarPtr b);
+  VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
   Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
   Value operandAs(const VarPtr &v, Type element) {
     return v->kind == VK::Tensor ? castTo(v->value, element) : scalarConstant(v->obj, element);
@@ -663,6 +665,9 @@ private:
   py::object numpy, torch, torchNN;
   std::set<std::string> guardKeys;
   std::map<std::string, VarPtr> inputsBySource;
+  /// How many tensor Vars were made for each value: two Vars of one value may be one object
+  /// in the program (`np.asarray(y)`), so neither can be updated in place on its own.
+  llvm::DenseMap<Value, unsigned> varsHolding;
   llvm::StringSet<> logs_;
   /// The code being interpreted; shared so that a break raised in an inlined frame can still
   /// name its file after that frame is gone.
@@ -760,6 +765,40 @@ enum BinaryKind {
   NB_TRUE_DIVIDE = 11,
   NB_XOR = 12
 };
+
+/// `x op= y` on an array, tensor or list changes that object, and every alias of it sees the
+/// change. Vars are shared exactly as the program shares objects, so updating the Var itself
+/// is right whenever the trace knows every alias: the object was made by the trace, is held by
+/// one Var and has no views. Anything else (an argument the caller holds, a possible view, a
+/// change of dtype or shape) is a graph break, and the update happens for real.
+VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
+  if (!x->source.empty())
+    breakTrace(dyn::BreakKind::side_effect,
+               "in-place update of " + x->source + ", which the caller can see");
+  if (branchDepth)
+    breakTrace(dyn::BreakKind::side_effect, "in-place update inside a data-dependent branch");
+  if (x->kind == VK::List) {
+    VarPtr r = binary(kind, x, y);
+    x->items = r->items;
+    return x;
+  }
+  Operation *def = x->value.getDefiningOp();
+  auto isView = [](Operation *op) {
+    return isa<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
+               dyn::SqueezeOp, dyn::SliceOp>(op);
+  };
+  if (!def || isView(def) || varsHolding.lookup(x->value) != 1 ||
+      llvm::any_of(x->value.getUsers(), isView))
+    breakTrace(dyn::BreakKind::side_effect,
+               "in-place update of an array the trace cannot prove unaliased");
+  VarPtr r = binary(kind, x, y);
+  if (r->kind != VK::Tensor || r->value.getType() != x->value.getType())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "in-place update would change the dtype or shape of " + describe(x));
+  --varsHolding[x->value];
+  x->value = r->value;
+  return x;
+}
 
 /// The common element type of two operands, at least one of them a tensor.
 Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
@@ -1717,6 +1756,9 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     if (self->kind == VK::List && callee->name == "append" && args.size() == 1) {
       if (branchDepth)
         breakTrace(dyn::BreakKind::side_effect, "list.append inside a data-dependent branch");
+      if (!self->source.empty())
+        breakTrace(dyn::BreakKind::side_effect,
+                   "list.append on " + self->source + ", which the caller can see");
       self->items.push_back(args[0]);
       return constVar(py::none());
     }
@@ -2016,7 +2058,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case BINARY_OP: {
     VarPtr y = f.pop(), x = f.pop();
-    f.stack.push_back(binary(in.arg, x, y));
+    bool inPlace = in.arg >= 13 && (x->kind == VK::Tensor || x->kind == VK::List);
+    f.stack.push_back(inPlace ? updateInPlace(in.arg, x, y) : binary(in.arg, x, y));
     break;
   }
   case COMPARE_OP: {

@@ -175,6 +175,55 @@ def test_graph_break_runs_eagerly_with_prints_once_in_order(capsys):
     assert capsys.readouterr().out == "once\n"
 
 
+def test_in_place_updates_follow_eager_aliasing():
+    def update_argument(x):
+        x += 1
+        return x * 2
+
+    def update_temporary(x):
+        y = x * 2
+        alias = y
+        y += 1
+        return alias
+
+    def update_viewed_temporary(x):
+        y = x * 2
+        view = y[1:]
+        y += 1
+        return view
+
+    def extend_list(x):
+        parts = [x]
+        parts += [x * 2]
+        return parts
+
+    for fn in (update_argument, update_temporary, update_viewed_temporary, extend_list):
+        dynamir.reset()
+        a = np.arange(4, dtype=np.float32)
+        b = a.copy()
+        got, want = dynamir.compile(fn)(a), fn(b)
+        assert np.array_equal(np.asarray(got), np.asarray(want)), fn.__name__
+        assert np.array_equal(a, b), fn.__name__  # the caller's array changed exactly as eagerly
+
+    # A temporary the trace made and nothing else holds is updated inside the graph.
+    e = dynamir.explain(update_temporary, np.ones(2, np.float32))
+    assert e.graph_break_count == 0
+    e = dynamir.explain(update_argument, np.ones(2, np.float32))
+    assert e.break_reasons[0].kind == "side_effect" and "L['x']" in e.break_reasons[0].reason
+
+
+def test_appends_to_a_callers_list_happen():
+    def f(x, out):
+        out.append(x.sum())
+        return x * 2
+
+    got, want = [], []
+    x = np.ones(3, np.float32)
+    dynamir.compile(f)(x, got)
+    f(x, want)
+    assert got == want == [3.0]
+
+
 def test_fullgraph_raises_graph_break_error():
     def f(x):
         print("side effect")
