@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -187,6 +188,8 @@ struct Break {
   /// the host resumes at for true and false.
   Value predicate;
   std::vector<int64_t> resume;
+  /// The inlining depth of the frame the break happened in (0: the traced frame).
+  int depth = -1;
 };
 
 [[noreturn]] void breakTrace(dyn::BreakKind kind, std::string reason) {
@@ -654,6 +657,12 @@ private:
   VarPtr subscript(VarPtr obj, VarPtr index);
   Value toPredicate(VarPtr cond);
   void logInstr(const Frame &f, const Instr &in);
+  py::object resumePlan(const Code &code, const Frame &frame, const Break &brk,
+                        SmallVectorImpl<Value> &live);
+  py::object rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live);
+  py::object rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live);
+  llvm::DenseMap<const Var *, int> rebuiltVars;
+  llvm::DenseSet<Value> rebuiltValues;
   std::string describe(const VarPtr &v);
 
   MLIRContext *ctx;
@@ -678,6 +687,7 @@ private:
   int64_t branchStart = -1;         // offset of the innermost data-dependent branch
   Instr topInstr{0, 0, 0, 0, 0, 0}; // the traced frame's current instruction
   std::vector<VarPtr> topStack;     // its stack before that instruction
+  py::tuple topKwNames;             // and the KW_NAMES its next CALL takes
   size_t steps = 0;
   static constexpr size_t kMaxSteps = 200000;
 };
@@ -1042,8 +1052,12 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     return result(dyn::NegOp::create(b, l, tensorArg(0)->value));
   if (name == "relu")
     return result(dyn::ReluOp::create(b, l, tensorArg(0)->value));
-  // Tensors are values in the trace: copies are the value itself.
-  if (name == "clone" || name == "contiguous" || name == "detach" || name == "copy")
+  // Tensors are values in the trace: a copy is the same value in a Var of its own (so that an
+  // in-place update of one is not seen through the other); contiguous() and detach() return
+  // the tensor itself, or one sharing its memory, as eagerly.
+  if (name == "clone" || name == "copy")
+    return tensorVar(tensorArg(0)->value, tensorArg(0)->lib);
+  if (name == "contiguous" || name == "detach")
     return tensorArg(0);
   if (name == "size" && lib == Lib::Torch) {
     VarPtr shape = getAttr(tensorArg(0), "shape");
@@ -1923,16 +1937,23 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
     if (f.depth == 0 && branchDepth == 0) {
       topInstr = in;
       topStack = f.stack;
+      topKwNames = f.kwNames;
     }
     logInstr(f, in);
     std::optional<Outcome> out;
     try {
-      step(f, pc, in, stopAt, out);
-    } catch (py::error_already_set &e) {
-      // A Python-level error while modelling the instruction (a bad attribute, an argument
-      // of the wrong type): the host runs it for real and reports it as eager Python would.
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 std::string("Python raised while tracing: ") + e.what());
+      try {
+        step(f, pc, in, stopAt, out);
+      } catch (py::error_already_set &e) {
+        // A Python-level error while modelling the instruction (a bad attribute, an argument
+        // of the wrong type): the host runs it for real and reports it as eager Python would.
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   std::string("Python raised while tracing: ") + e.what());
+      }
+    } catch (Break &brk) {
+      if (brk.depth < 0)
+        brk.depth = static_cast<int>(f.depth);
+      throw;
     }
     if (out)
       return *out;
@@ -2198,6 +2219,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case FOR_ITER: {
     VarPtr it = f.peek();
+    if (it->kind != VK::Iterator)
+      breakTrace(dyn::BreakKind::unsupported_call, "iterating over " + describe(it));
     if (it->iterPos < it->items.size()) {
       f.stack.push_back(it->items[it->iterPos++]);
     } else {
@@ -2439,6 +2462,210 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
 }
 
 //===----------------------------------------------------------------------===//
+// Resuming after a break
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A value of the frame state the host cannot recreate at run time.
+struct NotRebuildable {
+  std::string what;
+};
+
+/// For a conditional jump: where execution continues when the popped value is true and when
+/// it is false.
+std::optional<std::pair<int64_t, int64_t>> jumpTargets(const Instr &in) {
+  switch (in.op) {
+  case POP_JUMP_FORWARD_IF_TRUE:
+    return std::make_pair(in.next + 2 * in.arg, in.next);
+  case POP_JUMP_FORWARD_IF_FALSE:
+    return std::make_pair(in.next, in.next + 2 * in.arg);
+  case POP_JUMP_BACKWARD_IF_TRUE:
+    return std::make_pair(in.next - 2 * in.arg, in.next);
+  case POP_JUMP_BACKWARD_IF_FALSE:
+    return std::make_pair(in.next, in.next - 2 * in.arg);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// How many stack values an instruction the host can run on its own consumes, or -1 when it
+/// cannot run in isolation (it reads locals, jumps, returns or pushes NULL).
+int stepConsumes(const Instr &in) {
+  switch (in.op) {
+  case CALL:
+    return in.arg + 2;
+  case BINARY_OP:
+  case BINARY_SUBSCR:
+  case COMPARE_OP:
+  case IS_OP:
+  case CONTAINS_OP:
+  case STORE_ATTR:
+  case DELETE_SUBSCR:
+    return 2;
+  case STORE_SUBSCR:
+    return 3;
+  case UNARY_POSITIVE:
+  case UNARY_NEGATIVE:
+  case UNARY_NOT:
+  case UNARY_INVERT:
+  case GET_ITER:
+  case LOAD_ATTR:
+  case UNPACK_SEQUENCE:
+  case STORE_GLOBAL:
+    return 1;
+  case FORMAT_VALUE:
+    return (in.arg & 0x04) ? 2 : 1;
+  case BUILD_STRING:
+    return in.arg;
+  default:
+    return -1;
+  }
+}
+} // namespace
+
+/// How the host recreates one value of the frame state from the break's live tensors, the
+/// frame's locals and globals, and constants: a nested tuple the runtime interprets.
+py::object Tracer::rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live) {
+  if (!v)
+    return py::make_tuple("unbound");
+  // One Var is one Python object: a list or array held by a local and by the stack is rebuilt
+  // once and shared ("let" names it, "ref" refers back to it).
+  if (auto it = rebuiltVars.find(v.get()); it != rebuiltVars.end())
+    return py::make_tuple("ref", it->second);
+  bool mutableObject = v->source.empty() && (v->kind == VK::Tensor || v->kind == VK::List ||
+                                             v->kind == VK::Dict || v->kind == VK::Iterator);
+  if (mutableObject) {
+    int id = static_cast<int>(rebuiltVars.size());
+    rebuiltVars[v.get()] = id;
+    py::object inner = rebuildValue(v, live);
+    return py::make_tuple("let", id, inner);
+  }
+  return rebuildValue(v, live);
+}
+
+py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
+  auto items = [&](const std::vector<VarPtr> &vars) {
+    py::list out;
+    for (const VarPtr &item : vars)
+      out.append(rebuildRecipe(item, live));
+    return out;
+  };
+  // Values with a source are read back from where the trace found them: the caller's very
+  // objects, which nothing in the trace changed (changing them is itself a break).
+  if (!v->source.empty())
+    return py::make_tuple("source", v->source);
+  switch (v->kind) {
+  case VK::Tensor: {
+    if (isa<BlockArgument>(v->value)) {
+      // An argument under another name (np.asarray(x)): the caller's object itself.
+      for (const auto &[source, input] : inputsBySource)
+        if (input->value == v->value)
+          return py::make_tuple("source", source);
+    }
+    // A view shares memory with its base, which an array rebuilt from the graph's result
+    // would not: in-place updates after the break would miss the base.
+    if (isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
+                        dyn::SqueezeOp, dyn::SliceOp>(v->value.getDefiningOp()))
+      throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
+    auto it = llvm::find(live, v->value);
+    size_t index = it - live.begin();
+    if (it == live.end())
+      live.push_back(v->value);
+    // Another Var of the same value is a copy of it (y.copy()): it gets its own array.
+    bool copy = !rebuiltValues.insert(v->value).second;
+    return py::make_tuple("live", index, v->lib == Lib::Torch, copy);
+  }
+  case VK::Const:
+    return py::make_tuple("const", v->obj);
+  case VK::Object:
+  case VK::Function:
+  case VK::NNModule:
+    if (!v->obj)
+      throw NotRebuildable{describe(v)};
+    return py::make_tuple("const", v->obj);
+  case VK::Tuple:
+    return py::make_tuple("tuple", items(v->items));
+  case VK::List:
+    return py::make_tuple("list", items(v->items));
+  case VK::Dict:
+    return py::make_tuple("dict", py::cast(v->keys), items(v->items));
+  case VK::Method:
+    return py::make_tuple("method", rebuildRecipe(v->items.at(0), live), v->name);
+  case VK::Null:
+    return py::make_tuple("null");
+  case VK::Slice:
+    return py::make_tuple("slice", items(v->items));
+  case VK::Iterator:
+    return py::make_tuple(
+        "iter", items(std::vector<VarPtr>(v->items.begin() + v->iterPos, v->items.end())));
+  }
+  throw NotRebuildable{describe(v)};
+}
+
+/// What the host does at this break so that the frame goes on in compiled code, as a dict for
+/// the runtime: the frame state before the breaking instruction (locals and stack, as rebuild
+/// recipes) and one action:
+///   step:    run the instructions [start, end) for real on the top `consume` stack values,
+///            then resume compiled at `end` (an unsupported call, print, a store, ...);
+///   jump:    pop the top value, take its truth as Python does, resume at `targets`
+///            [if true, if false] (a data-dependent branch or loop that could not stay);
+///   eager:   run the rest of the frame from `offset` eagerly;
+///   restart: run the whole frame eagerly from its start (the state cannot be recreated).
+/// Graphs are pure, so every action performs each side effect once, in program order.
+py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break &brk,
+                              SmallVectorImpl<Value> &live) {
+  py::dict plan;
+  auto restart = [&](const std::string &why) {
+    plan["action"] = "restart";
+    plan["why"] = why;
+    return plan;
+  };
+  if (py::len(code.object.attr("co_cellvars")))
+    return restart("the frame has variables captured by inner functions");
+  const Instr &in = topInstr;
+  std::vector<VarPtr> stack = topStack;
+  std::string action;
+  if (brk.depth > 0 && in.op != CALL)
+    return restart("the break is inside a function called by an instruction other than CALL");
+  if (stepConsumes(in) >= 0) {
+    action = "step";
+    // A CALL runs with the PRECALL (and KW_NAMES) before it: they set up the call.
+    int64_t start = in.offset;
+    if (in.op == CALL) {
+      size_t index = code.indexOf.lookup(in.offset);
+      while (index > 0 &&
+             (code.instrs[index - 1].op == PRECALL || code.instrs[index - 1].op == KW_NAMES))
+        start = code.instrs[--index].offset;
+    }
+    plan["start"] = start;
+    plan["end"] = in.next;
+    plan["consume"] = stepConsumes(in);
+  } else if (auto targets = jumpTargets(in);
+             targets && !stack.empty() && stack.back()->kind == VK::Tensor) {
+    action = "jump";
+    plan["targets"] = py::make_tuple(targets->first, targets->second);
+  } else {
+    action = "eager";
+  }
+  try {
+    py::list locals, stackRecipes;
+    for (const VarPtr &v : frame.locals)
+      locals.append(rebuildRecipe(v, live));
+    for (const VarPtr &v : stack)
+      stackRecipes.append(rebuildRecipe(v, live));
+    plan["locals"] = locals;
+    plan["stack"] = stackRecipes;
+  } catch (NotRebuildable &missing) {
+    live.resize(brk.predicate ? 1 : 0);
+    return restart("the host cannot recreate " + missing.what);
+  }
+  plan["action"] = action;
+  plan["offset"] = in.offset;
+  plan["kw_names"] = topKwNames;
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
 // The traced frame
 //===----------------------------------------------------------------------===//
 
@@ -2577,14 +2804,12 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       func::ReturnOp::create(b, loc(), results);
       func->setAttr("dyn.output", b.getStringAttr(structure));
     } catch (Break &brk) {
-      // The trace stops here; the graph hands its live tensors to the host.
+      // The trace stops here; the graph hands its live tensors to the host, which recreates
+      // the frame state from them and goes on as the resume plan says.
       SmallVector<Value> live;
       if (brk.predicate)
         live.push_back(brk.predicate);
-      for (const std::vector<VarPtr> *values : {&topStack, &frame.locals})
-        for (const VarPtr &v : *values)
-          if (v && v->kind == VK::Tensor && v->value && llvm::find(live, v->value) == live.end())
-            live.push_back(v->value);
+      result.resume = resumePlan(*code, frame, brk, live);
       std::vector<int64_t> resume =
           brk.resume.empty() ? std::vector<int64_t>{topInstr.offset} : brk.resume;
       std::string file = current ? current->filename : code->filename;

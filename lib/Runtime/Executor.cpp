@@ -247,7 +247,13 @@ struct Entry::Guard {
     case Tensor: {
       if (!typeMatches(obj))
         return fail("expected a " + typeName + ", got " + qualifiedTypeName(obj));
-      py::object dtype = obj.attr("dtype");
+      bool isArray = py::isinstance<py::array>(obj);
+      // numpy's dtype straight from the array struct; torch's through the attribute.
+      py::object dtype;
+      if (isArray)
+        dtype = py::reinterpret_borrow<py::array>(obj).dtype();
+      else
+        dtype = obj.attr("dtype");
       if (!(seenDtype && dtype.is(seenDtype))) {
         std::string name = dtypeName(obj);
         if (name != numpyDtype(tensorType.getElementType()))
@@ -266,7 +272,7 @@ struct Entry::Guard {
                         std::to_string(sizeOf(d)));
         return true;
       };
-      if (py::isinstance<py::array>(obj)) {
+      if (isArray) {
         // numpy arrays: shape and flags straight from the array struct.
         auto array = py::reinterpret_borrow<py::array>(obj);
         if (!checkShape(array.ndim(), [&](int64_t d) { return int64_t(array.shape(d)); }))
@@ -458,22 +464,25 @@ Entry::CallSite &Entry::callSite(func::CallOp call) {
   return site;
 }
 
-py::list Entry::run(py::dict locals, py::dict globals) {
+py::object Entry::run(py::dict locals, py::dict globals) {
   std::vector<py::object> args;
   for (const Source &source : argSources)
     args.push_back(source.resolve(locals, globals));
   return runWith(args);
 }
 
-py::list Entry::runWith(const std::vector<py::object> &args) {
+py::object Entry::runWith(const std::vector<py::object> &args) {
   llvm::SmallDenseMap<Value, py::object, 16> env;
   for (auto [arg, value] : llvm::zip(host.getArguments(), args))
     env[arg] = asArray(value);
   py::list results;
+  py::object breakValues; // set when the program reached its graph break
 
   // A recursive lambda without std::function: nothing is allocated per call for it.
   auto runBlock = [&](auto &self, Block &block, SmallVectorImpl<py::object> &yielded) -> void {
     for (Operation &op : block) {
+      if (breakValues)
+        return;
       if (isa<dyn::GuardOpInterface>(op))
         continue;
       if (auto call = dyn_cast<func::CallOp>(op)) {
@@ -557,8 +566,13 @@ py::list Entry::runWith(const std::vector<py::object> &args) {
           results.append(env.lookup(v));
         continue;
       }
-      if (auto brk = dyn_cast<dyn::GraphBreakOp>(op))
-        throw GraphBreakSignal(brk.getReason().str());
+      if (auto brk = dyn_cast<dyn::GraphBreakOp>(op)) {
+        py::tuple live(brk.getLive().size());
+        for (auto [i, v] : llvm::enumerate(brk.getLive()))
+          live[i] = env.lookup(v);
+        breakValues = std::move(live);
+        return;
+      }
       if (auto constant = dyn_cast<dyn::ConstantOp>(op)) {
         auto dense = cast<DenseElementsAttr>(constant.getValue());
         std::string dtype = numpyDtype(dense.getElementType());
@@ -578,5 +592,7 @@ py::list Entry::runWith(const std::vector<py::object> &args) {
   };
   SmallVector<py::object> unused;
   runBlock(runBlock, host.getBody().front(), unused);
+  if (breakValues)
+    return breakValues;
   return results;
 }

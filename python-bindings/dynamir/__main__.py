@@ -48,6 +48,8 @@ def main(argv=None):
         if ns.command == "explain":
             print("\n== dynamir explain", file=sys.stderr)
             for f in compiled:
+                if f._is_continuation:  # reported with the frame it continues
+                    continue
                 name = getattr(f._fn, "__qualname__", repr(f._fn))
                 print(f"-- {name}", file=sys.stderr)
                 if f._last is None:

@@ -6,9 +6,14 @@ process loads them instead of compiling. A compiled function keeps, per traced f
 graphs). A call evaluates each entry's guards in C++ on the live arguments and globals; the
 first entry whose guards hold runs its host program, which compiles each graph on its first
 call. A miss traces again (a recompile), up to `recompile_limit` entries, after which the
-function runs eagerly with one warning. A frame that cannot be traced, or whose host program
-reaches a graph break, runs eagerly: graphs are pure, so nothing ran twice and the eager run's
-side effects happen exactly once, in order.
+function runs eagerly with one warning. A frame that cannot be traced runs eagerly.
+
+A host program that reaches its graph break hands back the live arrays; the frame state is
+recreated from them, the breaking instruction runs for real, and the frame goes on in a
+continuation: a generated function that resumes the original bytecode after the break
+(dynamir.resume), compiled like any other function and cached by code object, offset and
+guards. Graphs are pure, so each side effect happens exactly once, in program order. Where the
+state cannot be recreated, the frame runs eagerly from its start, which is equally exact.
 """
 
 import builtins
@@ -26,6 +31,7 @@ import weakref
 import _dynamir
 
 from . import ir
+from . import resume
 from .tracing import GraphBreak, guards_of, trace
 
 builtins_compile = builtins.compile
@@ -55,6 +61,10 @@ def counters():
     hit at run time, the guard failures that caused recompiles, and how many large temporaries
     of compiled graphs came from the buffer pool instead of fresh memory."""
     out = {name: _counters[name] for name in _COUNTER_NAMES}
+    # Graphs compile lazily inside the native entries; they are counted here, not per call.
+    entries = [e for f in list(_compiled_functions) for e in f._entries]
+    out["graphs_compiled"] = sum(e.native.graphs_compiled for e in entries)
+    out["graphs_from_disk_cache"] = sum(e.native.graphs_from_disk for e in entries)
     out["guard_failures"] = list(_guard_failures)
     out["temporaries_reused"] = _dynamir.temporary_pool()["reused"]
     return out
@@ -109,6 +119,33 @@ class _GuardFailure:
         self.text = text
 
 
+class _Resume:
+    """Returned by a continuation's frame: go on in `function` with `args` (a trampoline, so
+    that a loop that breaks on every iteration does not nest Python calls)."""
+
+    __slots__ = ("function", "args")
+
+    def __init__(self, function, args):
+        self.function = function
+        self.args = args
+
+
+_NULL = object()     # the NULL of a call sequence on the value stack
+_UNBOUND = object()  # a local not assigned yet
+
+
+_source_code = {}  # source text (L['x'], G['np'].pi) -> its compiled expression
+
+
+class _Iterator(tuple):
+    """A for loop's iterator on the value stack, as the items it has left."""
+
+
+def _layout(stack):
+    return tuple("null" if v is _NULL else "iter" if type(v) is _Iterator else "value"
+                 for v in stack)
+
+
 @dataclasses.dataclass
 class _Entry:
     native: object           # _dynamir.Entry
@@ -118,9 +155,8 @@ class _Entry:
     kernels_during_tracing: int
     trace_seconds: float
     pass_seconds: float
+    resume: dict = None
     rebuild: object = None
-    graphs_seen: int = 0
-    disk_seen: int = 0
 
 
 class CompiledFunction:
@@ -147,17 +183,25 @@ class CompiledFunction:
         self._eager_reason = None
         self._warned = False
         self._last = None
+        # Continuations after graph breaks, shared by a function and all its continuations:
+        # (offset, stack layout, unbound locals) -> CompiledFunction of the resume function.
+        self._continuations = {}
+        self._is_continuation = False
         _compiled_functions.add(self)
         functools.update_wrapper(self, self._fn, updated=())
 
     # -- frames ---------------------------------------------------------------------------
     def _frame(self, args, kwargs):
-        """The traced frame's locals and globals, as the guards' sources name them."""
+        """The traced frame's locals and globals, as the guards' sources name them. The first
+        call replaces this method on the instance with a function made for the signature."""
         if self._module is not None and _is_known_layer(self._module):
-            return {"self": self._module, "args": args}, {}
-        frame = self.__dict__.get("_frame_builder")
-        if frame is None:
-            frame = self._frame_builder = self._make_frame_builder()
+            module = self._module
+
+            def frame(args, kwargs):
+                return {"self": module, "args": args}, {}
+        else:
+            frame = self._make_frame_builder()
+        self._frame = frame
         return frame(args, kwargs)
 
     def _make_frame_builder(self):
@@ -173,6 +217,10 @@ class CompiledFunction:
         simple = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
                      for p in signature.parameters.values())
         globals_ = func.__globals__
+        # A closure's free variables are locals of the frame too (the tracer names them
+        # L['k']); their cells are read on every call, as a rebinding `nonlocal` changes them.
+        code = getattr(func, "__code__", None)
+        cells = tuple(zip(code.co_freevars, func.__closure__)) if code and func.__closure__ else ()
 
         def frame(args, kwargs):
             if simple and not kwargs and len(args) == len(names):
@@ -183,6 +231,8 @@ class CompiledFunction:
                 local_vars = dict(bound.arguments)
             if bound_self:
                 local_vars.update(bound_self)
+            for name, cell in cells:
+                local_vars[name] = cell.cell_contents
             return local_vars, globals_
 
         return frame
@@ -212,7 +262,7 @@ class CompiledFunction:
         native = _dynamir.Entry(result.module._native, host,
                                 interpret=self.backend == "eager")
         entry = _Entry(native, result.module, host, result.graph_breaks, result.kernel_count,
-                       traced - start, passes - traced)
+                       traced - start, passes - traced, result.resume)
         self._entries.append(entry)
         return entry
 
@@ -232,6 +282,8 @@ class CompiledFunction:
             outputs = self._run(entry, args, kwargs, local_vars, global_vars, check=True)
             if type(outputs) is not _GuardFailure:
                 _counters["cache_hits"] += 1
+                if type(outputs) is _Resume and not self._is_continuation:
+                    return self._trampoline(outputs)
                 return outputs
             failure = outputs.text
         if failure is not None:
@@ -250,22 +302,15 @@ class CompiledFunction:
         entry = self._compile_entry(args, kwargs)
         if entry is None:
             return self._eager(args, kwargs)
-        return self._run(entry, args, kwargs, local_vars, global_vars)
+        outputs = self._run(entry, args, kwargs, local_vars, global_vars)
+        if type(outputs) is _Resume and not self._is_continuation:
+            return self._trampoline(outputs)
+        return outputs
 
     def _run(self, entry, args, kwargs, local_vars, global_vars, check=False):
         """Runs `entry` (checking its guards first with `check`, in the same native call).
         Returns the result, or a _GuardFailure when a guard does not hold."""
         native = entry.native
-        if entry.graph_breaks:
-            # The host program would run its graphs, reach the break and hand the frame to
-            # eager Python anyway: when the guards hold, go eager at once.
-            if check:
-                failure = native.check(local_vars, global_vars)
-                if failure is not None:
-                    return _GuardFailure(failure)
-            self._last = entry
-            _counters["graph_breaks_hit"] += 1
-            return self._eager(args, kwargs)
         try:
             if check:
                 outputs = native.call(local_vars, global_vars)
@@ -273,13 +318,6 @@ class CompiledFunction:
                     return _GuardFailure(outputs)
             else:
                 outputs = native.run(local_vars, global_vars)
-        except _dynamir.GraphBreakSignal as brk:
-            # Graphs are pure: running the frame eagerly from its start repeats no side
-            # effect and performs the breaking operation for real, once.
-            self._last = entry
-            _counters["graph_breaks_hit"] += 1
-            self._log(f"graph break at run time ({brk}); frame finishes eagerly")
-            return self._eager(args, kwargs)
         except RuntimeError as failure:
             # Dynamir could not compile or run a graph of this entry: the function runs
             # eagerly from now on, with the reason logged once.
@@ -288,18 +326,142 @@ class CompiledFunction:
                           f"{failure}", RuntimeWarning, stacklevel=3)
             return self._eager(args, kwargs)
         self._last = entry
-        compiled = native.graphs_compiled
-        if compiled != entry.graphs_seen:
-            _counters["graphs_compiled"] += compiled - entry.graphs_seen
-            disk = native.graphs_from_disk
-            _counters["graphs_from_disk_cache"] += disk - entry.disk_seen
-            entry.graphs_seen, entry.disk_seen = compiled, disk
+        if type(outputs) is tuple:
+            return self._after_break(entry, outputs, args, kwargs, local_vars, global_vars)
         if entry.rebuild is None:
             # The guards pin each argument's type, so an entry always returns the same kind.
             to_torch = _has_torch_tensor(args) or (bool(kwargs) and
                                                    _has_torch_tensor(kwargs.values()))
             entry.rebuild = self._make_rebuild(native.output_structure, to_torch)
         return entry.rebuild(outputs)
+
+    # -- after a graph break -------------------------------------------------------------------
+    def _after_break(self, entry, live, args, kwargs, local_vars, global_vars):
+        """The host program reached the break with `live` arrays: run the breaking instruction
+        for real and go on in a continuation (a _Resume), or finish eagerly."""
+        _counters["graph_breaks_hit"] += 1
+        plan = entry.resume
+        if plan is None or plan["action"] == "restart":
+            why = plan["why"] if plan else "the frame cannot be resumed"
+        else:
+            try:
+                return self._go_on(plan, live, local_vars, global_vars)
+            except resume.Unresumable as failure:
+                why = str(failure)
+        # Graphs are pure: running the frame from its start repeats no side effect.
+        self._log(f"graph break at run time; the frame runs eagerly from its start: {why}")
+        return self._eager(args, kwargs)
+
+    def _go_on(self, plan, live, local_vars, global_vars):
+        objects = {}  # one Python object per traced object, however often the state holds it
+
+        def rebuild(recipe):
+            kind = recipe[0]
+            if kind == "let":
+                value = objects[recipe[1]] = rebuild(recipe[2])
+                return value
+            if kind == "ref":
+                return objects[recipe[1]]
+            if kind == "live":
+                value = live[recipe[1]]
+                if recipe[3]:
+                    value = value.copy()
+                if recipe[2]:
+                    return sys.modules["torch"].from_numpy(value)
+                return value[()] if value.ndim == 0 else value
+            if kind == "source":
+                code = _source_code.get(recipe[1])
+                if code is None:  # our own generated source text, e.g. L['x'].weight
+                    code = _source_code[recipe[1]] = builtins_compile(recipe[1], "<source>",
+                                                                      "eval")
+                return eval(code, {"__builtins__": {"type": type}, "L": local_vars,
+                                   "G": global_vars})
+            if kind == "const":
+                return recipe[1]
+            if kind == "null":
+                return _NULL
+            if kind == "unbound":
+                return _UNBOUND
+            if kind == "tuple":
+                return tuple(rebuild(r) for r in recipe[1])
+            if kind == "list":
+                return [rebuild(r) for r in recipe[1]]
+            if kind == "dict":
+                return dict(zip(recipe[1], (rebuild(r) for r in recipe[2])))
+            if kind == "method":
+                return getattr(rebuild(recipe[1]), recipe[2])
+            if kind == "slice":
+                return slice(*(rebuild(r) for r in recipe[1]))
+            if kind == "iter":
+                return _Iterator(rebuild(r) for r in recipe[1])
+            raise resume.Unresumable(f"unknown rebuild recipe {kind!r}")
+
+        function = self._fn
+        code, shift = resume.origin(function.__code__)
+        nvars = len(code.co_varnames)
+        locals_ = [rebuild(r) for r in plan["locals"][:nvars]]
+        stack = [rebuild(r) for r in plan["stack"]]
+        action = plan["action"]
+        if plan["offset"] < shift:
+            raise resume.Unresumable("the break is in the resume prologue")
+        if action != "eager" and resume.in_try_block(function, plan["offset"] - shift):
+            action = "eager"  # what the breaking instruction raises must reach the handler
+        if action == "eager":
+            go_on = resume.resume_function(function, plan["offset"] - shift, _layout(stack),
+                                           [j for j, v in enumerate(locals_) if v is _UNBOUND])
+            return go_on(*self._arguments(locals_, stack))
+        if action == "step":
+            consume = plan["consume"]
+            top, stack = stack[len(stack) - consume:], stack[:len(stack) - consume]
+            if any(type(v) is _Iterator for v in top):
+                raise resume.Unresumable("the breaking instruction takes a loop's iterator")
+            step, produced = resume.step_function(function, plan["start"] - shift,
+                                                  plan["end"] - shift, [v is _NULL for v in top])
+            # Everything that can fail is made before the step runs its side effect.
+            offset = plan["end"] - shift
+            continuation = self._continuation(offset, stack + [None] * produced, locals_)
+            stack += step(*[None if v is _NULL else v for v in top])
+        elif action == "jump":
+            taken = bool(stack.pop())
+            offset = plan["targets"][0 if taken else 1] - shift
+            continuation = self._continuation(offset, stack, locals_)
+        else:
+            raise resume.Unresumable(f"unknown resume action {action!r}")
+        return _Resume(continuation, self._arguments(locals_, stack))
+
+    @staticmethod
+    def _arguments(locals_, stack):
+        return ([None if v is _UNBOUND else v for v in locals_] +
+                [None if v is _NULL else tuple(v) if type(v) is _Iterator else v
+                 for v in stack])
+
+    def _continuation(self, offset, stack, locals_):
+        """The compiled continuation at `offset` for a stack and locals shaped like these."""
+        layout = _layout(stack)
+        unbound = tuple(j for j, v in enumerate(locals_) if v is _UNBOUND)
+        key = (offset, layout, unbound)
+        continuation = self._continuations.get(key)
+        if continuation is None:
+            function = resume.resume_function(self._fn, offset, layout, unbound)
+            continuation = CompiledFunction(function, backend=self.backend,
+                                            capture_control_flow=self.capture_control_flow,
+                                            dynamic=self.dynamic)
+            continuation._continuations = self._continuations
+            continuation._is_continuation = True
+            continuation.recompile_limit = self.recompile_limit
+            self._continuations[key] = continuation
+        return continuation
+
+    def _trampoline(self, step):
+        """Runs continuations until the frame returns; remembers what ran for explain()."""
+        ran = [(self, self._last)]
+        while type(step) is _Resume:
+            function = step.function
+            function._last = None
+            step = function(*step.args)
+            ran.append((function, function._last))
+        self._last = ran
+        return step
 
     @staticmethod
     def _make_rebuild(structure, to_torch):
@@ -410,29 +572,50 @@ def explain(f, *args, **kwargs):
 
 
 def _explanation(compiled, result):
-    """The Explanation of `compiled`'s last run, which returned `result`."""
-    entry = compiled._last
-    if entry is None:
+    """The Explanation of `compiled`'s last run, which returned `result`: the frame's entry and
+    those of the continuations it went on in after graph breaks."""
+    last = compiled._last
+    if last is None:
         reason = compiled._eager_reason or "the frame ran eagerly"
         return Explanation(result, 0, 0, [GraphBreak("eager", reason, "", 0)], {}, [], {}, [],
                            0, 0, {}, "")
-    module = entry.module
-    graph_names = [name for name, _ in entry.native.graphs]
-    compiled_names = {name for name, done in entry.native.graphs if done}
-    guards = guards_of(module)
-    ops = {g: [op for op in module.operations(g) if op != "func.return"] for g in graph_names}
+    ran = last if isinstance(last, list) else [(compiled, last)]
+    graph_names, compiled_names, breaks, guards = [], set(), [], []
+    ops, graphs, hosts = {}, {}, []
+    kernels = syncs = 0
+    times = {"trace": 0.0, "passes": 0.0, "codegen": 0.0}
+    for function, entry in ran:
+        if entry is None:
+            # A continuation that could not be compiled ran eagerly.
+            reason = function._eager_reason or "the rest of the frame ran eagerly"
+            breaks.append(GraphBreak("eager", reason, "", 0))
+            continue
+        module = entry.module
+        names = [name for name, _ in entry.native.graphs]
+        graph_names += names
+        compiled_names |= {name for name, done in entry.native.graphs if done}
+        breaks += entry.graph_breaks
+        guards += guards_of(module)
+        for g in names:
+            ops[g] = [op for op in module.operations(g) if op != "func.return"]
+            graphs[g] = module.function_text(g)
+        hosts.append(module.function_text(entry.host))
+        kernels += entry.kernels_during_tracing
+        syncs += entry.native.host_syncs
+        times["trace"] += entry.trace_seconds
+        times["passes"] += entry.pass_seconds
+        times["codegen"] += entry.native.compile_seconds
     return Explanation(
         result=result,
         graph_count=len(graph_names),
-        graph_break_count=len(entry.graph_breaks),
-        break_reasons=list(entry.graph_breaks),
+        graph_break_count=sum(1 for b in breaks if b.kind != "eager"),
+        break_reasons=breaks,
         ops_per_graph=ops,
         guards=guards,
-        graphs={g: module.function_text(g) for g in graph_names},
+        graphs=graphs,
         never_compiled=[g for g in graph_names if g not in compiled_names],
-        kernels_run_during_tracing=entry.kernels_during_tracing,
-        host_syncs=entry.native.host_syncs,
-        compile_times={"trace": entry.trace_seconds, "passes": entry.pass_seconds,
-                       "codegen": entry.native.compile_seconds},
-        host_program=module.function_text(entry.host),
+        kernels_run_during_tracing=kernels,
+        host_syncs=syncs,
+        compile_times=times,
+        host_program="\n".join(hosts),
     )

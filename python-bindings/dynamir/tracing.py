@@ -38,6 +38,7 @@ class TraceResult:
     guards: list
     eager_reason: str
     kernel_count: int
+    resume: dict = None  # at a graph break: how the host goes on (see dynamir.resume)
 
     @property
     def eager_only(self):
@@ -91,7 +92,7 @@ def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
     target = fn
     counter = [0]
     with _count_torch_kernels(counter):
-        module, breaks, eager_reason, kernel_calls = _dynamir.trace(
+        module, breaks, eager_reason, kernel_calls, resume_plan = _dynamir.trace(
             target, tuple(args), dict(kwargs), dynamic, capture_control_flow)
     module = ir.Module(module)
     result = TraceResult(
@@ -100,6 +101,7 @@ def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
         guards=guards_of(module),
         eager_reason=eager_reason,
         kernel_count=kernel_calls + counter[0],
+        resume=resume_plan,
     )
     logs = _logs()
     if "guards" in logs:

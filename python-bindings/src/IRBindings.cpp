@@ -236,13 +236,15 @@ void populateIRBindings(py::module_ &m) {
         py::list breaks;
         for (const frontend::GraphBreakInfo &info : result.graphBreaks)
           breaks.append(py::make_tuple(info.kind, info.reason, info.filename, info.line));
+        py::object resume = result.resume ? result.resume : py::none();
         return py::make_tuple(PyModule(context, std::move(result.module)), breaks,
-                              result.eagerReason, result.kernelCalls);
+                              result.eagerReason, result.kernelCalls, resume);
       },
       py::arg("fn"), py::arg("args"), py::arg("kwargs"), py::arg("dynamic") = false,
       py::arg("capture_control_flow") = false, py::arg("context") = nullptr,
       "Traces fn(*args, **kwargs) into a dyn module without running it. Returns (module, "
-      "graph breaks as (kind, reason, file, line), eager-only reason, kernel calls).");
+      "graph breaks as (kind, reason, file, line), eager-only reason, kernel calls, the resume "
+      "plan at the break or None).");
 
   m.def(
       "temporary_pool",
@@ -258,7 +260,6 @@ void populateIRBindings(py::module_ &m) {
   m.def("release_temporary_pool", &runtime::poolRelease,
         "Returns the pool's cached temporaries to the system.");
 
-  py::register_exception<runtime::GraphBreakSignal>(m, "GraphBreakSignal");
   py::class_<PyEntry>(m, "Entry",
                       "A compiled frame: guards checked in C++ and a host program that runs "
                       "lazily compiled graphs")

@@ -6,11 +6,6 @@ import pytest
 
 import dynamir
 
-@pytest.fixture(autouse=True)
-def fresh():
-    dynamir.reset()
-
-
 rng = np.random.default_rng(7)
 X = rng.standard_normal((6, 5)).astype(np.float32)
 V = rng.standard_normal(7).astype(np.float32)

@@ -10,15 +10,6 @@ torch = pytest.importorskip("torch")
 from models import TestNet  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def fresh():
-    dynamir.reset()
-    yield
-    dynamir.reset()
-
-
-
-
 def close(a, b):
     return np.allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
 

@@ -45,6 +45,8 @@ struct TraceResult {
   /// where the tracer runs Python code on values; library functions on fake tensors only emit
   /// IR, so this stays 0 unless a Python-level computation touched real data).
   int64_t kernelCalls = 0;
+  /// At a graph break: how the host goes on after it (see Tracer::resumePlan), a dict.
+  pybind11::object resume;
 };
 
 /// Traces `fn(*args, **kwargs)`. `fn` is a Python function or bound method. Python-level

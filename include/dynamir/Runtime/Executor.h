@@ -28,11 +28,6 @@
 
 namespace dynamir::runtime {
 
-/// The host program reached a dyn.graph_break: the frame finishes eagerly.
-struct GraphBreakSignal : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 /// A Dynamo-style source (`L['x']`, `G['np'].linalg`, `L['d']['w'][0]`, `type(L['self'])`)
 /// compiled once into access steps.
 class Source {
@@ -84,11 +79,13 @@ public:
   /// Evaluates the guards; on a failure returns false and describes the failing guard.
   bool check(pybind11::dict locals, pybind11::dict globals, std::string &failure) const;
 
-  /// Runs the host program and returns its outputs (arrays and host scalars) in order.
-  pybind11::list run(pybind11::dict locals, pybind11::dict globals);
+  /// Runs the host program and returns its outputs (arrays and host scalars) in order, as a
+  /// list; a host program that reaches its dyn.graph_break returns the break's live values
+  /// (arrays) as a tuple instead, for the caller to resume the frame from.
+  pybind11::object run(pybind11::dict locals, pybind11::dict globals);
 
   /// check() then run() in one pass: the failing guard's description (a str) if a guard
-  /// fails, else the outputs (a list).
+  /// fails, else what run() returns.
   pybind11::object call(pybind11::dict locals, pybind11::dict globals);
 
   const EntryStats &stats() const { return counters; }
@@ -108,7 +105,7 @@ private:
     std::vector<pybind11::object> recycled; // null where nothing is kept
   };
   CallSite &callSite(mlir::func::CallOp call);
-  pybind11::list runWith(const std::vector<pybind11::object> &args);
+  pybind11::object runWith(const std::vector<pybind11::object> &args);
 
   std::vector<Guard> guards;
   llvm::DenseMap<mlir::Operation *, CallSite> callSites;

@@ -764,12 +764,14 @@ def Dyn_GraphBreakOp : Dyn_Op<"graph_break", [Terminator,
                                               ParentOneOf<["::mlir::func::FuncOp"]>]> {
   let summary = "where the trace stops and the host takes over";
   let description = [{
-    Ends a traced function: the graph so far computes `live` (the values on the bytecode
-    stack and in the locals that the rest of the frame needs), then the host runs the breaking
-    instruction for real and resumes the bytecode at one of `resume` (byte offsets into the
-    code object; a `data_dependent_branch` has two, for the true and the false target, and its
-    first live value is the predicate). `reason` says why in words, `kind` in a category, and
-    `file`:`line` where.
+    Ends a traced function: the graph so far computes `live`, the arrays the host needs to
+    recreate the frame state at the break (tensors on the bytecode stack and in the locals
+    that the trace computed; arguments are read back from the caller, and a frame that must
+    restart eagerly needs none). The host then runs the breaking instruction for real and
+    resumes the bytecode at one of `resume` (byte offsets into the code object; a
+    `data_dependent_branch` has two, for the true and the false target, and its first live
+    value is the predicate) in a compiled continuation. `reason` says why in words, `kind` in a
+    category, and `file`:`line` where.
 
     Example:
 
