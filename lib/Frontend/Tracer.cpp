@@ -2649,10 +2649,24 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
   }
   try {
     py::list locals, stackRecipes;
-    for (const VarPtr &v : frame.locals)
-      locals.append(rebuildRecipe(v, live));
+    // A local the host cannot recreate only matters if the rest of the frame reads it, which
+    // the host knows (bytecode liveness): it is marked missing, not a reason to restart.
     for (const VarPtr &v : stack)
       stackRecipes.append(rebuildRecipe(v, live));
+    for (const VarPtr &v : frame.locals) {
+      auto vars = rebuiltVars;
+      auto values = rebuiltValues;
+      size_t liveCount = live.size();
+      try {
+        locals.append(rebuildRecipe(v, live));
+      } catch (NotRebuildable &missing) {
+        // Forget what the failed recipe defined: nothing may refer to it.
+        rebuiltVars = std::move(vars);
+        rebuiltValues = std::move(values);
+        live.resize(liveCount);
+        locals.append(py::make_tuple("missing", missing.what));
+      }
+    }
     plan["locals"] = locals;
     plan["stack"] = stackRecipes;
   } catch (NotRebuildable &missing) {

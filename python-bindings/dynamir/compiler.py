@@ -141,6 +141,23 @@ class _Iterator(tuple):
     """A for loop's iterator on the value stack, as the items it has left."""
 
 
+def _find_let(recipes, id_):
+    """The ("let", id_, ...) recipe nested somewhere in `recipes`."""
+    for recipe in recipes:
+        if recipe[0] == "let" and recipe[1] == id_:
+            return recipe
+        for part in recipe[1:]:
+            if isinstance(part, list):
+                found = _find_let(part, id_)
+                if found is not None:
+                    return found
+            elif isinstance(part, tuple) and part and isinstance(part[0], str):
+                found = _find_let([part], id_)
+                if found is not None:
+                    return found
+    return None
+
+
 def _layout(stack):
     return tuple("null" if v is _NULL else "iter" if type(v) is _Iterator else "value"
                  for v in stack)
@@ -361,6 +378,8 @@ class CompiledFunction:
                 value = objects[recipe[1]] = rebuild(recipe[2])
                 return value
             if kind == "ref":
+                if recipe[1] not in objects:  # defined by a local that is dead here
+                    rebuild(_find_let(plan["locals"], recipe[1]))
                 return objects[recipe[1]]
             if kind == "live":
                 value = live[recipe[1]]
@@ -394,39 +413,48 @@ class CompiledFunction:
                 return slice(*(rebuild(r) for r in recipe[1]))
             if kind == "iter":
                 return _Iterator(rebuild(r) for r in recipe[1])
+            if kind == "missing":
+                raise resume.Unresumable(f"the host cannot recreate {recipe[1]}")
             raise resume.Unresumable(f"unknown rebuild recipe {kind!r}")
 
         function = self._fn
         code, shift = resume.origin(function.__code__)
-        nvars = len(code.co_varnames)
-        locals_ = [rebuild(r) for r in plan["locals"][:nvars]]
-        stack = [rebuild(r) for r in plan["stack"]]
         action = plan["action"]
         if plan["offset"] < shift:
             raise resume.Unresumable("the break is in the resume prologue")
         if action != "eager" and resume.in_try_block(function, plan["offset"] - shift):
             action = "eager"  # what the breaking instruction raises must reach the handler
+        stack = [rebuild(r) for r in plan["stack"]]
         if action == "eager":
-            go_on = resume.resume_function(function, plan["offset"] - shift, _layout(stack),
-                                           [j for j, v in enumerate(locals_) if v is _UNBOUND])
-            return go_on(*self._arguments(locals_, stack))
-        if action == "step":
+            offset = plan["offset"] - shift
+        elif action == "step":
+            offset = plan["end"] - shift
             consume = plan["consume"]
             top, stack = stack[len(stack) - consume:], stack[:len(stack) - consume]
             if any(type(v) is _Iterator for v in top):
                 raise resume.Unresumable("the breaking instruction takes a loop's iterator")
-            step, produced = resume.step_function(function, plan["start"] - shift,
-                                                  plan["end"] - shift, [v is _NULL for v in top])
-            # Everything that can fail is made before the step runs its side effect.
-            offset = plan["end"] - shift
-            continuation = self._continuation(offset, stack + [None] * produced, locals_)
-            stack += step(*[None if v is _NULL else v for v in top])
         elif action == "jump":
             taken = bool(stack.pop())
             offset = plan["targets"][0 if taken else 1] - shift
-            continuation = self._continuation(offset, stack, locals_)
         else:
             raise resume.Unresumable(f"unknown resume action {action!r}")
+        # Only the locals the rest of the frame reads cross the break; the others are passed as
+        # None and so neither rebuilt nor guarded.
+        live_locals = resume.live_locals(function, offset)
+        locals_ = [rebuild(r) if j in live_locals else None
+                   for j, r in enumerate(plan["locals"][:len(code.co_varnames)])]
+        if action == "eager":
+            go_on = resume.resume_function(function, offset, _layout(stack),
+                                           [j for j, v in enumerate(locals_) if v is _UNBOUND])
+            return go_on(*self._arguments(locals_, stack))
+        if action == "step":
+            step, produced = resume.step_function(function, plan["start"] - shift,
+                                                  plan["end"] - shift, [v is _NULL for v in top])
+            # Everything that can fail is made before the step runs its side effect.
+            continuation = self._continuation(offset, stack + [None] * produced, locals_)
+            stack += step(*[None if v is _NULL else v for v in top])
+        else:
+            continuation = self._continuation(offset, stack, locals_)
         return _Resume(continuation, self._arguments(locals_, stack))
 
     @staticmethod

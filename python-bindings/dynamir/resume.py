@@ -25,7 +25,8 @@ import inspect
 import sys
 import types
 
-__all__ = ["Unresumable", "in_try_block", "origin", "resume_function", "step_function"]
+__all__ = ["Unresumable", "in_try_block", "live_locals", "origin", "resume_function",
+           "step_function"]
 
 _OP = dis.opmap
 _CACHE_ENTRIES = getattr(dis, "_inline_cache_entries", None)  # per opcode; 3.11: a list
@@ -169,6 +170,54 @@ def _check_supported(code):
 def _in_try_block(code, offset):
     return any(2 * start <= offset < 2 * (start + size)
                for start, size, _, _ in _exception_entries(code.co_exceptiontable))
+
+
+_NO_FALLTHROUGH = {_OP[name] for name in ("JUMP_FORWARD", "JUMP_BACKWARD",
+                                          "JUMP_BACKWARD_NO_INTERRUPT", "RETURN_VALUE",
+                                          "RAISE_VARARGS", "RERAISE")}
+
+
+@functools.lru_cache(maxsize=1024)
+def _live_locals(code):
+    """Offset -> bit set of the locals (co_varnames indices) some path from that instruction
+    reads before writing: a backward data-flow over the jumps, fall-throughs and exception
+    edges of the code object."""
+    instructions = list(dis.get_instructions(code))
+    index = {ins.offset: k for k, ins in enumerate(instructions)}
+    handlers = [(2 * start, 2 * (start + size), 2 * target)
+                for start, size, target, _ in _exception_entries(code.co_exceptiontable)]
+    successors, uses, kills = [], [], []
+    for k, ins in enumerate(instructions):
+        out = []
+        if ins.opcode not in _NO_FALLTHROUGH and k + 1 < len(instructions):
+            out.append(k + 1)
+        if ins.opcode in dis.hasjrel and ins.argval in index:
+            out.append(index[ins.argval])
+        out += [index[target] for start, end, target in handlers
+                if start <= ins.offset < end and target in index]
+        successors.append(out)
+        # DELETE_FAST reads too: it raises on an unbound local.
+        uses.append(1 << ins.arg if ins.opname in ("LOAD_FAST", "DELETE_FAST") else 0)
+        kills.append(1 << ins.arg if ins.opname in ("STORE_FAST", "DELETE_FAST") else 0)
+    live = [0] * len(instructions)
+    changed = True
+    while changed:
+        changed = False
+        for k in reversed(range(len(instructions))):
+            out = 0
+            for succ in successors[k]:
+                out |= live[succ]
+            value = uses[k] | (out & ~kills[k])
+            if value != live[k]:
+                live[k], changed = value, True
+    return {ins.offset: live[k] for k, ins in enumerate(instructions)}
+
+
+def live_locals(function, offset):
+    """The indices of the original code's locals that are read after `offset` before being
+    written: the others need not cross a graph break (and are not guarded)."""
+    bits = _live_locals(origin(function.__code__)[0]).get(offset, -1)
+    return {j for j in range(len(origin(function.__code__)[0].co_varnames)) if bits >> j & 1}
 
 
 def in_try_block(function, offset):

@@ -210,3 +210,32 @@ def test_resume_functions_keep_lines_and_handlers():
     assert lines == {p[0] for p in f.__code__.co_positions() if p[0] is not None}
     assert len(dis._parse_exception_table(g.__code__)) == len(
         dis._parse_exception_table(f.__code__))
+
+
+def test_only_live_locals_cross_the_break():
+    def f(x, n):
+        view = x[1:]
+        y = view * n
+        print("p")
+        return y + 1
+
+    compiled = dynamir.compile(f)
+    x = np.arange(4, dtype=np.float32)
+    for n in (2, 3):
+        assert same(compiled(x, n), f(x, n))
+    counters = dynamir.counters()
+    # The dead view does not force a restart; the dead `n` is not guarded by the continuation,
+    # so only the first graph recompiles for n=3.
+    assert counters["eager_runs"] == 0
+    assert counters["frames_traced"] == 3 and counters["recompiles"] == 1
+
+
+def test_errors_after_a_break_name_the_user_line():
+    def f(x, y):
+        z = x + 1
+        print("before")
+        return z @ y
+
+    with pytest.raises(ValueError) as failure:
+        dynamir.compile(f)(np.ones(3, np.float32), np.ones(4, np.float32))
+    assert failure.traceback[-1].lineno + 1 == f.__code__.co_firstlineno + 3
