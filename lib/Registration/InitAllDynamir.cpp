@@ -62,11 +62,14 @@ static void buildLowerToNVVM(mlir::OpPassManager &pm, const NVVMPipelineOptions 
       "one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
-      "func.func(convert-linalg-to-parallel-loops,scf-parallel-loop-tiling{"
+      "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+      "func.func(dyn-gpu-map{block-size=" +
+      std::to_string(options.blockSize) +
+      "},convert-linalg-to-parallel-loops,scf-parallel-loop-tiling{"
       "parallel-loop-tile-sizes=" +
       std::to_string(options.blockSize) +
       " no-min-max-bounds=true},gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
-      "gpu-kernel-outlining,lower-affine,nvvm-attach-target{chip=" +
+      "gpu-kernel-outlining,func.func(gpu-async-region),lower-affine,nvvm-attach-target{chip=" +
       options.chip + " features=" + options.features +
       "},gpu-lower-to-nvvm-pipeline{cubin-chip=" + options.chip +
       " cubin-features=" + options.features + " cubin-format=isa}";

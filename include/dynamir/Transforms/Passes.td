@@ -126,4 +126,37 @@ def DynCPULoopOrder : Pass<"dyn-cpu-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DynGPUMap : Pass<"dyn-gpu-map"> {
+  let summary = "Map bufferized elementwise ops and row reductions to GPU kernels";
+  let description = [{
+    Writes the two kernel shapes Dynamir's graphs are made of as `gpu.launch` ops, on the
+    bufferized `linalg.generic` ops, where upstream's parallel-loop mapping falls short:
+
+    * an all-parallel generic whose outputs are plain buffers (static shape, identity layout)
+      and whose innermost size is a multiple of 16 bytes: each thread computes 16 bytes of the
+      output (4 f32), reading operands in the output's order with one 16-byte aligned
+      `vector.load` (`ld.global.v4.f32` in PTX) and writing with one `vector.store`; broadcast
+      or transposed operands are loaded per element;
+    * a reduction over the innermost loop of at most two loops (row sums, maxima and softmax's
+      statistics), ending in `acc = combine(value, acc)`: one block per row, threads stride over
+      the row (16-byte loads when every row operand allows), then a `gpu.all_reduce` (warp
+      shuffles and shared memory after upstream's lowering), and thread 0 folds the total into
+      the output's initial value.
+
+    Other generics are left for `convert-linalg-to-parallel-loops`. Host-side `memref.alloc`,
+    `memref.dealloc` and `memref.copy` become `gpu.alloc`, `gpu.dealloc` and `gpu.memcpy`: all
+    buffers of a GPU graph live in device memory.
+
+    The 16-byte alignment the vector accesses claim holds because plain buffers start at the
+    allocation (the runtime's and cuMemAlloc's are 256-byte aligned) and each thread's first
+    element is a multiple of 16 bytes into its row.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256", "threads per block">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect"];
+}
+
 #endif // DYNAMIR_TRANSFORMS_PASSES_TD

@@ -4,17 +4,24 @@
 // RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-nvvm -split-input-file | FileCheck %s --check-prefix=IR
 // RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-nvvm | dynamir-ptx - | FileCheck %s --check-prefix=PTX
 
-// The fused chain is one kernel: 1M elements in 4096 blocks of 256 threads.
+// The fused chain is one kernel: 1M elements, 16 bytes per thread, in 1024 blocks of 256
+// threads on one stream (created, synchronized and destroyed through the mgpu* ABI, which
+// Dynamir's CUDA runtime implements).
 // IR-LABEL: llvm.func @chain
-// IR: gpu.launch_func @chain_kernel::@chain_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})
-// IR: gpu.binary @chain_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">
+// IR-DAG: %[[BLOCKS:.*]] = llvm.mlir.constant(1024 : index) : i64
+// IR-DAG: %[[THREADS:.*]] = llvm.mlir.constant(256 : index) : i64
+// IR: %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
+// Kernels are named after the graph, their kind and the source line they compute.
+// IR: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @[[K:chain_map0_line[0-9]+]]::@[[K]] blocks in (%[[BLOCKS]], %{{.*}}, %{{.*}}) threads in (%[[THREADS]], %{{.*}}, %{{.*}})
+// IR: llvm.call @mgpuStreamSynchronize(%[[STREAM]])
+// IR: gpu.binary @[[K]] [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">
 // PTX: .version 8.0
 // PTX: .target sm_90
-// PTX: .visible .entry chain_kernel(
+// PTX: .visible .entry chain_map0_line{{[0-9]+}}(
 // libdevice's sinf/cosf are linked in, not left as externals.
 // PTX-NOT: .extern
-// PTX: ld.global
-// PTX: st.global
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
 // PTX: ret;
 func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
   %two = dyn.constant dense<2.0> : tensor<f32>
@@ -30,11 +37,27 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
 
 // -----
 
-// Row softmax: each row reduction runs in one thread (a loop inside the kernel) for now;
-// every step is its own kernel.
+// Row softmax: three kernels. The row maximum and the row sum of exp(x - max) run one block
+// per row with 16-byte loads and a warp-shuffle all-reduce (their start values folded in, no
+// fill kernels); the normalization is elementwise, 16 bytes per thread. The two row
+// statistics live in device buffers the graph allocates and frees on its stream.
 // IR-LABEL: llvm.func @softmax
-// IR-COUNT-5: gpu.launch_func
-// IR-COUNT-5: gpu.binary
+// IR: llvm.call @mgpuMemAlloc
+// IR: llvm.call @mgpuMemAlloc
+// IR-COUNT-3: gpu.launch_func
+// IR: llvm.call @mgpuMemFree
+// IR: llvm.call @mgpuMemFree
+// IR-COUNT-3: gpu.binary
+// PTX-LABEL: .visible .entry softmax_reduce0_line{{[0-9]+}}(
+// PTX: ld.global.v4.b32
+// PTX: shfl.sync.bfly.b32
+// PTX-LABEL: .visible .entry softmax_reduce1_line{{[0-9]+}}(
+// PTX: ld.global.v4.b32
+// PTX: ex2.approx
+// PTX: shfl.sync.bfly.b32
+// PTX-LABEL: .visible .entry softmax_map2_line{{[0-9]+}}(
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
 func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
   %0 = dyn.softmax %x dim 1 : tensor<4096x1024xf32>
   return %0 : tensor<4096x1024xf32>

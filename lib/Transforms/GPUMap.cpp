@@ -1,0 +1,491 @@
+//===- GPUMap.cpp - elementwise and row-reduction kernels for NVIDIA GPUs -===//
+//
+// Upstream maps parallel loops to GPUs one scalar per thread and cannot map reductions at all
+// (convert-parallel-loops-to-gpu rejects scf.reduce). This pass writes the two kernel shapes
+// that carry Dynamir's graphs itself, as gpu.launch ops on the bufferized linalg ops:
+//
+//  * elementwise generics: each thread handles 16 bytes of the output, read and written with
+//    aligned vector loads and stores (ld.global.v4.f32 for f32), the body computed per lane;
+//  * reductions over the innermost dimension (row sums, row maxima, softmax's statistics): one
+//    block per row, threads stride over the row (16-byte loads where the row allows), then a
+//    gpu.all_reduce, which upstream lowers to warp shuffles and shared memory.
+//
+// Everything else (matmul, gathers, odd shapes) is left to the generic parallel-loop path.
+// Host-side allocations and copies become gpu.alloc / gpu.dealloc / gpu.memcpy: every buffer
+// of a GPU graph lives on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dynamir/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+namespace dynamir {
+#define GEN_PASS_DEF_DYNGPUMAP
+#include "dynamir/Transforms/Passes.h.inc"
+} // namespace dynamir
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kVectorBytes = 16;
+
+/// A memref the kernels may index directly: static shape, identity layout (so a 16-byte
+/// aligned allocation makes every row offset that is a multiple of 16 bytes aligned too).
+bool isPlainBuffer(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+int64_t elementBytes(Value v) {
+  Type element = cast<MemRefType>(v.getType()).getElementType();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits % 8 == 0 ? bits / 8 : 0;
+}
+
+/// Whether `lanes` consecutive iterations of the innermost loop read consecutive elements of
+/// an operand with this map, starting at a multiple of `lanes` (so one aligned vector load
+/// serves them): the map's last result is the innermost loop, which no other result uses,
+/// and the operand's rows are a multiple of `lanes` long (the output's rows, or a bias row).
+bool isContiguousAlongLastLoop(AffineMap map, MemRefType type, int64_t lanes) {
+  unsigned last = map.getNumDims() - 1;
+  if (map.getNumResults() == 0 || type.getRank() == 0 ||
+      map.getResults().back() != getAffineDimExpr(last, map.getContext()) ||
+      type.getShape().back() % lanes)
+    return false;
+  return llvm::none_of(map.getResults().drop_back(),
+                       [&](AffineExpr e) { return e.isFunctionOfDim(last); });
+}
+
+/// The gpu.all_reduce operation and the identity of a combiner the reduction body ends in.
+struct Combiner {
+  gpu::AllReduceOperation kind;
+  TypedAttr identity;
+};
+
+std::optional<Combiner> combinerOf(Operation *op) {
+  Type t = op->getResult(0).getType();
+  auto floatIdentity = [&](double v) -> TypedAttr { return FloatAttr::get(t, v); };
+  auto intIdentity = [&](APInt v) -> TypedAttr { return IntegerAttr::get(t, v); };
+  unsigned bits = t.getIntOrFloatBitWidth();
+  double inf = std::numeric_limits<double>::infinity();
+  return llvm::TypeSwitch<Operation *, std::optional<Combiner>>(op)
+      .Case([&](arith::AddFOp) {
+        return Combiner{gpu::AllReduceOperation::ADD, floatIdentity(0)};
+      })
+      .Case([&](arith::MulFOp) {
+        return Combiner{gpu::AllReduceOperation::MUL, floatIdentity(1)};
+      })
+      .Case([&](arith::MaximumFOp) {
+        return Combiner{gpu::AllReduceOperation::MAXIMUMF, floatIdentity(-inf)};
+      })
+      .Case([&](arith::MinimumFOp) {
+        return Combiner{gpu::AllReduceOperation::MINIMUMF, floatIdentity(inf)};
+      })
+      .Case([&](arith::MaxNumFOp) {
+        return Combiner{gpu::AllReduceOperation::MAXNUMF, floatIdentity(-inf)};
+      })
+      .Case([&](arith::MinNumFOp) {
+        return Combiner{gpu::AllReduceOperation::MINNUMF, floatIdentity(inf)};
+      })
+      .Case([&](arith::AddIOp) {
+        return Combiner{gpu::AllReduceOperation::ADD, intIdentity(APInt::getZero(bits))};
+      })
+      .Case([&](arith::MaxSIOp) {
+        return Combiner{gpu::AllReduceOperation::MAXSI,
+                        intIdentity(APInt::getSignedMinValue(bits))};
+      })
+      .Case([&](arith::MinSIOp) {
+        return Combiner{gpu::AllReduceOperation::MINSI,
+                        intIdentity(APInt::getSignedMaxValue(bits))};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Builds kernels for one function.
+class KernelBuilder {
+public:
+  KernelBuilder(linalg::GenericOp op, int64_t blockSize, unsigned &kernels)
+      : op(op), b(op), loc(op.getLoc()), blockSize(blockSize), kernels(kernels) {}
+
+  LogicalResult mapElementwise();
+  LogicalResult mapRowReduction();
+
+private:
+  linalg::GenericOp op;
+  OpBuilder b;
+  Location loc;
+  int64_t blockSize;
+  unsigned &kernels; // kernels made in this function so far, for unique names
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// A launch of `grid` x `blockSize` threads; the builder is left inside its body. The
+  /// kernel is named after the function, its kind and the source line it computes
+  /// (`forward_reduce1_line12`), so that profiles and driver errors point at the program.
+  gpu::LaunchOp launch(int64_t grid, StringRef kind) {
+    Value one = index(1);
+    std::string name = op->getParentOfType<FunctionOpInterface>().getName().str() + "_" +
+                       kind.str() + std::to_string(kernels++);
+    loc->walk([&](Location inner) {
+      if (auto fileLine = dyn_cast<FileLineColLoc>(inner)) {
+        name += "_line" + std::to_string(fileLine.getLine());
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    auto symbol = FlatSymbolRefAttr::get(b.getContext(), name);
+    auto launchOp = gpu::LaunchOp::create(b, loc, index(grid), one, one, index(blockSize), one, one,
+                                          Value(), Type(), ValueRange(), TypeRange(), TypeRange(),
+                                          Value(), Value(), Value(), symbol, symbol);
+    b.setInsertionPointToEnd(&launchOp.getBody().front());
+    auto terminator = gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPoint(terminator);
+    return launchOp;
+  }
+
+  /// The operand's indices for the loop indices `dims`, through its indexing map.
+  SmallVector<Value> indicesFor(OpOperand &operand, ValueRange dims) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> out;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e)) {
+        out.push_back(dims[d.getPosition()]);
+        continue;
+      }
+      out.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, e, b.getContext()), dims));
+    }
+    return out;
+  }
+
+  /// Clones the body for one lane: block arguments and linalg.index ops become `args` and
+  /// `dims`; returns the yielded values. Ops listed in `skip` are not cloned.
+  SmallVector<Value> cloneBody(ValueRange args, ValueRange dims, ArrayRef<Operation *> skip = {}) {
+    Block &body = op.getRegion().front();
+    IRMapping mapping;
+    for (auto [arg, value] : llvm::zip(body.getArguments(), args))
+      if (value)
+        mapping.map(arg, value);
+    for (Operation &inner : body.without_terminator()) {
+      if (llvm::is_contained(skip, &inner))
+        continue;
+      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(idx.getResult(), dims[idx.getDim()]);
+        continue;
+      }
+      b.clone(inner, mapping);
+    }
+    SmallVector<Value> yielded;
+    for (Value v : body.getTerminator()->getOperands())
+      yielded.push_back(mapping.lookupOrDefault(v));
+    return yielded;
+  }
+
+  /// Row-major indices of flat element `flat` in `shape`.
+  SmallVector<Value> delinearize(Value flat, ArrayRef<int64_t> shape) {
+    SmallVector<Value> out(shape.size());
+    int64_t stride = 1;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      Value q = stride == 1 ? flat : arith::DivUIOp::create(b, loc, flat, index(stride));
+      out[d] = d == 0 ? q : arith::RemUIOp::create(b, loc, q, index(shape[d]));
+      stride *= shape[d];
+    }
+    return out;
+  }
+};
+
+LogicalResult KernelBuilder::mapElementwise() {
+  if (op.getNumReductionLoops() != 0 || op.getNumDpsInits() == 0)
+    return failure();
+  Value out0 = op.getDpsInitOperand(0)->get();
+  if (!isPlainBuffer(out0))
+    return failure();
+  ArrayRef<int64_t> shape = cast<MemRefType>(out0.getType()).getShape();
+  int64_t bytes = elementBytes(out0);
+  if (shape.empty() || bytes == 0 || kVectorBytes % bytes)
+    return failure();
+  int64_t lanes = kVectorBytes / bytes;
+  if (shape.back() % lanes)
+    return failure();
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!isPlainBuffer(init.get()) || elementBytes(init.get()) != bytes ||
+        cast<MemRefType>(init.get().getType()).getShape() != shape ||
+        !op.getMatchingIndexingMap(&init).isIdentity())
+      return failure();
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<ShapedType>(input->get().getType()) && !isPlainBuffer(input->get()))
+      return failure();
+
+  int64_t elements = ShapedType::getNumElements(shape);
+  int64_t threads = elements / lanes;
+  gpu::LaunchOp launchOp = launch(llvm::divideCeil(threads, blockSize), "map");
+  Value thread = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, launchOp.getBlockIds().x, index(blockSize)),
+      launchOp.getThreadIds().x);
+  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread, index(threads));
+  auto ifOp = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+
+  SmallVector<Value> first =
+      delinearize(arith::MulIOp::create(b, loc, thread, index(lanes)), shape);
+  SmallVector<SmallVector<Value>> laneDims(lanes, first);
+  for (int64_t l = 1; l < lanes; ++l)
+    laneDims[l].back() = arith::AddIOp::create(b, loc, first.back(), index(l));
+
+  // Per lane, the value of each block argument: extracted from one 16-byte load where the
+  // operand is read in the output's order, else loaded on its own (broadcasts, transposes).
+  Block &body = op.getRegion().front();
+  SmallVector<SmallVector<Value>> laneArgs(lanes, SmallVector<Value>(body.getNumArguments()));
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = body.getArgument(operand.getOperandNumber());
+    if (arg.use_empty())
+      continue;
+    Value v = operand.get();
+    if (!isa<ShapedType>(v.getType())) {
+      for (int64_t l = 0; l < lanes; ++l)
+        laneArgs[l][arg.getArgNumber()] = v;
+      continue;
+    }
+    auto type = cast<MemRefType>(v.getType());
+    if (isContiguousAlongLastLoop(op.getMatchingIndexingMap(&operand), type, lanes) &&
+        elementBytes(v) == bytes) {
+      auto vecType = VectorType::get({lanes}, type.getElementType());
+      Value vec = vector::LoadOp::create(b, loc, vecType, v, indicesFor(operand, first),
+                                         /*nontemporal=*/false, llvm::MaybeAlign(kVectorBytes));
+      for (int64_t l = 0; l < lanes; ++l)
+        laneArgs[l][arg.getArgNumber()] = vector::ExtractOp::create(b, loc, vec, l);
+      continue;
+    }
+    // An operand that does not move along the innermost dimension is the same for all
+    // lanes (a row's statistic, a scalar): one load.
+    bool perLane = op.getMatchingIndexingMap(&operand).isFunctionOfDim(shape.size() - 1);
+    Value shared =
+        perLane ? Value() : memref::LoadOp::create(b, loc, v, indicesFor(operand, first));
+    for (int64_t l = 0; l < lanes; ++l)
+      laneArgs[l][arg.getArgNumber()] =
+          shared ? shared : memref::LoadOp::create(b, loc, v, indicesFor(operand, laneDims[l]));
+  }
+
+  SmallVector<SmallVector<Value>> results;
+  for (int64_t l = 0; l < lanes; ++l)
+    results.push_back(cloneBody(laneArgs[l], laneDims[l]));
+  for (auto [i, init] : llvm::enumerate(op.getDpsInits())) {
+    SmallVector<Value> elementsOut;
+    for (int64_t l = 0; l < lanes; ++l)
+      elementsOut.push_back(results[l][i]);
+    auto vecType = VectorType::get({lanes}, cast<MemRefType>(init.getType()).getElementType());
+    Value vec = vector::FromElementsOp::create(b, loc, vecType, elementsOut);
+    vector::StoreOp::create(b, loc, vec, init, first, /*nontemporal=*/false,
+                            llvm::MaybeAlign(kVectorBytes));
+  }
+  return success();
+}
+
+LogicalResult KernelBuilder::mapRowReduction() {
+  unsigned loops = op.getNumLoops();
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 || loops > 2 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return failure();
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (!isPlainBuffer(init->get()))
+    return failure();
+  // The output holds one element per row (keepdim outputs add constant indices).
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  if (outMap.isFunctionOfDim(loops - 1) || (loops == 2 && !outMap.isFunctionOfDim(0)))
+    return failure();
+
+  // The body must end in `acc = combine(value, acc)` with the accumulator used nowhere else.
+  Block &body = op.getRegion().front();
+  BlockArgument acc = body.getArguments().back();
+  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combine || combine->getNumOperands() != 2 || !acc.hasOneUse() ||
+      acc.getUses().begin()->getOwner() != combine)
+    return failure();
+  std::optional<Combiner> combiner = combinerOf(combine);
+  if (!combiner)
+    return failure();
+  unsigned accPosition = combine->getOperand(0) == acc ? 0 : 1;
+  Value perElement = combine->getOperand(1 - accPosition);
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t rows = loops == 2 ? ranges[0] : 1, length = ranges.back();
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(length))
+    return failure();
+
+  // Inputs are read along the row (map (d0, d1) -> (d0, d1), or (d0) -> (d0) for one row) or
+  // are the same for the whole row (softmax's row maximum).
+  AffineMap rowMap = AffineMap::getMultiDimIdentityMap(loops, b.getContext());
+  int64_t lanes = 0;
+  SmallVector<OpOperand *> alongRow, perRow;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value v = input->get();
+    if (!isa<ShapedType>(v.getType()))
+      continue;
+    if (!isPlainBuffer(v))
+      return failure();
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map == rowMap) {
+      int64_t bytes = elementBytes(v);
+      int64_t inputLanes = bytes && kVectorBytes % bytes == 0 ? kVectorBytes / bytes : 1;
+      lanes = lanes == 0 || lanes == inputLanes ? inputLanes : 1;
+      alongRow.push_back(input);
+    } else if (!map.isFunctionOfDim(loops - 1)) {
+      perRow.push_back(input);
+    } else {
+      return failure();
+    }
+  }
+  if (lanes == 0 || length % lanes || length / lanes < 1)
+    lanes = 1;
+
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (fill && !(fill.hasPureBufferSemantics() && fill.getOutputs()[0] == init->get()))
+    fill = nullptr;
+
+  gpu::LaunchOp launchOp = launch(rows, "reduce");
+  Value row = launchOp.getBlockIds().x;
+  Value tid = launchOp.getThreadIds().x;
+  SmallVector<Value> args(body.getNumArguments());
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!isa<ShapedType>(input->get().getType()))
+      args[input->getOperandNumber()] = input->get();
+  SmallVector<Value> firstColumn = {row, index(0)};
+  firstColumn.resize(loops);
+  for (OpOperand *input : perRow)
+    args[input->getOperandNumber()] =
+        memref::LoadOp::create(b, loc, input->get(), indicesFor(*input, firstColumn));
+
+  // Each thread folds its part of the row: elements tid*lanes, tid*lanes + 1, ... then
+  // blockSize*lanes further on.
+  Value identity = arith::ConstantOp::create(b, loc, combiner->identity);
+  Value start = arith::MulIOp::create(b, loc, tid, index(lanes));
+  auto loop = scf::ForOp::create(b, loc, start, index(length), index(blockSize * lanes),
+                                 ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value column = loop.getInductionVar();
+    Value partial = loop.getRegionIterArgs()[0];
+    SmallVector<SmallVector<Value>> laneArgs(lanes, args);
+    SmallVector<Value> rowIndex =
+        loops == 2 ? SmallVector<Value>{row, column} : SmallVector<Value>{column};
+    for (OpOperand *input : alongRow) {
+      Value v = input->get();
+      auto type = cast<MemRefType>(v.getType());
+      if (lanes == 1) {
+        laneArgs[0][input->getOperandNumber()] = memref::LoadOp::create(b, loc, v, rowIndex);
+        continue;
+      }
+      Value vec = vector::LoadOp::create(b, loc, VectorType::get({lanes}, type.getElementType()), v,
+                                         rowIndex, false, llvm::MaybeAlign(kVectorBytes));
+      for (int64_t l = 0; l < lanes; ++l)
+        laneArgs[l][input->getOperandNumber()] = vector::ExtractOp::create(b, loc, vec, l);
+    }
+    for (int64_t l = 0; l < lanes; ++l) {
+      Value col = l == 0 ? column : arith::AddIOp::create(b, loc, column, index(l));
+      SmallVector<Value> dims = loops == 2 ? SmallVector<Value>{row, col} : SmallVector<Value>{col};
+      // The body without its combiner gives the element's value; fold it into the partial
+      // with a clone of the combiner, the accumulator where the body had it.
+      IRMapping mapping;
+      Block &bodyBlock = op.getRegion().front();
+      for (auto [arg, value] : llvm::zip(bodyBlock.getArguments(), laneArgs[l]))
+        if (value)
+          mapping.map(arg, value);
+      for (Operation &inner : bodyBlock.without_terminator()) {
+        if (&inner == combine)
+          continue;
+        if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+          mapping.map(idx.getResult(), dims[idx.getDim()]);
+          continue;
+        }
+        b.clone(inner, mapping);
+      }
+      Value element = mapping.lookupOrDefault(perElement);
+      mapping.map(acc, partial);
+      mapping.map(perElement, element);
+      partial = b.clone(*combine, mapping)->getResult(0);
+    }
+    scf::YieldOp::create(b, loc, partial);
+  }
+
+  // Warp shuffles and shared memory (upstream's gpu.all_reduce lowering), then thread 0 folds
+  // the row's total into the output's initial value.
+  Value total = gpu::AllReduceOp::create(
+      b, loc, loop.getResult(0), gpu::AllReduceOperationAttr::get(b.getContext(), combiner->kind),
+      b.getUnitAttr());
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0));
+  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  SmallVector<Value> outIndex = indicesFor(*init, firstColumn);
+  // The output was just filled with the reduction's start value (bufferized linalg.fill):
+  // use that value and drop the fill kernel, since every output element is written here.
+  Value initial;
+  if (fill)
+    initial = fill.getInputs()[0];
+  else
+    initial = memref::LoadOp::create(b, loc, init->get(), outIndex);
+  IRMapping mapping;
+  mapping.map(acc, initial);
+  mapping.map(perElement, total);
+  Value result = b.clone(*combine, mapping)->getResult(0);
+  memref::StoreOp::create(b, loc, result, init->get(), outIndex);
+  if (fill)
+    fill.erase();
+  return success();
+}
+
+/// Host-side buffers of a GPU graph live on the device.
+void moveBuffersToDevice(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op) &&
+        !op->getParentOfType<gpu::LaunchOp>())
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      auto device = gpu::AllocOp::create(b, alloc.getLoc(), alloc.getType(), Type(), ValueRange(),
+                                         alloc.getDynamicSizes(), alloc.getSymbolOperands());
+      alloc.replaceAllUsesWith(device.getMemref());
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      gpu::DeallocOp::create(b, dealloc.getLoc(), Type(), ValueRange(), dealloc.getMemref());
+    } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      gpu::MemcpyOp::create(b, copy.getLoc(), Type(), ValueRange(), copy.getTarget(),
+                            copy.getSource());
+    }
+    op->erase();
+  }
+}
+
+struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    SmallVector<linalg::GenericOp> generics;
+    root->walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics())
+        generics.push_back(op);
+    });
+    unsigned kernels = 0;
+    for (linalg::GenericOp op : generics) {
+      if (succeeded(KernelBuilder(op, blockSize, kernels).mapElementwise()) ||
+          succeeded(KernelBuilder(op, blockSize, kernels).mapRowReduction()))
+        op.erase();
+    }
+    moveBuffersToDevice(root);
+  }
+};
+} // namespace

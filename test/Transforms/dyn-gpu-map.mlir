@@ -1,0 +1,106 @@
+// RUN: tensor-opt %s -pass-pipeline='builtin.module(func.func(dyn-gpu-map),canonicalize,cse)' --verify-each -split-input-file | FileCheck %s
+
+// Elementwise with a row bias: 16 bytes per thread, both operands read with aligned vector
+// loads (the bias along its row), the output written with one aligned vector store.
+// CHECK-LABEL: func.func @scale_bias
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C8]], {{.*}}) threads({{.*}}) in (%{{.*}} = %[[C256]],
+// CHECK: scf.if
+// CHECK: %[[X:.*]] = vector.load %arg0[%[[ROW:.*]], %[[COL:.*]]] {alignment = 16 : i64} : memref<64x128xf32>, vector<4xf32>
+// CHECK: %[[B:.*]] = vector.load %arg1[%[[COL]]] {alignment = 16 : i64} : memref<128xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.addf
+// CHECK: %[[V:.*]] = vector.from_elements
+// CHECK: vector.store %[[V]], %arg2[%[[ROW]], %[[COL]]] {alignment = 16 : i64}
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @scale_bias(%x: memref<64x128xf32>, %b: memref<128xf32>, %out: memref<64x128xf32>) {
+  %two = arith.constant 2.0 : f32
+  linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<64x128xf32>, memref<128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %two : f32
+    %s = arith.addf %m, %c : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Row maximum: one block per row, each thread strides the row 16 bytes at a time, then an
+// all-reduce; the fill of the start value is folded in and host buffers move to the device.
+// CHECK-LABEL: func.func @row_max
+// CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C1024:.*]] = arith.constant 1024 : index
+// CHECK: %[[TMP:.*]] = gpu.alloc () : memref<64xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch blocks(%[[ROW:[^,]*]], {{.*}}) in (%{{.*}} = %[[C64]], {{.*}}) threads(%[[TID:[^,]*]],
+// CHECK: %[[PART:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %[[C1024]] iter_args(%[[ACC:.*]] = %[[NINF]]) -> (f32)
+// CHECK: vector.load %arg0[%[[ROW]], %[[J]]] {alignment = 16 : i64} : memref<64x128xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.maximumf
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce maximumf %[[PART]] uniform
+// CHECK: memref.store %[[TOTAL]], %[[TMP]][%[[ROW]]]
+// CHECK: gpu.memcpy %arg1, %[[TMP]]
+// CHECK: gpu.dealloc %[[TMP]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_max(%x: memref<64x128xf32>, %out: memref<64xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %tmp = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%ninf : f32) outs(%tmp : memref<64xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x128xf32>) outs(%tmp : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %tmp, %out : memref<64xf32> to memref<64xf32>
+  memref.dealloc %tmp : memref<64xf32>
+  return
+}
+
+// -----
+
+// Softmax's sum: the row maximum is read once per row; the sum keeps its output's start value.
+// CHECK-LABEL: func.func @sum_exp
+// CHECK: gpu.launch
+// CHECK: %[[MAX:.*]] = memref.load %arg1[%{{.*}}, %{{.*}}] : memref<16x1xf32>
+// CHECK: scf.for
+// CHECK: arith.subf %{{.*}}, %[[MAX]]
+// CHECK: gpu.all_reduce add
+// CHECK: %[[INIT:.*]] = memref.load %arg2
+// CHECK: arith.addf %{{.*}}, %[[INIT]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @sum_exp(%x: memref<16x256xf32>, %max: memref<16x1xf32>, %sum: memref<16x1xf32>) {
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<16x256xf32>, memref<16x1xf32>) outs(%sum : memref<16x1xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %e, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A row of 5 floats is not a multiple of 16 bytes: left for the parallel-loop path.
+// CHECK-LABEL: func.func @odd
+// CHECK: linalg.generic
+// CHECK-NOT: gpu.launch
+func.func @odd(%x: memref<3x5xf32>, %out: memref<3x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<3x5xf32>) outs(%out : memref<3x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  return
+}
