@@ -51,3 +51,9 @@ if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(
         ("%ptxas_all", f"{config.python_executable} {config.test_source_root}/Utils/ptxas_all.py {ptxas}"))
+
+# A GPU Dynamir can run on (driver and device): GPU execution tests are REQUIRES: cuda-device.
+if subprocess.call([config.python_executable, "-c",
+                    "import _dynamir, sys; sys.exit(0 if _dynamir.cuda_status()[0] else 1)"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("cuda-device")

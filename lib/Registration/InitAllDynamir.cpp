@@ -55,6 +55,10 @@ struct NVVMPipelineOptions : mlir::PassPipelineOptions<NVVMPipelineOptions> {
                                llvm::cl::init("+ptx80")};
   Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("threads per block"),
                             llvm::cl::init(256)};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("kernel binaries: isa (PTX, JIT-compiled by the "
+                                            "driver), bin (cubin, needs ptxas) or fatbin"),
+                             llvm::cl::init("isa")};
 };
 
 static void buildLowerToNVVM(mlir::OpPassManager &pm, const NVVMPipelineOptions &options) {
@@ -72,7 +76,7 @@ static void buildLowerToNVVM(mlir::OpPassManager &pm, const NVVMPipelineOptions 
       "gpu-kernel-outlining,func.func(gpu-async-region),lower-affine,nvvm-attach-target{chip=" +
       options.chip + " features=" + options.features +
       "},gpu-lower-to-nvvm-pipeline{cubin-chip=" + options.chip +
-      " cubin-features=" + options.features + " cubin-format=isa}";
+      " cubin-features=" + options.features + " cubin-format=" + options.format + "}";
   if (mlir::failed(mlir::parsePassPipeline(text, pm)))
     llvm::report_fatal_error(llvm::Twine("bad built-in pipeline: ") + text);
 }

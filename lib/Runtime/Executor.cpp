@@ -2,6 +2,7 @@
 
 #include "dynamir/Runtime/Executor.h"
 #include "dynamir/Runtime/BufferPool.h"
+#include "dynamir/Runtime/CudaBackend.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 
@@ -9,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <pybind11/numpy.h>
@@ -297,8 +299,8 @@ struct Entry::Guard {
 // Entry
 //===----------------------------------------------------------------------===//
 
-Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, bool interpret)
-    : module(std::move(owned)), interpret(interpret) {
+Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend backend)
+    : module(std::move(owned)), backend(backend) {
   host = module->lookupSymbol<func::FuncOp>(function);
   if (!host)
     throw std::invalid_argument("no host function '" + function + "' in the module");
@@ -440,7 +442,18 @@ Entry::CallSite &Entry::callSite(func::CallOp call) {
   if (!slot) {
     auto graph = module->lookupSymbol<func::FuncOp>(call.getCallee());
     std::string error;
-    slot = CompiledGraph::compile(graph, error);
+    CompileOptions options;
+    if (backend == Backend::CUDA) {
+      const CudaApi *cuda = cudaApi(error);
+      if (!cuda)
+        throw std::runtime_error(error);
+      options.target = Target::CUDA;
+      // Cubin for the device's own architecture up to sm_90; PTX for sm_90 otherwise, which
+      // the driver JIT-compiles for newer GPUs.
+      if (cuda->computeCapability && cuda->computeCapability <= 90)
+        options.chip = "sm_" + std::to_string(cuda->computeCapability);
+    }
+    slot = CompiledGraph::compile(graph, error, options);
     if (!slot) {
       compiled.erase(call.getCallee());
       callSites.erase(call.getOperation());
@@ -462,6 +475,63 @@ Entry::CallSite &Entry::callSite(func::CallOp call) {
   }
   site.graph = slot.get();
   return site;
+}
+
+void Entry::runOnDevice(CallSite &site, func::CallOp call,
+                        llvm::SmallDenseMap<Value, py::object, 16> &env) {
+  std::string why;
+  const CudaApi *cuda = cudaApi(why);
+  if (!cuda)
+    throw std::runtime_error(why);
+  llvm::SmallVector<void *, 8> blocks;
+  llvm::scope_exit release([&] {
+    for (void *block : blocks)
+      cuda->free(block);
+  });
+  auto deviceBuffer = [&](ArrayRef<int64_t> shape, size_t bytes) {
+    void *block = cuda->alloc(bytes);
+    if (!block)
+      throw std::runtime_error(cuda->takeError());
+    blocks.push_back(block);
+    Buffer buffer{block, {}, {}};
+    int64_t stride = 1;
+    buffer.sizes.assign(shape.begin(), shape.end());
+    buffer.strides.resize(shape.size());
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      buffer.strides[d] = stride;
+      stride *= shape[d];
+    }
+    return buffer;
+  };
+  auto check = [&](bool ok) {
+    const char *error = cuda->takeError();
+    if (!ok || error)
+      throw std::runtime_error(std::string("graph '") + site.graph->name() +
+                               "' on the GPU: " + (error ? error : "failed"));
+  };
+  llvm::SmallVector<Buffer, 4> inputs, outputs;
+  for (Value operand : call.getOperands()) {
+    py::array a = asArray(env.lookup(operand));
+    std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
+    inputs.push_back(deviceBuffer(shape, a.nbytes()));
+    check(cuda->copy(inputs.back().data, a.data(), a.nbytes()));
+  }
+  for (auto [dtype, shape] : llvm::zip(site.outputDtypes, site.outputShapes)) {
+    size_t bytes = dtype.itemsize();
+    for (py::ssize_t d : shape)
+      bytes *= d;
+    outputs.push_back(deviceBuffer(std::vector<int64_t>(shape.begin(), shape.end()), bytes));
+  }
+  std::string error;
+  if (!site.graph->run(inputs, outputs, error))
+    throw std::runtime_error(error);
+  check(true);
+  for (auto [result, dtype, shape, buffer] :
+       llvm::zip(call.getResults(), site.outputDtypes, site.outputShapes, outputs)) {
+    py::array out(dtype, shape);
+    check(cuda->copy(out.mutable_data(), buffer.data, out.nbytes()));
+    env[result] = std::move(out);
+  }
 }
 
 py::object Entry::run(py::dict locals, py::dict globals) {
@@ -486,7 +556,7 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
       if (isa<dyn::GuardOpInterface>(op))
         continue;
       if (auto call = dyn_cast<func::CallOp>(op)) {
-        if (interpret) {
+        if (backend == Backend::Interpret) {
           std::vector<py::object> inputs;
           for (Value operand : call.getOperands())
             inputs.push_back(env.lookup(operand));
@@ -496,6 +566,10 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
           continue;
         }
         CallSite &site = callSite(call);
+        if (backend == Backend::CUDA) {
+          runOnDevice(site, call, env);
+          continue;
+        }
         llvm::SmallVector<Buffer, 4> inputs, outputs;
         llvm::SmallVector<py::array, 4> keepAlive;
         for (Value operand : call.getOperands()) {

@@ -2,6 +2,7 @@
 
 #include "dynamir/Runtime/GraphCompiler.h"
 #include "dynamir/Runtime/BufferPool.h"
+#include "dynamir/Runtime/CudaBackend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <chrono>
 #include <dlfcn.h>
@@ -37,6 +39,23 @@ namespace {
 /// The lowering of one graph. Results with static shapes become out-parameters the caller
 /// allocates (destination-passing style); a graph with a dynamic result shape returns its
 /// results instead, as buffers the caller then owns. Inputs are never written.
+/// The CUDA toolkit (ptxas, libdevice), where upstream's NVVM serializer looks for it.
+std::string cudaToolkit() {
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (auto dir = llvm::sys::Process::GetEnv(var))
+      return *dir;
+  return llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas") ? "/usr/local/cuda" : "";
+}
+
+/// Graphs for the GPU: kernels as cubin when ptxas is there (the driver loads them as they
+/// are), else as PTX for the driver to JIT.
+std::string cudaGraphPipeline(const CompileOptions &options) {
+  std::string toolkit = cudaToolkit();
+  bool ptxas = !toolkit.empty() && llvm::sys::fs::exists(toolkit + "/bin/ptxas");
+  return "builtin.module(dyn-to-linalg,dyn-lower-to-nvvm{chip=" + options.chip +
+         " format=" + (ptxas ? "bin" : "isa") + "})";
+}
+
 std::string graphPipeline(bool resultsAsOutParams) {
   std::string pipeline =
       "builtin.module(dyn-to-linalg,linalg-generalize-named-ops,dyn-cpu-loop-order,"
@@ -172,7 +191,9 @@ CompiledGraph::~CompiledGraph() {
     dlclose(handle);
 }
 
-std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::string &error) {
+std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::string &error,
+                                                      const CompileOptions &options) {
+  bool cuda = options.target == Target::CUDA;
   static std::once_flag initTarget;
   std::call_once(initTarget, [] {
     llvm::InitializeNativeTarget();
@@ -189,7 +210,15 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     compiled->outputs.push_back(cast<RankedTensorType>(t));
   compiled->returnsResultsFlag =
       llvm::any_of(compiled->outputs, [](RankedTensorType t) { return !t.hasStaticShape(); });
-  std::string pipeline = graphPipeline(!compiled->returnsResultsFlag);
+  if (cuda && compiled->returnsResultsFlag) {
+    error = "graph '" + compiled->graphName +
+            "' has results of dynamic shape, which the CUDA backend does not support";
+    return nullptr;
+  }
+  if (cuda && !cudaToolkit().empty())
+    setenv("CUDA_HOME", cudaToolkit().c_str(), /*overwrite=*/0); // libdevice for the serializer
+  std::string pipeline =
+      cuda ? cudaGraphPipeline(options) : graphPipeline(!compiled->returnsResultsFlag);
 
   // A copy under a fixed name in a module of its own: the same graph always prints the same.
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
@@ -198,6 +227,8 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   copy.setPublic();
   copy->removeAttr("dyn.graph");
   copy->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  if (cuda) // kernels are named after the graph (dyn-gpu-map)
+    copy->setAttr("dyn.kernel_prefix", StringAttr::get(ctx, compiled->graphName));
   // Inputs are the caller's arrays (often zero-copy views of torch tensors): bufferization
   // must never write into them.
   for (unsigned i = 0, e = copy.getNumArguments(); i < e; ++i)
@@ -213,7 +244,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   for (llvm::StringRef part : {llvm::StringRef(kCacheVersion), llvm::StringRef(LLVM_VERSION_STRING),
                                llvm::StringRef(pipeline), llvm::StringRef(text)})
     hasher.update(part);
-  std::string cpu = hostCPUDescription();
+  std::string cpu = cuda ? "x86-64;cuda" : hostCPUDescription();
   hasher.update(cpu);
   hasher.update(compilerStamp());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true).substr(0, 32);
@@ -250,12 +281,18 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     {
       DialectRegistry registry;
       registerAllToLLVMIRTranslations(registry);
+      registerAllGPUToLLVMIRTranslations(registry); // gpu.binary and gpu.launch_func
       ctx->appendDialectRegistry(registry);
     }
     auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!builder) {
       error = llvm::toString(builder.takeError());
       return nullptr;
+    }
+    if (cuda) {
+      // The host side only launches kernels: build it for any x86-64.
+      builder->setCPU("x86-64");
+      builder->getFeatures() = llvm::SubtargetFeatures();
     }
     builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     builder->setRelocationModel(llvm::Reloc::PIC_);
@@ -311,10 +348,11 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     }
     std::string libDir = DYNAMIR_LLVM_LIBRARY_DIR;
     // libm's symbols resolve against the process at dlopen; memref.copy needs MLIR's C runner
-    // utilities.
-    llvm::SmallVector<llvm::StringRef> args = {
-        *linker,  "-shared", "-o", tempLibrary, objectPath, "-L", libDir, "-lmlir_c_runner_utils",
-        "-rpath", libDir};
+    // utilities. A CUDA graph's mgpu* calls resolve against libdynamir_cuda.so, which is
+    // loaded with global symbols first; it needs nothing from LLVM (so it can be carried).
+    llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-o", tempLibrary, objectPath};
+    if (!cuda)
+      args.append({"-L", libDir, "-lmlir_c_runner_utils", "-rpath", libDir});
     std::string linkError;
     int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &linkError);
     llvm::sys::fs::remove(objectPath);
@@ -331,6 +369,15 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     compiled->cached = true;
   }
 
+  if (!options.load)
+    return compiled;
+  if (cuda) {
+    std::string why;
+    if (!loadCudaRuntime(why)) {
+      error = why;
+      return nullptr;
+    }
+  }
   compiled->handle = dlopen(compiled->library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!compiled->handle) {
     error = std::string("cannot load ") + compiled->library + ": " + dlerror();

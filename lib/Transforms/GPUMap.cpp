@@ -136,8 +136,12 @@ private:
   /// (`forward_reduce1_line12`), so that profiles and driver errors point at the program.
   gpu::LaunchOp launch(int64_t grid, StringRef kind) {
     Value one = index(1);
-    std::string name = op->getParentOfType<FunctionOpInterface>().getName().str() + "_" +
-                       kind.str() + std::to_string(kernels++);
+    // The runtime compiles a copy of each graph under a fixed name (for its cache) and says
+    // which graph it is in `dyn.kernel_prefix`.
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    auto prefix = func->getAttrOfType<StringAttr>("dyn.kernel_prefix");
+    std::string name = (prefix ? prefix.str() : func.getName().str()) + "_" + kind.str() +
+                       std::to_string(kernels++);
     loc->walk([&](Location inner) {
       if (auto fileLine = dyn_cast<FileLineColLoc>(inner)) {
         name += "_line" + std::to_string(fileLine.getLine());

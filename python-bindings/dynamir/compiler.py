@@ -186,9 +186,9 @@ class CompiledFunction:
         if backend not in ("cpu", "eager", "cuda"):
             raise ValueError(f"unknown backend {backend!r}: expected 'cpu', 'eager' or 'cuda'")
         if backend == "cuda":
-            raise BackendUnavailable(
-                "backend='cuda' is not available: the GPU backend is not built yet "
-                "(use backend='cpu')")
+            available, status = _dynamir.cuda_status()
+            if not available:
+                raise BackendUnavailable(f"backend='cuda' is not available here: {status}")
         self._target = fn
         self._module = fn if _is_module(fn) else None
         self._fn = fn.forward if self._module is not None else fn
@@ -277,7 +277,7 @@ class CompiledFunction:
         result.module.run_pipeline(f"dyn-optimize,{split}")
         passes = time.perf_counter()
         native = _dynamir.Entry(result.module._native, host,
-                                interpret=self.backend == "eager")
+                                backend=self.backend)
         entry = _Entry(native, result.module, host, result.graph_breaks, result.kernel_count,
                        traced - start, passes - traced, result.resume)
         self._entries.append(entry)

@@ -11,8 +11,11 @@
 #include "dynamir/Frontend/Tracer.h"
 #include "dynamir/InitAllDynamir.h"
 #include "dynamir/Runtime/BufferPool.h"
+#include "dynamir/Runtime/CudaBackend.h"
 #include "dynamir/Runtime/Executor.h"
+#include "dynamir/Runtime/GraphCompiler.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -31,6 +34,18 @@ namespace py = pybind11;
 using namespace mlir;
 
 namespace dynamir::python {
+
+namespace {
+runtime::Backend backendNamed(const std::string &name) {
+  if (name == "cpu")
+    return runtime::Backend::CPU;
+  if (name == "eager")
+    return runtime::Backend::Interpret;
+  if (name == "cuda")
+    return runtime::Backend::CUDA;
+  throw py::value_error("unknown backend '" + name + "': expected cpu, eager or cuda");
+}
+} // namespace
 namespace {
 
 /// Owns an MLIRContext with Dynamir's registry. Shared by the modules parsed in it.
@@ -260,15 +275,55 @@ void populateIRBindings(py::module_ &m) {
   m.def("release_temporary_pool", &runtime::poolRelease,
         "Returns the pool's cached temporaries to the system.");
 
+  m.def(
+      "cuda_status",
+      [] {
+        std::string why;
+        const runtime::CudaApi *cuda = runtime::cudaApi(why);
+        if (!cuda)
+          return py::make_tuple(false, why);
+        return py::make_tuple(true, cuda->deviceName + " (compute capability " +
+                                        std::to_string(cuda->computeCapability / 10) + "." +
+                                        std::to_string(cuda->computeCapability % 10) + ", " +
+                                        std::to_string(cuda->multiprocessors) + " SMs)");
+      },
+      "(True, device description) when backend='cuda' can run here, else (False, reason)");
+  m.def(
+      "compile_graph",
+      [](PyModule &module, const std::string &name, const std::string &target,
+         const std::string &chip) {
+        auto graph =
+            dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module.get(), name));
+        if (!graph)
+          throw py::value_error("no function '" + name + "' in the module");
+        runtime::CompileOptions options;
+        options.target = target == "cuda" ? runtime::Target::CUDA : runtime::Target::CPU;
+        options.chip = chip;
+        options.load = false;
+        std::string error;
+        std::unique_ptr<runtime::CompiledGraph> compiled =
+            runtime::CompiledGraph::compile(graph, error, options);
+        if (!compiled)
+          throw std::runtime_error(error);
+        return compiled->libraryPath();
+      },
+      py::arg("module"), py::arg("name"), py::arg("target") = "cpu", py::arg("chip") = "sm_90",
+      "Compiles one graph function (dyn ops) into the disk cache for the CPU or for a GPU "
+      "(cuda) without loading it; returns the shared library's path. Its entry point is "
+      "`void dynamir_graph_packed(void **descriptors)`: one memref descriptor per input, then "
+      "per output.");
+
   py::class_<PyEntry>(m, "Entry",
                       "A compiled frame: guards checked in C++ and a host program that runs "
                       "lazily compiled graphs")
-      .def(py::init([](PyModule &module, const std::string &function, bool interpret) {
+      .def(py::init([](PyModule &module, const std::string &function, const std::string &backend) {
              OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module.get()->clone()));
              return PyEntry{module.getContext(),
-                            std::make_unique<runtime::Entry>(std::move(copy), function, interpret)};
+                            std::make_unique<runtime::Entry>(std::move(copy), function,
+                                                             backendNamed(backend))};
            }),
-           py::arg("module"), py::arg("function"), py::arg("interpret") = false)
+           py::arg("module"), py::arg("function"), py::arg("backend") = "cpu",
+           "backend: cpu (compiled graphs), eager (op by op through numpy) or cuda")
       .def(
           "check",
           [](PyEntry &self, py::dict locals, py::dict globals) -> py::object {

@@ -231,11 +231,6 @@ def test_eager_only_frames_run_eagerly():
     assert dynamir.counters()["eager_runs"] == 1
 
 
-def test_cuda_backend_unavailable():
-    with pytest.raises(dynamir.BackendUnavailable):
-        dynamir.compile(lambda x: x, backend="cuda")
-
-
 def test_sequential_and_dict_outputs():
     torch.manual_seed(0)
     seq = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))

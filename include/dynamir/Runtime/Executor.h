@@ -68,12 +68,15 @@ struct EntryStats {
   double compileSeconds = 0;
 };
 
+/// How an entry runs its graphs: compiled for the CPU, op by op through numpy
+/// (backend="eager"), or compiled for the GPU with copies in and out around each graph.
+enum class Backend { CPU, Interpret, CUDA };
+
 class Entry {
 public:
   /// Takes a module after dyn-optimize and dyn-split-graphs; `function` is the host program.
-  /// With `interpret`, graphs run op by op through numpy instead of being compiled.
   Entry(mlir::OwningOpRef<mlir::ModuleOp> module, const std::string &function,
-        bool interpret = false);
+        Backend backend = Backend::CPU);
   ~Entry();
 
   /// Evaluates the guards; on a failure returns false and describes the failing guard.
@@ -105,6 +108,9 @@ private:
     std::vector<pybind11::object> recycled; // null where nothing is kept
   };
   CallSite &callSite(mlir::func::CallOp call);
+  /// Runs a graph call on the GPU: inputs copied to device memory, outputs copied back.
+  void runOnDevice(CallSite &site, mlir::func::CallOp call,
+                   llvm::SmallDenseMap<mlir::Value, pybind11::object, 16> &env);
   pybind11::object runWith(const std::vector<pybind11::object> &args);
 
   std::vector<Guard> guards;
@@ -112,7 +118,7 @@ private:
   std::vector<Source> argSources;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp host;
-  bool interpret = false;
+  Backend backend = Backend::CPU;
   llvm::StringMap<std::unique_ptr<CompiledGraph>> compiled;
   EntryStats counters;
 };

@@ -29,6 +29,19 @@ class FuncOp;
 
 namespace dynamir::runtime {
 
+/// Where a graph runs. CUDA graphs are lowered with dyn-lower-to-nvvm: their host code (built
+/// for a generic x86-64, so the library also runs on another machine) launches kernels through
+/// the mgpu* functions of libdynamir_cuda.so, and their buffers are device memory.
+enum class Target { CPU, CUDA };
+
+struct CompileOptions {
+  Target target = Target::CPU;
+  /// CUDA: the GPU architecture the kernels are for.
+  std::string chip = "sm_90";
+  /// Load the library after compiling it (false: only put it into the cache).
+  bool load = true;
+};
+
 /// A buffer as the compiled code sees it: data pointer, shape and strides in elements.
 struct Buffer {
   void *data;
@@ -49,7 +62,8 @@ class CompiledGraph {
 public:
   /// Compiles `graph` (left untouched; a copy is lowered). On failure returns null and sets
   /// `error` to the diagnostics.
-  static std::unique_ptr<CompiledGraph> compile(mlir::func::FuncOp graph, std::string &error);
+  static std::unique_ptr<CompiledGraph> compile(mlir::func::FuncOp graph, std::string &error,
+                                                const CompileOptions &options = {});
   ~CompiledGraph();
 
   /// Runs the graph: `inputs` and `outputs` match the graph's argument and result types
