@@ -217,14 +217,16 @@ LogicalResult KernelBuilder::mapElementwise() {
   if (!isPlainBuffer(out0))
     return failure();
   ArrayRef<int64_t> shape = cast<MemRefType>(out0.getType()).getShape();
+  // 16 bytes per thread where rows allow it, else one element per thread (odd row lengths,
+  // 0-d results such as a predicate, bool outputs): every buffer of a GPU graph is device
+  // memory, so even a scalar is computed by a kernel.
   int64_t bytes = elementBytes(out0);
-  if (shape.empty() || bytes == 0 || kVectorBytes % bytes)
-    return failure();
-  int64_t lanes = kVectorBytes / bytes;
-  if (shape.back() % lanes)
-    return failure();
+  int64_t lanes = 1;
+  if (!shape.empty() && bytes && kVectorBytes % bytes == 0 &&
+      shape.back() % (kVectorBytes / bytes) == 0)
+    lanes = kVectorBytes / bytes;
   for (OpOperand &init : op.getDpsInitsMutable())
-    if (!isPlainBuffer(init.get()) || elementBytes(init.get()) != bytes ||
+    if (!isPlainBuffer(init.get()) || (lanes > 1 && elementBytes(init.get()) != bytes) ||
         cast<MemRefType>(init.get().getType()).getShape() != shape ||
         !op.getMatchingIndexingMap(&init).isIdentity())
       return failure();
@@ -263,7 +265,7 @@ LogicalResult KernelBuilder::mapElementwise() {
       continue;
     }
     auto type = cast<MemRefType>(v.getType());
-    if (isContiguousAlongLastLoop(op.getMatchingIndexingMap(&operand), type, lanes) &&
+    if (lanes > 1 && isContiguousAlongLastLoop(op.getMatchingIndexingMap(&operand), type, lanes) &&
         elementBytes(v) == bytes) {
       auto vecType = VectorType::get({lanes}, type.getElementType());
       Value vec = vector::LoadOp::create(b, loc, vecType, v, indicesFor(operand, first),
@@ -274,7 +276,8 @@ LogicalResult KernelBuilder::mapElementwise() {
     }
     // An operand that does not move along the innermost dimension is the same for all
     // lanes (a row's statistic, a scalar): one load.
-    bool perLane = op.getMatchingIndexingMap(&operand).isFunctionOfDim(shape.size() - 1);
+    bool perLane =
+        lanes > 1 && op.getMatchingIndexingMap(&operand).isFunctionOfDim(shape.size() - 1);
     Value shared =
         perLane ? Value() : memref::LoadOp::create(b, loc, v, indicesFor(operand, first));
     for (int64_t l = 0; l < lanes; ++l)
@@ -286,6 +289,10 @@ LogicalResult KernelBuilder::mapElementwise() {
   for (int64_t l = 0; l < lanes; ++l)
     results.push_back(cloneBody(laneArgs[l], laneDims[l]));
   for (auto [i, init] : llvm::enumerate(op.getDpsInits())) {
+    if (lanes == 1) {
+      memref::StoreOp::create(b, loc, results[0][i], init, first);
+      continue;
+    }
     SmallVector<Value> elementsOut;
     for (int64_t l = 0; l < lanes; ++l)
       elementsOut.push_back(results[l][i]);
@@ -450,11 +457,13 @@ LogicalResult KernelBuilder::mapRowReduction() {
   return success();
 }
 
-/// Host-side buffers of a GPU graph live on the device.
-void moveBuffersToDevice(Operation *root) {
+/// Host-side buffers of a GPU graph live on the device; the host reads one (the predicate of
+/// an `if` kept in the graph) through a small host copy. Fails on a host read of a large
+/// buffer, which no graph of Dynamir's should need.
+LogicalResult moveBuffersToDevice(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op) &&
+    if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp, memref::LoadOp>(op) &&
         !op->getParentOfType<gpu::LaunchOp>())
       ops.push_back(op);
   });
@@ -469,9 +478,19 @@ void moveBuffersToDevice(Operation *root) {
     } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       gpu::MemcpyOp::create(b, copy.getLoc(), Type(), ValueRange(), copy.getTarget(),
                             copy.getSource());
+    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      MemRefType type = load.getMemRefType();
+      if (!type.hasStaticShape() || type.getNumElements() > 64 || !type.getLayout().isIdentity())
+        return load.emitOpError("the host would read a large device buffer");
+      Value host = memref::AllocaOp::create(b, load.getLoc(), type);
+      gpu::MemcpyOp::create(b, load.getLoc(), Type(), ValueRange(), host, load.getMemref());
+      gpu::WaitOp::create(b, load.getLoc(), Type(), ValueRange());
+      Value value = memref::LoadOp::create(b, load.getLoc(), host, load.getIndices());
+      load.replaceAllUsesWith(value);
     }
     op->erase();
   }
+  return success();
 }
 
 struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
@@ -489,7 +508,8 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
           succeeded(KernelBuilder(op, blockSize, kernels).mapRowReduction()))
         op.erase();
     }
-    moveBuffersToDevice(root);
+    if (failed(moveBuffersToDevice(root)))
+      signalPassFailure();
   }
 };
 } // namespace

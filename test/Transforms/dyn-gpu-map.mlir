@@ -90,10 +90,16 @@ func.func @sum_exp(%x: memref<16x256xf32>, %max: memref<16x1xf32>, %sum: memref<
 
 // -----
 
-// A row of 5 floats is not a multiple of 16 bytes: left for the parallel-loop path.
+// A row of 5 floats is not a multiple of 16 bytes: one element per thread, scalar accesses.
 // CHECK-LABEL: func.func @odd
-// CHECK: linalg.generic
-// CHECK-NOT: gpu.launch
+// CHECK-DAG: %[[C15:.*]] = arith.constant 15 : index
+// CHECK: gpu.launch
+// CHECK: arith.cmpi ult, %{{.*}}, %[[C15]]
+// CHECK-NOT: vector.
+// CHECK: memref.load %arg0
+// CHECK: arith.negf
+// CHECK: memref.store
+// CHECK-NOT: linalg.generic
 func.func @odd(%x: memref<3x5xf32>, %out: memref<3x5xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}
@@ -102,5 +108,36 @@ func.func @odd(%x: memref<3x5xf32>, %out: memref<3x5xf32>) {
     %n = arith.negf %a : f32
     linalg.yield %n : f32
   }
+  return
+}
+
+// -----
+
+// An `if` kept in the graph: the predicate is computed by a one-thread kernel into device
+// memory, and the host reads it through a host copy after the stream is drained.
+// CHECK-LABEL: func.func @predicate
+// CHECK: %[[PRED:.*]] = gpu.alloc () : memref<i1>
+// CHECK: gpu.launch
+// CHECK: arith.cmpf ogt
+// CHECK: memref.store %{{.*}}, %[[PRED]][] : memref<i1>
+// CHECK: gpu.terminator
+// CHECK: %[[HOST:.*]] = memref.alloca() : memref<i1>
+// CHECK-NEXT: gpu.memcpy %[[HOST]], %[[PRED]]
+// CHECK: %[[P:.*]] = memref.load %[[HOST]][] : memref<i1>
+// CHECK-NEXT: scf.if %[[P]]
+func.func @predicate(%sum: memref<f32>, %out: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %pred = memref.alloc() : memref<i1>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%sum : memref<f32>) outs(%pred : memref<i1>) {
+  ^bb0(%s: f32, %o: i1):
+    %gt = arith.cmpf ogt, %s, %zero : f32
+    linalg.yield %gt : i1
+  }
+  %p = memref.load %pred[] : memref<i1>
+  scf.if %p {
+    memref.copy %sum, %out : memref<f32> to memref<f32>
+  }
+  memref.dealloc %pred : memref<i1>
   return
 }

@@ -62,3 +62,26 @@ func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
   %0 = dyn.softmax %x dim 1 : tensor<4096x1024xf32>
   return %0 : tensor<4096x1024xf32>
 }
+
+// -----
+
+// An `if` kept in the graph (capture_control_flow): the host reads the predicate only after
+// copying it out of device memory and draining the stream.
+// IR-LABEL: llvm.func @captured_if
+// IR: llvm.call @mgpuMemcpy(%[[HOST:.*]], %{{.*}}, %{{.*}}, %{{.*}})
+// IR-NEXT: llvm.call @mgpuStreamSynchronize
+// IR: %[[P:.*]] = llvm.load %[[HOST]] : !llvm.ptr -> i1
+// IR-NEXT: llvm.cond_br %[[P]]
+func.func @captured_if(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %zero = dyn.constant dense<0.0> : tensor<f32>
+  %s = dyn.sum %x dims [0] : tensor<1024xf32>
+  %p = dyn.gt %s, %zero : tensor<f32>, tensor<f32>
+  %r = dyn.if %p : tensor<i1> -> tensor<1024xf32> {
+    %a = dyn.sin %x : tensor<1024xf32>
+    dyn.yield %a : tensor<1024xf32>
+  } else {
+    %b = dyn.cos %x : tensor<1024xf32>
+    dyn.yield %b : tensor<1024xf32>
+  }
+  return %r : tensor<1024xf32>
+}

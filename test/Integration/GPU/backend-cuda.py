@@ -10,8 +10,8 @@ import dynamir
 rng = np.random.default_rng(0)
 
 
-def check(name, fn, *args):
-    got = dynamir.compile(fn, backend="cuda")(*args)
+def check(name, fn, *args, **options):
+    got = dynamir.compile(fn, backend="cuda", **options)(*args)
     want = fn(*args)
     ok = np.allclose(got, want, rtol=1e-4, atol=1e-5)
     print(f"{name}: {'ok' if ok else 'MISMATCH'} max abs err {np.max(np.abs(got - want)):.2e}")
@@ -67,5 +67,8 @@ check("softmax", softmax, rng.standard_normal((1024, 1024)).astype(np.float32))
 check("with_break", with_break, rng.standard_normal((64, 128)).astype(np.float32))
 # CHECK: branch: ok
 check("branch", branch, rng.standard_normal(4096).astype(np.float32))
+# CHECK: branch kept on the device: ok
+check("branch kept on the device", branch, rng.standard_normal(4096).astype(np.float32),
+      capture_control_flow=True)
 # CHECK: odd shapes: ok
 check("odd shapes", chain, rng.standard_normal((3, 5)).astype(np.float32))
