@@ -500,7 +500,14 @@ private:
   // --- inputs ---------------------------------------------------------------------------------
   bool isTensorObject(py::handle obj) {
     return (numpy && py::isinstance(obj, numpy.attr("ndarray"))) ||
-           (torch && py::isinstance(obj, torch.attr("Tensor")));
+           (torch && py::isinstance(obj, torch.attr("Tensor"))) || isDeviceArray(obj);
+  }
+
+  /// dynamir.cuda.Array: data on the GPU, numpy semantics.
+  static bool isDeviceArray(py::handle obj) {
+    py::handle type = py::type::handle_of(obj);
+    return py::str(type.attr("__name__")).cast<std::string>() == "DeviceArray" &&
+           py::str(type.attr("__module__")).cast<std::string>() == "_dynamir";
   }
 
   /// A real array or tensor becomes a function argument (once per source) and a guard.
@@ -517,8 +524,9 @@ private:
       shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
     auto type = RankedTensorType::get(shape, element);
     Value arg = entry->addArgument(type, b.getUnknownLoc());
-    bool contiguous = isTorch ? obj.attr("is_contiguous")().cast<bool>()
-                              : obj.attr("flags").attr("c_contiguous").cast<bool>();
+    bool contiguous = isTorch || isDeviceArray(obj)
+                          ? obj.attr("is_contiguous")().cast<bool>()
+                          : obj.attr("flags").attr("c_contiguous").cast<bool>();
     {
       OpBuilder::InsertionGuard g(b);
       setGuardInsertionPoint();

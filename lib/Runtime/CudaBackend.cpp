@@ -53,4 +53,10 @@ const CudaApi *cudaApi(std::string &why) {
   return failure.empty() ? &api : nullptr;
 }
 
+DeviceArray::~DeviceArray() {
+  std::string why;
+  if (const CudaApi *cuda = cudaApi(why))
+    cuda->free(data);
+}
+
 } // namespace dynamir::runtime

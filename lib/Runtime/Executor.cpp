@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <pybind11/numpy.h>
@@ -478,28 +477,21 @@ Entry::CallSite &Entry::callSite(func::CallOp call) {
 }
 
 void Entry::runOnDevice(CallSite &site, func::CallOp call,
-                        llvm::SmallDenseMap<Value, py::object, 16> &env) {
+                        llvm::SmallDenseMap<Value, py::object, 16> &env,
+                        llvm::SmallDenseMap<Value, py::object, 4> &onDevice) {
   std::string why;
   const CudaApi *cuda = cudaApi(why);
   if (!cuda)
     throw std::runtime_error(why);
-  llvm::SmallVector<void *, 8> blocks;
-  llvm::scope_exit release([&] {
-    for (void *block : blocks)
-      cuda->free(block);
-  });
-  auto deviceBuffer = [&](ArrayRef<int64_t> shape, size_t bytes) {
-    void *block = cuda->alloc(bytes);
-    if (!block)
-      throw std::runtime_error(cuda->takeError());
-    blocks.push_back(block);
-    Buffer buffer{block, {}, {}};
+  // A contiguous buffer descriptor over a device array.
+  auto deviceBuffer = [](const DeviceArray &array) {
+    Buffer buffer{array.data, {}, {}};
     int64_t stride = 1;
-    buffer.sizes.assign(shape.begin(), shape.end());
-    buffer.strides.resize(shape.size());
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    buffer.sizes.assign(array.shape.begin(), array.shape.end());
+    buffer.strides.resize(array.shape.size());
+    for (int64_t d = array.shape.size() - 1; d >= 0; --d) {
       buffer.strides[d] = stride;
-      stride *= shape[d];
+      stride *= array.shape[d];
     }
     return buffer;
   };
@@ -509,29 +501,55 @@ void Entry::runOnDevice(CallSite &site, func::CallOp call,
       throw std::runtime_error(std::string("graph '") + site.graph->name() +
                                "' on the GPU: " + (error ? error : "failed"));
   };
+  // Arrays already on the device (results of earlier graphs, dynamir.cuda.Array arguments,
+  // host arrays an earlier graph of this call copied in) are passed as they are.
   llvm::SmallVector<Buffer, 4> inputs, outputs;
   for (Value operand : call.getOperands()) {
-    py::array a = asArray(env.lookup(operand));
-    std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-    inputs.push_back(deviceBuffer(shape, a.nbytes()));
-    check(cuda->copy(inputs.back().data, a.data(), a.nbytes()));
+    py::object value = env.lookup(operand);
+    if (!py::isinstance<DeviceArray>(value)) {
+      py::object &copy = onDevice[operand];
+      if (!copy) {
+        py::array a = asArray(value);
+        auto device = std::make_shared<DeviceArray>();
+        device->dtype = py::str(a.dtype()).cast<std::string>();
+        device->shape.assign(a.shape(), a.shape() + a.ndim());
+        device->bytes = a.nbytes();
+        device->data = cuda->alloc(device->bytes);
+        check(device->data && cuda->copy(device->data, a.data(), a.nbytes()));
+        copy = py::cast(device);
+      }
+      value = copy;
+    }
+    inputs.push_back(deviceBuffer(value.cast<DeviceArray &>()));
   }
+  // Results stay on the device: the host program copies out only what the host reads.
+  llvm::SmallVector<std::shared_ptr<DeviceArray>, 4> results;
   for (auto [dtype, shape] : llvm::zip(site.outputDtypes, site.outputShapes)) {
-    size_t bytes = dtype.itemsize();
+    auto result = std::make_shared<DeviceArray>();
+    result->dtype = py::str(dtype).cast<std::string>();
+    result->shape.assign(shape.begin(), shape.end());
+    result->bytes = dtype.itemsize();
     for (py::ssize_t d : shape)
-      bytes *= d;
-    outputs.push_back(deviceBuffer(std::vector<int64_t>(shape.begin(), shape.end()), bytes));
+      result->bytes *= d;
+    result->data = cuda->alloc(result->bytes);
+    check(result->data != nullptr);
+    outputs.push_back(deviceBuffer(*result));
+    results.push_back(std::move(result));
   }
   std::string error;
   if (!site.graph->run(inputs, outputs, error))
     throw std::runtime_error(error);
   check(true);
-  for (auto [result, dtype, shape, buffer] :
-       llvm::zip(call.getResults(), site.outputDtypes, site.outputShapes, outputs)) {
-    py::array out(dtype, shape);
-    check(cuda->copy(out.mutable_data(), buffer.data, out.nbytes()));
-    env[result] = std::move(out);
-  }
+  for (auto [value, result] : llvm::zip(call.getResults(), results))
+    env[value] = py::cast(result);
+}
+
+/// A host copy of a device array (what the host program reads, returns or hands over at a
+/// break); other values as they are.
+static py::object toHost(py::object value) {
+  if (py::isinstance<DeviceArray>(value))
+    return value.attr("numpy")();
+  return value;
 }
 
 py::object Entry::run(py::dict locals, py::dict globals) {
@@ -543,8 +561,13 @@ py::object Entry::run(py::dict locals, py::dict globals) {
 
 py::object Entry::runWith(const std::vector<py::object> &args) {
   llvm::SmallDenseMap<Value, py::object, 16> env;
-  for (auto [arg, value] : llvm::zip(host.getArguments(), args))
-    env[arg] = asArray(value);
+  llvm::SmallDenseMap<Value, py::object, 4> onDevice; // host values copied to the GPU
+  bool deviceArguments = false;
+  for (auto [arg, value] : llvm::zip(host.getArguments(), args)) {
+    bool onDevice = backend == Backend::CUDA && py::isinstance<DeviceArray>(value);
+    deviceArguments |= onDevice;
+    env[arg] = onDevice ? value : py::object(asArray(value));
+  }
   py::list results;
   py::object breakValues; // set when the program reached its graph break
 
@@ -567,7 +590,7 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
         }
         CallSite &site = callSite(call);
         if (backend == Backend::CUDA) {
-          runOnDevice(site, call, env);
+          runOnDevice(site, call, env, onDevice);
           continue;
         }
         llvm::SmallVector<Buffer, 4> inputs, outputs;
@@ -618,7 +641,7 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
       }
       if (auto item = dyn_cast<dyn::ItemOp>(op)) {
         ++counters.hostSyncs;
-        env[item.getResult()] = env.lookup(item.getX());
+        env[item.getResult()] = toHost(env.lookup(item.getX()));
         continue;
       }
       if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
@@ -636,14 +659,16 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
         continue;
       }
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        // Device arrays in, device arrays out; otherwise results come back to the host.
         for (Value v : ret.getOperands())
-          results.append(env.lookup(v));
+          results.append(deviceArguments ? env.lookup(v) : toHost(env.lookup(v)));
         continue;
       }
       if (auto brk = dyn_cast<dyn::GraphBreakOp>(op)) {
         py::tuple live(brk.getLive().size());
+        // Like results: a caller that passed device arrays gets device arrays in the frame.
         for (auto [i, v] : llvm::enumerate(brk.getLive()))
-          live[i] = env.lookup(v);
+          live[i] = deviceArguments ? env.lookup(v) : toHost(env.lookup(v));
         breakValues = std::move(live);
         return;
       }

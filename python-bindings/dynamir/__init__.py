@@ -5,11 +5,11 @@ The native core lives in the `_dynamir` extension; this package is the public fa
 
 from _dynamir import MLIRError
 
-from . import ir
+from . import cuda, ir
 from .compiler import (BackendUnavailable, CompiledFunction, Explanation, GraphBreakError,
                        compile, counters, explain, reset)
 from .tracing import GraphBreak, Guard, TraceResult, trace
 
-__all__ = ["MLIRError", "ir", "trace", "TraceResult", "GraphBreak", "Guard", "compile",
+__all__ = ["MLIRError", "cuda", "ir", "trace", "TraceResult", "GraphBreak", "Guard", "compile",
            "explain", "counters", "reset", "CompiledFunction", "Explanation",
            "GraphBreakError", "BackendUnavailable"]

@@ -383,6 +383,8 @@ class CompiledFunction:
                 return objects[recipe[1]]
             if kind == "live":
                 value = live[recipe[1]]
+                if type(value) is _dynamir.DeviceArray:  # backend="cuda" with device arrays
+                    return value.numpy()[()] if value.ndim == 0 else value
                 if recipe[3]:
                     value = value.copy()
                 if recipe[2]:
@@ -499,7 +501,12 @@ class CompiledFunction:
             from_numpy = sys.modules["torch"].from_numpy
             convert = from_numpy
         else:
+            device_array = _dynamir.DeviceArray
+
             def convert(o):
+                # Device arrays (backend="cuda" called with dynamir.cuda.Array) stay on the GPU.
+                if type(o) is device_array:
+                    return o
                 return o[()] if o.ndim == 0 else o
         if structure == "%0":
             return lambda outputs: convert(outputs[0])

@@ -36,6 +36,19 @@ using namespace mlir;
 namespace dynamir::python {
 
 namespace {
+py::array deviceToHost(const runtime::DeviceArray &a) {
+  std::string why;
+  const runtime::CudaApi *cuda = runtime::cudaApi(why);
+  if (!cuda)
+    throw std::runtime_error("CUDA is not available: " + why);
+  py::array host(py::dtype(a.dtype), std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
+  if (!cuda->copy(host.mutable_data(), a.data, a.bytes)) {
+    const char *reason = cuda->takeError();
+    throw std::runtime_error(reason ? reason : "copying from the GPU failed");
+  }
+  return host;
+}
+
 runtime::Backend backendNamed(const std::string &name) {
   if (name == "cpu")
     return runtime::Backend::CPU;
@@ -288,6 +301,72 @@ void populateIRBindings(py::module_ &m) {
                                         std::to_string(cuda->multiprocessors) + " SMs)");
       },
       "(True, device description) when backend='cuda' can run here, else (False, reason)");
+  py::class_<runtime::DeviceArray, std::shared_ptr<runtime::DeviceArray>>(
+      m, "DeviceArray",
+      "An array in GPU memory (dynamir.cuda.Array): C-contiguous, numpy dtypes; compiled "
+      "functions with backend='cuda' take it without copying and return results as device "
+      "arrays. Exposes __cuda_array_interface__ (version 3) for other GPU libraries.")
+      .def_property_readonly(
+          "shape", [](const runtime::DeviceArray &a) { return py::tuple(py::cast(a.shape)); })
+      .def_property_readonly("dtype",
+                             [](const runtime::DeviceArray &a) { return py::dtype(a.dtype); })
+      .def_property_readonly("ndim", [](const runtime::DeviceArray &a) { return a.shape.size(); })
+      .def_property_readonly("nbytes", [](const runtime::DeviceArray &a) { return a.bytes; })
+      .def_property_readonly("size",
+                             [](const runtime::DeviceArray &a) {
+                               int64_t n = 1;
+                               for (int64_t d : a.shape)
+                                 n *= d;
+                               return n;
+                             })
+      .def("is_contiguous", [](const runtime::DeviceArray &) { return true; })
+      .def_property_readonly("__cuda_array_interface__",
+                             [](const runtime::DeviceArray &a) {
+                               py::dict interface;
+                               interface["shape"] = py::tuple(py::cast(a.shape));
+                               interface["typestr"] = py::dtype(a.dtype).attr("str");
+                               interface["data"] =
+                                   py::make_tuple(reinterpret_cast<uintptr_t>(a.data), false);
+                               interface["strides"] = py::none();
+                               interface["version"] = 3;
+                               return interface;
+                             })
+      .def("numpy", &deviceToHost, "A numpy copy in host memory")
+      .def(
+          "__array__",
+          [](const runtime::DeviceArray &a, py::object dtype, py::object copy) {
+            py::array host = deviceToHost(a);
+            return dtype.is_none() ? host : py::array(host.attr("astype")(dtype));
+          },
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def("item", [](const runtime::DeviceArray &a) { return deviceToHost(a).attr("item")(); })
+      .def("__repr__", [](const runtime::DeviceArray &a) {
+        std::string shape;
+        for (int64_t d : a.shape)
+          shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        return "dynamir.cuda.Array(shape=(" + shape + (a.shape.size() == 1 ? ",)" : ")") +
+               ", dtype=" + a.dtype + ")";
+      });
+  m.def(
+      "to_device",
+      [](py::array array) {
+        std::string why;
+        const runtime::CudaApi *cuda = runtime::cudaApi(why);
+        if (!cuda)
+          throw std::runtime_error("CUDA is not available: " + why);
+        py::array host = py::array::ensure(array, py::array::c_style);
+        auto device = std::make_shared<runtime::DeviceArray>();
+        device->dtype = py::str(host.dtype()).cast<std::string>();
+        device->shape.assign(host.shape(), host.shape() + host.ndim());
+        device->bytes = host.nbytes();
+        device->data = cuda->alloc(device->bytes);
+        if (!device->data || !cuda->copy(device->data, host.data(), device->bytes)) {
+          const char *reason = cuda->takeError();
+          throw std::runtime_error(reason ? reason : "copying to the GPU failed");
+        }
+        return device;
+      },
+      py::arg("array"), "Copies a numpy array (made C-contiguous) into GPU memory");
   m.def(
       "compile_graph",
       [](PyModule &module, const std::string &name, const std::string &target,

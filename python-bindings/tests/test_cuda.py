@@ -92,3 +92,25 @@ def test_prepared_gpu_check_runs_its_plumbing_on_a_fake_driver(tmp_path):
     launches = log.read_text()
     assert "launch chain_64M_graph0_map0_line" in launches
     assert " grid 65536 1 1 block 256 1 1" in launches  # 2^26 floats, 16 bytes per thread
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a GPU is available here")
+def test_device_arrays_need_a_gpu():
+    assert not dynamir.cuda.is_available()
+    with pytest.raises(dynamir.BackendUnavailable):
+        dynamir.cuda.to_device(np.ones(3, np.float32))
+
+
+@needs_fake_driver
+def test_device_arrays_stay_on_the_device_on_a_fake_driver(tmp_path):
+    out, log = run_with_fake_driver(
+        "import numpy as np, dynamir\n"
+        "x = dynamir.cuda.to_device(np.arange(8, dtype=np.float32).reshape(2, 4))\n"
+        "i = x.__cuda_array_interface__\n"
+        "print(i['shape'], i['typestr'], i['version'], i['data'][0] != 0)\n"
+        "print(np.array_equal(np.asarray(x), np.arange(8).reshape(2, 4)), x.numpy().dtype)\n"
+        "f = dynamir.compile(lambda a: (a * 2, a.sum(1)), backend='cuda')\n"
+        "print([type(r).__name__ for r in f(x)])\n"
+        "print([type(r).__name__ for r in f(np.ones((2, 4), np.float32))])\n", tmp_path)
+    assert out.splitlines() == ["(2, 4) <f4 3 True", "True float32",
+                                "['DeviceArray', 'DeviceArray']", "['ndarray', 'ndarray']"]

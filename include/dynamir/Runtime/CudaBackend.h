@@ -10,7 +10,9 @@
 #define DYNAMIR_RUNTIME_CUDABACKEND_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dynamir::runtime {
 
@@ -24,6 +26,19 @@ struct CudaApi {
   std::string deviceName;
   int computeCapability = 0;
   int multiprocessors = 0;
+};
+
+/// An array in device memory (`dynamir.cuda.Array` in Python), C-contiguous, owning its block:
+/// it goes back to the runtime's pool with the last reference.
+struct DeviceArray {
+  void *data = nullptr;
+  size_t bytes = 0;
+  std::string dtype; // numpy's name: "float32"
+  std::vector<int64_t> shape;
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  ~DeviceArray();
 };
 
 /// Loads libdynamir_cuda.so (from the folder of the module this code is in) with global

@@ -108,9 +108,11 @@ private:
     std::vector<pybind11::object> recycled; // null where nothing is kept
   };
   CallSite &callSite(mlir::func::CallOp call);
-  /// Runs a graph call on the GPU: inputs copied to device memory, outputs copied back.
+  /// Runs a graph call on the GPU. Host inputs are copied in once per call (`onDevice` keeps
+  /// the copies for later graphs); results stay on the device as DeviceArrays in `env`.
   void runOnDevice(CallSite &site, mlir::func::CallOp call,
-                   llvm::SmallDenseMap<mlir::Value, pybind11::object, 16> &env);
+                   llvm::SmallDenseMap<mlir::Value, pybind11::object, 16> &env,
+                   llvm::SmallDenseMap<mlir::Value, pybind11::object, 4> &onDevice);
   pybind11::object runWith(const std::vector<pybind11::object> &args);
 
   std::vector<Guard> guards;

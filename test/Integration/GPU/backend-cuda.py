@@ -72,3 +72,10 @@ check("branch kept on the device", branch, rng.standard_normal(4096).astype(np.f
       capture_control_flow=True)
 # CHECK: odd shapes: ok
 check("odd shapes", chain, rng.standard_normal((3, 5)).astype(np.float32))
+
+# Device arrays: no copies in or out; the result stays on the GPU until asked for.
+x = rng.standard_normal((512, 1024)).astype(np.float32)
+got = dynamir.compile(softmax, backend="cuda")(dynamir.cuda.to_device(x))
+# CHECK: device arrays: Array ok
+print(f"device arrays: {type(got).__name__.replace('DeviceArray', 'Array')} "
+      f"{'ok' if np.allclose(got.numpy(), softmax(x), rtol=1e-4, atol=1e-6) else 'MISMATCH'}")
