@@ -1,6 +1,7 @@
 //===- GraphCompiler.cpp - compile dyn graphs to cached shared libraries --===//
 
 #include "dynamir/Runtime/GraphCompiler.h"
+#include "dynamir/Runtime/Blas.h"
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
 
@@ -64,7 +65,7 @@ std::string graphPipeline(bool resultsAsOutParams) {
   if (resultsAsOutParams)
     pipeline += "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},";
   pipeline += "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
-              "func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
+              "dyn-cpu-blas,func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
               "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
               "convert-math-to-libm,finalize-memref-to-llvm{use-generic-functions=1},"
               "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
@@ -73,7 +74,7 @@ std::string graphPipeline(bool resultsAsOutParams) {
 }
 
 /// Bump when the generated code's ABI or the pipeline's meaning changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v5";
+constexpr const char *kCacheVersion = "dynamir-graph-v6";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 
 /// Appends a ranked strided memref descriptor, as the LLVM lowering lays it out, to `words`;
@@ -131,13 +132,13 @@ void addPackedEntry(llvm::Module &module) {
   builder.CreateRetVoid();
 }
 
-/// Gives the allocation functions the lowered graph calls for its temporaries
-/// (finalize-memref-to-llvm's generic `_mlir_memref_to_llvm_alloc` and `_free`) bodies that call
-/// through the exported globals `dynamir_alloc_hook` and `dynamir_free_hook`, which the runtime
-/// points at its pool after dlopen. Function pointers rather than undefined symbols: the
-/// extension module that defines the pool is loaded RTLD_LOCAL, so its symbols cannot resolve
-/// the graph library's.
-void addAllocationHooks(llvm::Module &module) {
+/// Gives the runtime functions the lowered graph calls (finalize-memref-to-llvm's generic
+/// `_mlir_memref_to_llvm_alloc` and `_free` for temporaries, `dynamir_sgemm` from
+/// dyn-cpu-blas) bodies that call through exported globals (`dynamir_alloc_hook`, ...), which
+/// the runtime points at its pool and its BLAS after dlopen. Function pointers rather than
+/// undefined symbols: the extension module that defines the pool is loaded RTLD_LOCAL, so its
+/// symbols cannot resolve the graph library's.
+void addRuntimeHooks(llvm::Module &module) {
   llvm::LLVMContext &ctx = module.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
@@ -169,6 +170,8 @@ void addAllocationHooks(llvm::Module &module) {
           llvm::FunctionType::get(ptr, {i64}, false));
   forward("_mlir_memref_to_llvm_free", "dynamir_free_hook",
           llvm::FunctionType::get(voidTy, {ptr}, false));
+  forward("dynamir_sgemm", "dynamir_sgemm_hook",
+          llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(11, i64), false));
 }
 } // namespace
 
@@ -310,7 +313,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     llvmModule->setDataLayout((*machine)->createDataLayout());
     llvmModule->setTargetTriple((*machine)->getTargetTriple());
     addPackedEntry(*llvmModule);
-    addAllocationHooks(*llvmModule);
+    addRuntimeHooks(*llvmModule);
     if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
       error = llvm::toString(std::move(e));
       return nullptr;
@@ -393,6 +396,12 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
     *hook = poolAllocate;
   if (auto *hook = static_cast<void (**)(void *)>(dlsym(compiled->handle, "dynamir_free_hook")))
     *hook = poolFree;
+  using Sgemm = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t);
+  if (auto *hook = static_cast<Sgemm *>(dlsym(compiled->handle, "dynamir_sgemm_hook"))) {
+    blasLibrary(); // find it now, while the caller holds the GIL
+    *hook = dynamirSgemm;
+  }
   compiled->seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return compiled;

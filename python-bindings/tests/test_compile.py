@@ -387,3 +387,24 @@ def test_clip_square_var_std_match_eager():
     for got, want in zip(dynamir.compile(torch_fn)(t), torch_fn(t)):
         assert torch.allclose(got, want, rtol=1e-5, atol=1e-6)
     assert dynamir.counters()["eager_runs"] == 0
+
+
+def test_matrix_products_through_blas_match_numpy():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((256, 512)).astype(np.float32)
+    w = rng.standard_normal((512, 128)).astype(np.float32)
+    b = rng.standard_normal(128).astype(np.float32)
+    programs = [
+        lambda x, w, b: np.maximum(x @ w + b, 0),   # bias after the product
+        lambda x, w, b: x[3:] @ w,                   # A starts inside its buffer
+        lambda x, w, b: (x @ w).T @ x,               # a product of a product
+        lambda x, w, b: x @ w[:, :64],               # B's rows longer than N
+    ]
+    for fn in programs:
+        dynamir.reset()
+        assert close(dynamir.compile(fn)(x, w, b), fn(x, w, b))
+    linear = torch.nn.Linear(512, 128)
+    with torch.no_grad():
+        want = linear(torch.from_numpy(x))
+    assert torch.allclose(dynamir.compile(linear)(torch.from_numpy(x)), want, rtol=1e-4,
+                          atol=1e-4)

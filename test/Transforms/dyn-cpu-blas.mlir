@@ -1,0 +1,89 @@
+// RUN: tensor-opt %s -dyn-cpu-blas -canonicalize -cse --verify-each -split-input-file | FileCheck %s
+
+// A matrix product in m-k-n order (dyn-cpu-loop-order's): one call with M, N, K, the three
+// base addresses and leading dimensions.
+// CHECK-LABEL: func.func private @dynamir_sgemm(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @matmul
+// CHECK-DAG: %[[M:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[N:.*]] = arith.constant 32 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 128 : i64
+// CHECK-DAG: %[[NO:.*]] = arith.constant 0 : i64
+// CHECK: %[[PA:.*]] = memref.extract_aligned_pointer_as_index %arg0
+// CHECK: %[[A:.*]] = arith.index_cast %[[PA]]
+// CHECK: %[[PB:.*]] = memref.extract_aligned_pointer_as_index %arg1
+// CHECK: %[[B:.*]] = arith.index_cast %[[PB]]
+// CHECK: %[[PC:.*]] = memref.extract_aligned_pointer_as_index %arg2
+// CHECK: %[[C:.*]] = arith.index_cast %[[PC]]
+// CHECK: call @dynamir_sgemm(%[[NO]], %[[NO]], %[[M]], %[[N]], %[[K]], %[[A]], %[[K]], %[[B]], %[[N]], %[[C]], %[[N]])
+// CHECK-NOT: linalg.generic
+func.func @matmul(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c: memref<64x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>,
+                                   affine_map<(m, k, n) -> (m, n)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<64x128xf32>, memref<128x32xf32>) outs(%c : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// nn.Linear's contraction reads W as [n, k]: B transposed.
+// CHECK-LABEL: func.func @linear
+// CHECK-DAG: %[[NO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[YES:.*]] = arith.constant 1 : i64
+// CHECK: call @dynamir_sgemm(%[[NO]], %[[YES]],
+func.func @linear(%x: memref<64x128xf32>, %w: memref<32x128xf32>, %y: memref<64x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<64x128xf32>, memref<32x128xf32>) outs(%y : memref<64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not handed to BLAS: too small, f64, and a body that is not a plain multiply-add.
+// CHECK-LABEL: func.func @stays_loops
+// CHECK-NOT: call @dynamir_sgemm
+// CHECK-COUNT-3: linalg.generic
+func.func @stays_loops(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>,
+                       %a64: memref<64x128xf64>, %b64: memref<128x32xf64>, %c64: memref<64x32xf64>,
+                       %a2: memref<64x128xf32>, %b2: memref<128x32xf32>, %c2: memref<64x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a64, %b64 : memref<64x128xf64>, memref<128x32xf64>) outs(%c64 : memref<64x32xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a2, %b2 : memref<64x128xf32>, memref<128x32xf32>) outs(%c2 : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %m = arith.maximumf %acc, %p : f32
+    linalg.yield %m : f32
+  }
+  return
+}
