@@ -113,6 +113,37 @@ std::optional<Combiner> combinerOf(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// A reduction body `acc = combine(value, acc)`, the accumulator used nowhere else.
+struct ReductionBody {
+  Operation *combine;
+  BlockArgument acc;
+  Value perElement;
+  Combiner combiner;
+};
+
+std::optional<ReductionBody> reductionBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  BlockArgument acc = body.getArguments().back();
+  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combine || combine->getNumOperands() != 2 || !acc.hasOneUse() ||
+      acc.getUses().begin()->getOwner() != combine)
+    return std::nullopt;
+  std::optional<Combiner> combiner = combinerOf(combine);
+  if (!combiner)
+    return std::nullopt;
+  Value perElement = combine->getOperand(combine->getOperand(0) == acc ? 1 : 0);
+  return ReductionBody{combine, acc, perElement, *combiner};
+}
+
+/// The linalg.fill right before `op` that writes the start value of its (only) output, if
+/// any: kernels use the value and the fill goes.
+linalg::FillOp startFill(linalg::GenericOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (fill && fill.hasPureBufferSemantics() && fill.getOutputs()[0] == op.getDpsInits()[0])
+    return fill;
+  return nullptr;
+}
+
 /// Builds kernels for one function.
 class KernelBuilder {
 public:
@@ -121,6 +152,9 @@ public:
 
   LogicalResult mapElementwise();
   LogicalResult mapRowReduction();
+  /// One kernel for a chain of row reductions ending in an elementwise op over the same rows
+  /// (softmax): the chain's ops, in order, `op` first; see the pass description.
+  LogicalResult mapRowChain(ArrayRef<linalg::GenericOp> chain);
 
 private:
   linalg::GenericOp op;
@@ -161,7 +195,10 @@ private:
 
   /// The operand's indices for the loop indices `dims`, through its indexing map.
   SmallVector<Value> indicesFor(OpOperand &operand, ValueRange dims) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
+    return indicesFor(op, operand, dims);
+  }
+  SmallVector<Value> indicesFor(linalg::GenericOp g, OpOperand &operand, ValueRange dims) {
+    AffineMap map = g.getMatchingIndexingMap(&operand);
     SmallVector<Value> out;
     for (AffineExpr e : map.getResults()) {
       if (auto d = dyn_cast<AffineDimExpr>(e)) {
@@ -177,7 +214,11 @@ private:
   /// Clones the body for one lane: block arguments and linalg.index ops become `args` and
   /// `dims`; returns the yielded values. Ops listed in `skip` are not cloned.
   SmallVector<Value> cloneBody(ValueRange args, ValueRange dims, ArrayRef<Operation *> skip = {}) {
-    Block &body = op.getRegion().front();
+    return cloneBody(op, args, dims, skip);
+  }
+  SmallVector<Value> cloneBody(linalg::GenericOp g, ValueRange args, ValueRange dims,
+                               ArrayRef<Operation *> skip = {}) {
+    Block &body = g.getRegion().front();
     IRMapping mapping;
     for (auto [arg, value] : llvm::zip(body.getArguments(), args))
       if (value)
@@ -195,6 +236,30 @@ private:
     for (Value v : body.getTerminator()->getOperands())
       yielded.push_back(mapping.lookupOrDefault(v));
     return yielded;
+  }
+
+  /// Folds one element into `partial`: the reduction body without its combiner gives the
+  /// element's value, a clone of the combiner (the accumulator where the body had it) folds.
+  Value foldElement(linalg::GenericOp g, const ReductionBody &reduction, ValueRange args,
+                    ValueRange dims, Value partial) {
+    Block &body = g.getRegion().front();
+    IRMapping mapping;
+    for (auto [arg, value] : llvm::zip(body.getArguments(), args))
+      if (value)
+        mapping.map(arg, value);
+    for (Operation &inner : body.without_terminator()) {
+      if (&inner == reduction.combine)
+        continue;
+      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(idx.getResult(), dims[idx.getDim()]);
+        continue;
+      }
+      b.clone(inner, mapping);
+    }
+    Value element = mapping.lookupOrDefault(reduction.perElement);
+    mapping.map(reduction.acc, partial);
+    mapping.map(reduction.perElement, element);
+    return b.clone(*reduction.combine, mapping)->getResult(0);
   }
 
   /// Row-major indices of flat element `flat` in `shape`.
@@ -317,18 +382,14 @@ LogicalResult KernelBuilder::mapRowReduction() {
   if (outMap.isFunctionOfDim(loops - 1) || (loops == 2 && !outMap.isFunctionOfDim(0)))
     return failure();
 
-  // The body must end in `acc = combine(value, acc)` with the accumulator used nowhere else.
+  std::optional<ReductionBody> reduction = reductionBody(op);
+  if (!reduction)
+    return failure();
   Block &body = op.getRegion().front();
-  BlockArgument acc = body.getArguments().back();
-  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!combine || combine->getNumOperands() != 2 || !acc.hasOneUse() ||
-      acc.getUses().begin()->getOwner() != combine)
-    return failure();
-  std::optional<Combiner> combiner = combinerOf(combine);
-  if (!combiner)
-    return failure();
-  unsigned accPosition = combine->getOperand(0) == acc ? 0 : 1;
-  Value perElement = combine->getOperand(1 - accPosition);
+  Operation *combine = reduction->combine;
+  BlockArgument acc = reduction->acc;
+  Value perElement = reduction->perElement;
+  const Combiner *combiner = &reduction->combiner;
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t rows = loops == 2 ? ranges[0] : 1, length = ranges.back();
@@ -361,10 +422,7 @@ LogicalResult KernelBuilder::mapRowReduction() {
   if (lanes == 0 || length % lanes || length / lanes < 1)
     lanes = 1;
 
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (fill && !(fill.hasPureBufferSemantics() && fill.getOutputs()[0] == init->get()))
-    fill = nullptr;
-
+  linalg::FillOp fill = startFill(op);
   gpu::LaunchOp launchOp = launch(rows, "reduce");
   Value row = launchOp.getBlockIds().x;
   Value tid = launchOp.getThreadIds().x;
@@ -407,26 +465,7 @@ LogicalResult KernelBuilder::mapRowReduction() {
     for (int64_t l = 0; l < lanes; ++l) {
       Value col = l == 0 ? column : arith::AddIOp::create(b, loc, column, index(l));
       SmallVector<Value> dims = loops == 2 ? SmallVector<Value>{row, col} : SmallVector<Value>{col};
-      // The body without its combiner gives the element's value; fold it into the partial
-      // with a clone of the combiner, the accumulator where the body had it.
-      IRMapping mapping;
-      Block &bodyBlock = op.getRegion().front();
-      for (auto [arg, value] : llvm::zip(bodyBlock.getArguments(), laneArgs[l]))
-        if (value)
-          mapping.map(arg, value);
-      for (Operation &inner : bodyBlock.without_terminator()) {
-        if (&inner == combine)
-          continue;
-        if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
-          mapping.map(idx.getResult(), dims[idx.getDim()]);
-          continue;
-        }
-        b.clone(inner, mapping);
-      }
-      Value element = mapping.lookupOrDefault(perElement);
-      mapping.map(acc, partial);
-      mapping.map(perElement, element);
-      partial = b.clone(*combine, mapping)->getResult(0);
+      partial = foldElement(op, *reduction, laneArgs[l], dims, partial);
     }
     scf::YieldOp::create(b, loc, partial);
   }
@@ -455,6 +494,180 @@ LogicalResult KernelBuilder::mapRowReduction() {
   if (fill)
     fill.erase();
   return success();
+}
+
+LogicalResult KernelBuilder::mapRowChain(ArrayRef<linalg::GenericOp> chain) {
+  // The rows: [rows, length] of the one input every op reads in full.
+  AffineMap rowMap = AffineMap::getMultiDimIdentityMap(2, b.getContext());
+  Value input;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    if (op.getMatchingIndexingMap(operand) == rowMap)
+      input = operand->get();
+  if (!input || !isPlainBuffer(input))
+    return failure();
+  ArrayRef<int64_t> shape = cast<MemRefType>(input.getType()).getShape();
+  int64_t rows = shape[0], length = shape[1], bytes = elementBytes(input);
+  if (bytes == 0 || kVectorBytes % bytes)
+    return failure();
+  int64_t lanes = kVectorBytes / bytes;
+  // Each thread keeps its part of the row in registers: at most 8 vectors of 16 bytes.
+  int64_t perThread = blockSize * lanes;
+  if (length % perThread || length / perThread > 8)
+    return failure();
+  int64_t iterations = length / perThread;
+
+  llvm::DenseSet<Value> rowResults; // outputs of the chain's reductions, one value per row
+  for (size_t position = 0; position < chain.size(); ++position) {
+    linalg::GenericOp g = chain[position];
+    bool last = position + 1 == chain.size();
+    if (g.getNumLoops() != 2 || g.getNumDpsInits() != 1 || !isPlainBuffer(g.getDpsInits()[0]) ||
+        g.getDpsInits()[0] == input)
+      return failure();
+    for (OpOperand *operand : g.getDpsInputOperands()) {
+      if (!isa<ShapedType>(operand->get().getType()))
+        continue;
+      AffineMap map = g.getMatchingIndexingMap(operand);
+      if (map == rowMap ? operand->get() != input
+                        : map.isFunctionOfDim(1) || !isPlainBuffer(operand->get()))
+        return failure();
+    }
+    AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+    if (last) {
+      // The end of the chain: elementwise, writing [rows, length].
+      if (g.getNumReductionLoops() != 0 || outMap != rowMap ||
+          cast<MemRefType>(g.getDpsInits()[0].getType()).getShape() != shape ||
+          elementBytes(g.getDpsInits()[0]) != bytes)
+        return failure();
+    } else {
+      if (g.getNumReductionLoops() != 1 ||
+          g.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+          outMap.isFunctionOfDim(1) || !outMap.isFunctionOfDim(0) || !reductionBody(g))
+        return failure();
+      rowResults.insert(g.getDpsInits()[0]);
+    }
+  }
+
+  SmallVector<linalg::FillOp> fills;
+  for (linalg::GenericOp g : ArrayRef(chain).drop_back())
+    fills.push_back(startFill(g));
+  gpu::LaunchOp launchOp = launch(rows, "rows");
+  Value row = launchOp.getBlockIds().x;
+  Value tid = launchOp.getThreadIds().x;
+  Value zero = index(0);
+
+  // The thread's elements of the row, loaded once.
+  SmallVector<Value> columns, elements;
+  for (int64_t it = 0; it < iterations; ++it) {
+    Value column = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tid, index(lanes)),
+                                         index(it * perThread));
+    Value vec = vector::LoadOp::create(
+        b, loc, VectorType::get({lanes}, cast<MemRefType>(input.getType()).getElementType()), input,
+        ValueRange{row, column}, false, llvm::MaybeAlign(kVectorBytes));
+    for (int64_t l = 0; l < lanes; ++l) {
+      columns.push_back(l == 0 ? column : arith::AddIOp::create(b, loc, column, index(l)));
+      elements.push_back(vector::ExtractOp::create(b, loc, vec, l));
+    }
+  }
+
+  llvm::DenseMap<Value, Value> rowValues; // reduction output -> this row's value
+  for (size_t position = 0; position < chain.size(); ++position) {
+    linalg::GenericOp g = chain[position];
+    // Arguments per element: the row's element, a row value of an earlier reduction, another
+    // per-row input (loaded once), or a scalar.
+    Block &body = g.getRegion().front();
+    SmallVector<Value> rowArgs(body.getNumArguments());
+    int elementArg = -1;
+    for (OpOperand *operand : g.getDpsInputOperands()) {
+      Value v = operand->get();
+      unsigned n = operand->getOperandNumber();
+      if (!isa<ShapedType>(v.getType()))
+        rowArgs[n] = v;
+      else if (g.getMatchingIndexingMap(operand) == rowMap)
+        elementArg = n;
+      else if (rowValues.count(v))
+        rowArgs[n] = rowValues.lookup(v);
+      else
+        rowArgs[n] = memref::LoadOp::create(b, loc, v, indicesFor(g, *operand, {row, zero}));
+    }
+    auto argsFor = [&](size_t e) {
+      SmallVector<Value> args = rowArgs;
+      if (elementArg >= 0)
+        args[elementArg] = elements[e];
+      return args;
+    };
+    if (position + 1 == chain.size()) {
+      Value out = g.getDpsInits()[0];
+      auto vecType = VectorType::get({lanes}, cast<MemRefType>(out.getType()).getElementType());
+      for (int64_t it = 0; it < iterations; ++it) {
+        SmallVector<Value> results;
+        for (int64_t l = 0; l < lanes; ++l) {
+          size_t e = it * lanes + l;
+          results.push_back(cloneBody(g, argsFor(e), {row, columns[e]})[0]);
+        }
+        vector::StoreOp::create(b, loc, vector::FromElementsOp::create(b, loc, vecType, results),
+                                out, ValueRange{row, columns[it * lanes]}, false,
+                                llvm::MaybeAlign(kVectorBytes));
+      }
+      break;
+    }
+    ReductionBody reduction = *reductionBody(g);
+    Value partial = arith::ConstantOp::create(b, loc, reduction.combiner.identity);
+    for (size_t e = 0; e < elements.size(); ++e)
+      partial = foldElement(g, reduction, argsFor(e), {row, columns[e]}, partial);
+    Value total = gpu::AllReduceOp::create(
+        b, loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), reduction.combiner.kind),
+        b.getUnitAttr());
+    Value out = g.getDpsInits()[0];
+    SmallVector<Value> outIndex = indicesFor(g, *g.getDpsInitOperand(0), {row, zero});
+    Value initial = fills[position] ? fills[position].getInputs()[0]
+                                    : memref::LoadOp::create(b, loc, out, outIndex).getResult();
+    IRMapping mapping;
+    mapping.map(reduction.acc, initial);
+    mapping.map(reduction.perElement, total);
+    Value value = b.clone(*reduction.combine, mapping)->getResult(0);
+    rowValues[out] = value;
+    // Every thread has the row value; one stores it for whoever else reads the buffer.
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+    auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, value, out, outIndex);
+  }
+  for (linalg::FillOp fill : fills)
+    if (fill)
+      fill.erase();
+  return success();
+}
+
+/// Chains for mapRowChain: a row reduction, more row reductions (with the fills that start
+/// them between), and an elementwise op, consecutive in their block.
+SmallVector<SmallVector<linalg::GenericOp>> rowChains(Operation *root) {
+  SmallVector<SmallVector<linalg::GenericOp>> chains;
+  root->walk([&](Block *block) {
+    SmallVector<linalg::GenericOp> chain;
+    for (Operation &op : *block) {
+      auto g = dyn_cast<linalg::GenericOp>(op);
+      if (!g) {
+        if (!isa<linalg::FillOp>(op))
+          chain.clear();
+        continue;
+      }
+      if (!g.hasPureBufferSemantics()) {
+        chain.clear();
+        continue;
+      }
+      if (g.getNumReductionLoops() == 1) {
+        chain.push_back(g);
+        continue;
+      }
+      if (!chain.empty() && g.getNumReductionLoops() == 0) {
+        chain.push_back(g);
+        chains.push_back(chain);
+      }
+      chain.clear();
+    }
+  });
+  return chains;
 }
 
 /// Host-side buffers of a GPU graph live on the device; the host reads one (the predicate of
@@ -503,7 +716,18 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
         generics.push_back(op);
     });
     unsigned kernels = 0;
+    llvm::DenseSet<Operation *> fused;
+    for (ArrayRef<linalg::GenericOp> chain : rowChains(root)) {
+      if (failed(KernelBuilder(chain.front(), blockSize, kernels).mapRowChain(chain)))
+        continue;
+      for (linalg::GenericOp op : chain) {
+        fused.insert(op);
+        op.erase();
+      }
+    }
     for (linalg::GenericOp op : generics) {
+      if (fused.contains(op))
+        continue;
       if (succeeded(KernelBuilder(op, blockSize, kernels).mapElementwise()) ||
           succeeded(KernelBuilder(op, blockSize, kernels).mapRowReduction()))
         op.erase();

@@ -141,3 +141,57 @@ func.func @predicate(%sum: memref<f32>, %out: memref<f32>) {
   memref.dealloc %pred : memref<i1>
   return
 }
+
+// -----
+
+// Softmax after bufferization (fill, max, fill, sum of exp(x - max), normalize): one kernel.
+// Each thread loads its 16 bytes of the row once and keeps them; the two row statistics are
+// all-reduces whose results every thread uses, and thread 0 also stores them.
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK-NOT: linalg.
+// CHECK: gpu.launch
+// CHECK-COUNT-1: vector.load %arg0
+// CHECK-NOT: vector.load
+// CHECK: %[[MAX:.*]] = gpu.all_reduce maximumf
+// CHECK: arith.subf %{{.*}}, %[[MAX]]
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce add
+// CHECK: %[[SUM:.*]] = arith.addf %[[TOTAL]], %{{.*}}
+// CHECK: arith.divf %{{.*}}, %[[SUM]]
+// CHECK: vector.store %{{.*}}, %arg1
+// CHECK-NOT: gpu.launch
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#keep = affine_map<(d0, d1) -> (d0, 0)>
+func.func @softmax_rows(%x: memref<16x1024xf32>, %out: memref<16x1024xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.alloc() : memref<16x1xf32>
+  %sum = memref.alloc() : memref<16x1xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<16x1xf32>)
+  linalg.generic {indexing_maps = [#id, #keep], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x1024xf32>) outs(%max : memref<16x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16x1xf32>)
+  linalg.generic {indexing_maps = [#id, #keep, #keep], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<16x1024xf32>, memref<16x1xf32>) outs(%sum : memref<16x1xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %e, %o : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #keep, #keep, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max, %sum : memref<16x1024xf32>, memref<16x1xf32>, memref<16x1xf32>)
+      outs(%out : memref<16x1024xf32>) {
+  ^bb0(%a: f32, %m: f32, %s: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    %r = arith.divf %e, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %max : memref<16x1xf32>
+  memref.dealloc %sum : memref<16x1xf32>
+  return
+}

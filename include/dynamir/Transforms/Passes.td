@@ -143,7 +143,15 @@ def DynGPUMap : Pass<"dyn-gpu-map"> {
       shuffles and shared memory after upstream's lowering), and thread 0 folds the total into
       the output's initial value.
 
-    Other generics are left for `convert-linalg-to-parallel-loops`. Host-side `memref.alloc`,
+    * a chain of row reductions ending in an elementwise op over the same `[rows, n]` input,
+      consecutive in a block with the fills that start the reductions (softmax: max, sum of
+      `exp(x - max)`, normalize): one kernel, one block per row, each thread keeping its
+      elements of the row in registers (up to 8 x 16 bytes), every reduction an all-reduce
+      whose value all threads use, so the input is read once and the output written once.
+
+    Elementwise generics that cannot move 16 bytes per thread (odd row lengths, 0-d results
+    such as a predicate) run one element per thread; other generics are left for
+    `convert-linalg-to-parallel-loops`. Host-side `memref.alloc`,
     `memref.dealloc` and `memref.copy` become `gpu.alloc`, `gpu.dealloc` and `gpu.memcpy`: all
     buffers of a GPU graph live in device memory.
 
