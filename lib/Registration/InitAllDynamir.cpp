@@ -67,6 +67,7 @@ static void buildLowerToNVVM(mlir::OpPassManager &pm, const NVVMPipelineOptions 
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
       "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+      "dyn-blas{function=dynamir_cuda_sgemm min-flops=0},"
       "func.func(dyn-gpu-map{block-size=" +
       std::to_string(options.blockSize) +
       "},convert-linalg-to-parallel-loops,scf-parallel-loop-tiling{"

@@ -452,6 +452,54 @@ void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
           "filling device memory");
 }
 
+void dynamir_cuda_sgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
+                        int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  // cuBLAS's v2 API (stable across CUDA 11-13): handle, stream, sgemm.
+  using Create = int (*)(void **);
+  using SetStream = int (*)(void *, CUstream);
+  using Sgemm = int (*)(void *, int, int, int, int, int, const float *, const float *, int,
+                        const float *, int, const float *, float *, int);
+  static void *handle = nullptr;
+  static Sgemm sgemm = nullptr;
+  static std::string failure = [] {
+    if (!driver())
+      return std::string("CUDA is not available");
+    void *library = nullptr;
+    for (const char *name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
+                             "libcublas.so", "/usr/local/cuda/lib64/libcublas.so"})
+      if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!library)
+      return std::string("cuBLAS (libcublas.so) cannot be loaded");
+    auto create = reinterpret_cast<Create>(dlsym(library, "cublasCreate_v2"));
+    auto setStream = reinterpret_cast<SetStream>(dlsym(library, "cublasSetStream_v2"));
+    sgemm = reinterpret_cast<Sgemm>(dlsym(library, "cublasSgemm_v2"));
+    if (!create || !setStream || !sgemm)
+      return std::string("libcublas lacks cublasCreate_v2/cublasSetStream_v2/cublasSgemm_v2");
+    if (int status = create(&handle))
+      return "cublasCreate failed with status " + std::to_string(status);
+    if (int status = setStream(handle, runtime().stream))
+      return "cublasSetStream failed with status " + std::to_string(status);
+    return std::string();
+  }();
+  if (!failure.empty()) {
+    record("matrix product on the GPU: " + failure);
+    return;
+  }
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, and a row-major matrix
+  // is its own transpose in column-major: swap the operands, keep each one's transpose flag.
+  constexpr int kNoTranspose = 0, kTranspose = 1;
+  const float one = 1.0f;
+  if (int status =
+          sgemm(handle, transB ? kTranspose : kNoTranspose, transA ? kTranspose : kNoTranspose,
+                static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
+                reinterpret_cast<const float *>(b), static_cast<int>(ldb),
+                reinterpret_cast<const float *>(a), static_cast<int>(lda), &one,
+                reinterpret_cast<float *>(c), static_cast<int>(ldc)))
+    record("cublasSgemm (" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+           ") failed with status " + std::to_string(status));
+}
+
 void mgpuSetDefaultDevice(int32_t device) {
   if (device != 0)
     record("Dynamir's CUDA runtime uses device 0 only");

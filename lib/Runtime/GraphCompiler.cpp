@@ -65,7 +65,7 @@ std::string graphPipeline(bool resultsAsOutParams) {
   if (resultsAsOutParams)
     pipeline += "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},";
   pipeline += "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
-              "dyn-cpu-blas,func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
+              "dyn-blas,func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
               "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
               "convert-math-to-libm,finalize-memref-to-llvm{use-generic-functions=1},"
               "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
@@ -134,7 +134,7 @@ void addPackedEntry(llvm::Module &module) {
 
 /// Gives the runtime functions the lowered graph calls (finalize-memref-to-llvm's generic
 /// `_mlir_memref_to_llvm_alloc` and `_free` for temporaries, `dynamir_sgemm` from
-/// dyn-cpu-blas) bodies that call through exported globals (`dynamir_alloc_hook`, ...), which
+/// dyn-blas) bodies that call through exported globals (`dynamir_alloc_hook`, ...), which
 /// the runtime points at its pool and its BLAS after dlopen. Function pointers rather than
 /// undefined symbols: the extension module that defines the pool is loaded RTLD_LOCAL, so its
 /// symbols cannot resolve the graph library's.

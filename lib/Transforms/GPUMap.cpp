@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -731,6 +732,21 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
       if (succeeded(KernelBuilder(op, blockSize, kernels).mapElementwise()) ||
           succeeded(KernelBuilder(op, blockSize, kernels).mapRowReduction()))
         op.erase();
+    }
+    // Fills no reduction took over (the zeros a matrix product accumulates onto) are
+    // elementwise kernels too.
+    SmallVector<linalg::FillOp> fills;
+    root->walk([&](linalg::FillOp fill) {
+      if (fill.hasPureBufferSemantics())
+        fills.push_back(fill);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::FillOp fill : fills) {
+      rewriter.setInsertionPoint(fill);
+      FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, fill);
+      if (succeeded(generic) &&
+          succeeded(KernelBuilder(*generic, blockSize, kernels).mapElementwise()))
+        rewriter.eraseOp(*generic);
     }
     if (failed(moveBuffersToDevice(root)))
       signalPassFailure();

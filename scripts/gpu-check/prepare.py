@@ -27,12 +27,13 @@ def generated(shape, k):
     return (h.astype(np.float64) / 4294967296.0 * 2.0 - 1.0).astype(np.float32).reshape(shape)
 
 
-def numpy_version(fn, name):
-    """fn(numpy, x) as a function of x alone, named after the workload (kernel names follow)."""
-    def numpy_fn(x):
-        return fn(np, x)
-    numpy_fn.__code__ = numpy_fn.__code__.replace(co_name=name, co_qualname=name)
-    return numpy_fn
+def numpy_version(fn, name, arity):
+    """fn(numpy, *xs) as a function of the arrays alone, named after the workload (kernel
+    names follow). Written out, since Dynamir does not trace *args signatures."""
+    params = ", ".join(f"x{i}" for i in range(arity))
+    scope = {"fn": fn, "np": np}
+    exec(f"def {name}({params}):\n    return fn(np, {params})\n", scope)  # our own text
+    return scope[name]
 
 
 def main():
@@ -43,7 +44,7 @@ def main():
     os.makedirs(bundle)
     manifest = []
     for name, fn, shapes, checked in WORKLOADS:
-        numpy_fn = numpy_version(fn, name)
+        numpy_fn = numpy_version(fn, name, len(shapes))
         examples = [np.zeros(s, np.float32) for s in shapes]
         traced = dynamir.trace(numpy_fn, *examples)
         traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")

@@ -39,6 +39,8 @@ def main():
         def eager(*xs, fn=fn):
             return fn(torch, *xs)
 
+        torch.backends.cuda.matmul.allow_tf32 = False  # f32 products, as Dynamir's
+
         row = {"name": name, "bytes_moved": bytes_moved(name, shapes)}
         for system, f in (("torch_eager", eager), ("torch_compile", torch.compile(eager))):
             try:

@@ -16,6 +16,12 @@ def rowsum(m, x):
     return x.sum(1)
 
 
+def linear_relu(m, x, w, b):
+    if m.__name__ == "torch":
+        return m.relu(x @ w + b)
+    return m.maximum(x @ w + b, 0)
+
+
 def softmax(m, x):
     if m.__name__ == "torch":
         return m.softmax(x, 1)
@@ -31,12 +37,17 @@ WORKLOADS = [
     ("rowsum_8192x8192", rowsum, [(8192, 8192)], False),
     ("softmax_1024x1024", softmax, [(1024, 1024)], True),
     ("softmax_8192x8192", softmax, [(8192, 8192)], False),
+    # A matrix product (cuBLAS in Dynamir and in torch): compare times, not bandwidth.
+    ("linear_relu_256x1024", linear_relu, [(256, 1024), (1024, 1024), (1024,)], True),
+    ("linear_relu_4096x4096", linear_relu, [(4096, 4096), (4096, 4096), (4096,)], False),
 ]
 
 
 def output_shape(name, shapes):
     if name.startswith("rowsum"):
         return (shapes[0][0],)
+    if name.startswith("linear_relu"):
+        return (shapes[0][0], shapes[1][1])
     return shapes[0]
 
 

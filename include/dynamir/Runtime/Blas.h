@@ -1,4 +1,4 @@
-//===- Blas.h - the sgemm that CPU graphs call (dyn-cpu-blas) ------*- C++ -*-===//
+//===- Blas.h - the sgemm that CPU graphs call (dyn-blas) ------*- C++ -*-===//
 //
 // Matrix products in CPU graphs call dynamirSgemm (through a hook set after the graph library
 // is loaded), which runs the BLAS numpy itself uses: its bundled OpenBLAS, found next to the

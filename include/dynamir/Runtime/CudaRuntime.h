@@ -49,6 +49,11 @@ int dynamir_cuda_synchronize(void);
 /// The first error recorded since the last call, or null.
 const char *dynamir_cuda_take_error(void);
 
+/// C (M x N) += op(A) op(B) for f32 device matrices, row-major (`dyn-blas` in GPU graphs), with
+/// cuBLAS (libcublas loaded with dlopen on first use) on the runtime's stream.
+void dynamir_cuda_sgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
+                        int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc);
+
 // The ABI of MLIR's lowered GPU host code (gpu-to-llvm), on one stream per process.
 void *mgpuModuleLoad(void *data, size_t size);
 void *mgpuModuleLoadJIT(void *data, int optLevel);

@@ -167,13 +167,13 @@ def DynGPUMap : Pass<"dyn-gpu-map"> {
                            "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect"];
 }
 
-def DynCPUBlas : Pass<"dyn-cpu-blas", "mlir::ModuleOp"> {
-  let summary = "Call the runtime's sgemm for f32 matrix products on the CPU";
+def DynBlas : Pass<"dyn-blas", "mlir::ModuleOp"> {
+  let summary = "Call a runtime sgemm for f32 matrix products";
   let description = [{
     Loops lowered from linalg compute a matrix product without register blocking or packing
-    (`x @ W` ran at 0.19x numpy's speed). On bufferized IR, every `linalg.generic` computing
-    `C[m,n] += A[m,k] * B[k,n]` in f32, in any loop order and with A or B transposed in memory,
-    on rank-2 buffers whose rows are contiguous, becomes a call to
+    (`x @ W` ran at 0.19x numpy's speed on the CPU). On bufferized IR, every `linalg.generic`
+    computing `C[m,n] += A[m,k] * B[k,n]` in f32, in any loop order and with A or B transposed
+    in memory, on rank-2 buffers whose rows are contiguous, becomes a call to
 
     ```mlir
     func.func private @dynamir_sgemm(%transA: i64, %transB: i64, %M: i64, %N: i64, %K: i64,
@@ -181,14 +181,17 @@ def DynCPUBlas : Pass<"dyn-cpu-blas", "mlir::ModuleOp"> {
                                      %C: i64, %ldc: i64)
     ```
 
-    (row-major, pointers as integers, C accumulated so a bias already in it stays). The runtime
-    implements it with the BLAS numpy uses (its bundled OpenBLAS), so products run at numpy's
-    speed and give numpy's results; products of fewer than `min-flops` multiply-adds stay
-    loops.
+    (row-major, pointers as integers, C accumulated so a bias already in it stays; the name is
+    the `function` option). The runtime implements `dynamir_sgemm` with the BLAS numpy uses
+    (its bundled OpenBLAS), so CPU products run at numpy's speed and give numpy's results, and
+    `dynamir_cuda_sgemm` with cuBLAS on the runtime's stream for GPU graphs. Products of fewer
+    than `min-flops` multiply-adds stay loops.
   }];
   let options = [
+    Option<"function", "function", "std::string", "\"dynamir_sgemm\"",
+           "the runtime function to call">,
     Option<"minFlops", "min-flops", "int64_t", "32768",
-           "smallest M*N*K handed to BLAS">
+           "smallest M*N*K handed to the call">
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];

@@ -78,3 +78,20 @@ func.func @captured_if(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   }
   return %r : tensor<1024xf32>
 }
+
+// -----
+
+// A matrix product goes to cuBLAS (dynamir_cuda_sgemm, on the runtime's stream, C accumulated
+// onto the zeros its init kernel wrote); the bias and relu stay one 16-byte kernel.
+// IR-LABEL: llvm.func @linear_relu
+// IR: gpu.launch_func {{.*}} @{{linear_relu_map[0-9]+_line[0-9]+}}::
+// IR: llvm.call @dynamir_cuda_sgemm(
+// IR: gpu.launch_func {{.*}} @{{linear_relu_map[0-9]+_line[0-9]+}}::
+// IR-NOT: gpu.launch_func
+func.func @linear_relu(%x: tensor<256x1024xf32>, %w: tensor<1024x512xf32>, %b: tensor<512xf32>) -> tensor<256x512xf32> {
+  %0 = dyn.matmul %x, %w : tensor<256x1024xf32>, tensor<1024x512xf32>
+  %1 = dyn.add %0, %b : tensor<256x512xf32>, tensor<512xf32>
+  %2 = dyn.relu %1 : tensor<256x512xf32>
+  return %2 : tensor<256x512xf32>
+}
+

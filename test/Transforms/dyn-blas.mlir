@@ -1,4 +1,4 @@
-// RUN: tensor-opt %s -dyn-cpu-blas -canonicalize -cse --verify-each -split-input-file | FileCheck %s
+// RUN: tensor-opt %s -dyn-blas -canonicalize -cse --verify-each -split-input-file | FileCheck %s
 
 // A matrix product in m-k-n order (dyn-cpu-loop-order's): one call with M, N, K, the three
 // base addresses and leading dimensions.

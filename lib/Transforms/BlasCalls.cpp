@@ -1,16 +1,17 @@
-//===- CPUBlas.cpp - f32 matrix products as calls to the runtime's sgemm --===//
+//===- BlasCalls.cpp - f32 matrix products as calls to a runtime sgemm ----===//
 //
 // Loops from linalg do a matrix product at a fraction of what a BLAS does (no register
-// blocking, no packing): `x @ W` ran at 0.19x numpy. On the CPU, Dynamir hands f32 products to
-// the BLAS numpy itself uses. This pass finds, after bufferization, the generics that compute
-// C[m,n] += A[m,k] * B[k,n] (in any loop order, A or B possibly transposed in memory) on
-// buffers whose rows are contiguous, and replaces each by a call to
+// blocking, no packing): `x @ W` ran at 0.19x numpy on the CPU, and a GPU kernel of one output
+// per thread is further still from cuBLAS. This pass finds, after bufferization, the generics
+// that compute C[m,n] += A[m,k] * B[k,n] (in any loop order, A or B possibly transposed in
+// memory) on buffers whose rows are contiguous, and replaces each by a call to
 //
-//   void dynamir_sgemm(i64 transA, i64 transB, i64 M, i64 N, i64 K,
-//                      i64 A, i64 lda, i64 B, i64 ldb, i64 C, i64 ldc)
+//   void <function>(i64 transA, i64 transB, i64 M, i64 N, i64 K,
+//                   i64 A, i64 lda, i64 B, i64 ldb, i64 C, i64 ldc)
 //
 // (pointers as integers, row-major, C accumulated: beta = 1, so a bias in the init stays).
-// The runtime defines it (a hook set after the graph library is loaded).
+// The runtime defines it: dynamir_sgemm (numpy's BLAS, a hook set after the graph library is
+// loaded) for the CPU, dynamir_cuda_sgemm (cuBLAS, in libdynamir_cuda.so) for the GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,15 +23,13 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace dynamir {
-#define GEN_PASS_DEF_DYNCPUBLAS
+#define GEN_PASS_DEF_DYNBLAS
 #include "dynamir/Transforms/Passes.h.inc"
 } // namespace dynamir
 
 using namespace mlir;
 
 namespace {
-constexpr const char *kSgemm = "dynamir_sgemm";
-
 /// The roles of a matrix product's loops: m, n (parallel) and k (reduction).
 struct ProductDims {
   unsigned m, n, k;
@@ -43,7 +42,7 @@ bool reads(AffineMap map, unsigned first, unsigned second) {
          map.getDimPosition(1) == second;
 }
 
-std::optional<ProductDims> matchProduct(linalg::GenericOp op) {
+std::optional<ProductDims> matchProduct(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
       op.getNumReductionLoops() != 1 || !op.hasPureBufferSemantics())
     return std::nullopt;
@@ -72,7 +71,7 @@ std::optional<ProductDims> matchProduct(linalg::GenericOp op) {
     return std::nullopt;
 
   // Body: yield acc + a * b (f32, either operand order).
-  Block &body = op.getRegion().front();
+  Block &body = op->getRegion(0).front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
   if (!add || !add.getType().isF32())
@@ -103,12 +102,13 @@ bool isBlasMatrix(Value v) {
   return succeeded(type.getStridesAndOffset(strides, offset)) && strides[1] == 1;
 }
 
-struct CPUBlasPass : dynamir::impl::DynCPUBlasBase<CPUBlasPass> {
+struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<linalg::GenericOp, ProductDims>> products;
-    module.walk([&](linalg::GenericOp op) {
+    // Generics and named ops (linalg.matmul, which GPU graphs keep) alike.
+    SmallVector<std::pair<linalg::LinalgOp, ProductDims>> products;
+    module.walk([&](linalg::LinalgOp op) {
       std::optional<ProductDims> dims = matchProduct(op);
       if (!dims || !llvm::all_of(op->getOperands(), isBlasMatrix))
         return;
@@ -123,10 +123,10 @@ struct CPUBlasPass : dynamir::impl::DynCPUBlasBase<CPUBlasPass> {
       return;
     OpBuilder b(module.getBodyRegion());
     Type i64 = b.getI64Type();
-    auto callee = module.lookupSymbol<func::FuncOp>(kSgemm);
+    auto callee = module.lookupSymbol<func::FuncOp>(function);
     if (!callee) {
       b.setInsertionPointToStart(module.getBody());
-      callee = func::FuncOp::create(b, module.getLoc(), kSgemm,
+      callee = func::FuncOp::create(b, module.getLoc(), function,
                                     b.getFunctionType(SmallVector<Type>(11, i64), {}));
       callee.setPrivate();
     }
