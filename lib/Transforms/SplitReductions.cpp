@@ -28,14 +28,27 @@ int64_t reassociableSumDim(linalg::GenericOp op) {
                     [](AffineMap map) { return map.isProjectedPermutation(); }))
     return -1;
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
-  auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
-  if (!add || !arith::bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc))
+  Operation *combine = yield.getValues().front().getDefiningOp();
+  // Sums when reassociation is allowed; maxima and minima always (they are exact in any order,
+  // NaN included).
+  auto add = dyn_cast_or_null<arith::AddFOp>(combine);
+  bool exactInAnyOrder = isa_and_present<arith::MaximumFOp, arith::MinimumFOp>(combine);
+  if (!exactInAnyOrder &&
+      (!add || !arith::bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc)))
     return -1;
   Value acc = op.getBody()->getArguments().back();
-  if (add.getLhs() != acc && add.getRhs() != acc)
+  if (combine->getOperand(0) != acc && combine->getOperand(1) != acc)
     return -1;
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
+  // A maximum along columns already vectorizes across them (one row after another, no
+  // reduction in the inner loop); split only those along memory.
+  if (exactInAnyOrder) {
+    AffineMap input = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    if (input.getNumResults() == 0 ||
+        input.getResults().back() != getAffineDimExpr(dims.front(), op.getContext()))
+      return -1;
+  }
   return dims.front();
 }
 

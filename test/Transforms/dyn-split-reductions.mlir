@@ -20,15 +20,32 @@ func.func @sum(%x: tensor<10xf32>) -> tensor<f32> {
 
 // -----
 
-// Integer sums, max reductions and reductions shorter than two blocks are left alone.
+// Integer sums, maxima along columns (they vectorize across columns as they are) and
+// reductions shorter than two blocks are left alone.
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT: tensor.expand_shape
 // CHECK-NOT: tensor.extract_slice
-func.func @untouched(%i: tensor<16xi64>, %x: tensor<16xf32>, %s: tensor<7xf32>) -> (tensor<i64>, tensor<f32>, tensor<f32>) {
+func.func @untouched(%i: tensor<16xi64>, %x: tensor<16x4xf32>, %s: tensor<7xf32>) -> (tensor<i64>, tensor<4xf32>, tensor<f32>) {
   %0 = dyn.sum %i dims [0] : tensor<16xi64>
-  %1 = dyn.max %x dims [0] : tensor<16xf32>
+  %1 = dyn.max %x dims [0] : tensor<16x4xf32>
   %2 = dyn.sum %s dims [0] : tensor<7xf32>
-  return %0, %1, %2 : tensor<i64>, tensor<f32>, tensor<f32>
+  return %0, %1, %2 : tensor<i64>, tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// Row maxima are split like sums: exact in any order (NaN included), so no fastmath needed;
+// the block maxima start from -inf.
+// CHECK-LABEL: func.func @row_max
+// CHECK: tensor.expand_shape {{.*}} : tensor<3x16xf32> into tensor<3x4x4xf32>
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK:   arith.maximumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%{{.*}} : tensor<4x3xf32>)
+// CHECK:   arith.maximumf
+func.func @row_max(%x: tensor<3x16xf32>) -> tensor<3xf32> {
+  %0 = dyn.max %x dims [1] : tensor<3x16xf32>
+  return %0 : tensor<3xf32>
 }
 
 // -----

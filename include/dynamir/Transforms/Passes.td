@@ -99,6 +99,12 @@ def DynSplitReductions : Pass<"dyn-split-reductions"> {
     after elementwise fusion: producers fused into the reduction stay fused (the reshape is of
     the fused op's inputs). Reductions with a keepdim output (a constant in an indexing map)
     stay whole: `linalg::splitReduction` would build an invalid map from it.
+
+    Maxima and minima (`arith.maximumf` / `minimumf`, exact in any order, NaN included) along
+    the input's innermost dimension are split the same way: the block maxima of a row read it
+    front to back in vectorized 1024-element runs (x.max(axis=1) on 4096x4096: 3.1 ms ->
+    2.0-2.3 ms, numpy's time). Maxima along other dimensions already vectorize across the
+    innermost one and stay as they are.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"1024",
