@@ -748,6 +748,18 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
           succeeded(KernelBuilder(*generic, blockSize, kernels).mapElementwise()))
         rewriter.eraseOp(*generic);
     }
+    // What is left goes through parallel loops, one thread per output element; an op with no
+    // parallel loop would stay host code reading device memory: refuse it (the graph then
+    // runs eagerly, with the reason).
+    WalkResult unmappable = root->walk([&](linalg::LinalgOp op) {
+      if (op.getNumParallelLoops() == 0 && op.getNumLoops() > 0) {
+        op.emitOpError("is a reduction the GPU backend cannot map (no parallel loop)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (unmappable.wasInterrupted())
+      return signalPassFailure();
     if (failed(moveBuffersToDevice(root)))
       signalPassFailure();
   }

@@ -52,10 +52,53 @@ int64_t reassociableSumDim(linalg::GenericOp op) {
   return dims.front();
 }
 
+/// Rewrites a reduction of every element of arrays read whole and in order (`x.sum()` of a 2-D
+/// x, its producers fused) as the same reduction over the arrays collapsed to one dimension,
+/// which then splits into blocks like any other (one accumulator over all of x lost precision:
+/// 6.5e-6 relative on 16M floats against numpy's 3.6e-8). Leaves other ops alone.
+void collapseFullReduction(IRRewriter &rewriter, linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 2 || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != loops || op.hasIndexSemantics())
+    return;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, op.getContext());
+  SmallVector<Value> inputs;
+  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, loops));
+  rewriter.setInsertionPoint(op);
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type || !type.hasStaticShape() || op.getMatchingIndexingMap(input) != identity)
+      return;
+  }
+  for (OpOperand *input : op.getDpsInputOperands())
+    inputs.push_back(tensor::CollapseShapeOp::create(rewriter, op.getLoc(), input->get(),
+                                                     ArrayRef<ReassociationIndices>{all}));
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> maps(inputs.size(), AffineMap::getMultiDimIdentityMap(1, ctx));
+  // The output has no loop in its map, only constant indices (keepdims): keep them.
+  maps.push_back(AffineMap::get(
+      1, 0, op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(), ctx));
+  auto collapsed =
+      linalg::GenericOp::create(rewriter, op.getLoc(), op.getResultTypes(), inputs,
+                                op.getDpsInits(), maps, {utils::IteratorType::reduction});
+  rewriter.inlineRegionBefore(op.getRegion(), collapsed.getRegion(), collapsed.getRegion().end());
+  rewriter.replaceOp(op, collapsed.getResults());
+}
+
 struct SplitReductionsPass : dynamir::impl::DynSplitReductionsBase<SplitReductionsPass> {
   using DynSplitReductionsBase::DynSplitReductionsBase;
 
   void runOnOperation() override {
+    {
+      SmallVector<linalg::GenericOp> full;
+      getOperation()->walk([&](linalg::GenericOp op) {
+        if (op.getNumLoops() >= 2 && op.getNumReductionLoops() == op.getNumLoops())
+          full.push_back(op);
+      });
+      IRRewriter rewriter(&getContext());
+      for (linalg::GenericOp op : full)
+        collapseFullReduction(rewriter, op);
+    }
     SmallVector<linalg::GenericOp> candidates;
     getOperation()->walk([&](linalg::GenericOp op) {
       int64_t d = reassociableSumDim(op);

@@ -60,3 +60,20 @@ func.func @keepdim(%x: tensor<3x16xf32>) -> tensor<3x1xf32> {
   %0 = dyn.sum %x dims [1] keepdim : tensor<3x16xf32>
   return %0 : tensor<3x1xf32>
 }
+
+// -----
+
+// x.sum() of a 2-D x, its producer fused: collapsed to one dimension first, then split like a
+// 1-D sum (one accumulator over all elements lost precision).
+// CHECK-LABEL: func.func @full_2d
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [8, 4]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK:   arith.mulf
+// CHECK:   arith.addf {{.*}} fastmath<reassoc>
+func.func @full_2d(%x: tensor<4x8xf32>) -> tensor<f32> {
+  %0 = dyn.mul %x, %x : tensor<4x8xf32>, tensor<4x8xf32>
+  %1 = dyn.sum %0 dims [0, 1] : tensor<4x8xf32>
+  return %1 : tensor<f32>
+}

@@ -105,6 +105,11 @@ def DynSplitReductions : Pass<"dyn-split-reductions"> {
     front to back in vectorized 1024-element runs (x.max(axis=1) on 4096x4096: 3.1 ms ->
     2.0-2.3 ms, numpy's time). Maxima along other dimensions already vectorize across the
     innermost one and stay as they are.
+
+    A reduction of every element of static arrays read whole and in order (`x.sum()` of a 2-D
+    `x`, producers fused) is first rewritten over the arrays collapsed to one dimension, so it
+    splits too: one accumulator over 16M floats was off by 6.5e-6 relative (numpy: 3.6e-8; now
+    2.6e-8), and GPU graphs get a reduction they can map.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"1024",
