@@ -4,15 +4,18 @@
 // (convert-parallel-loops-to-gpu rejects scf.reduce). This pass writes the two kernel shapes
 // that carry Dynamir's graphs itself, as gpu.launch ops on the bufferized linalg ops:
 //
-//  * elementwise generics: each thread handles 16 bytes of the output, read and written with
-//    aligned vector loads and stores (ld.global.v4.f32 for f32), the body computed per lane;
-//  * reductions over the innermost dimension (row sums, row maxima, softmax's statistics): one
-//    block per row, threads stride over the row (16-byte loads where the row allows), then a
-//    gpu.all_reduce, which upstream lowers to warp shuffles and shared memory.
+//  * elementwise generics (and fills): each thread handles 16 bytes of the output, read and
+//    written with aligned vector loads and stores (ld.global.v4.b32 for f32), the body
+//    computed per lane; one element per thread where rows are not a multiple of 16 bytes;
+//  * reductions over the innermost dimension (row sums, row maxima): one block per row,
+//    threads stride over the row (16-byte loads where the row allows), then a gpu.all_reduce,
+//    which upstream lowers to warp shuffles and shared memory;
+//  * row reductions followed by an elementwise op on the same rows (softmax): one kernel that
+//    keeps each thread's part of the row in registers, so the input is read once.
 //
-// Everything else (matmul, gathers, odd shapes) is left to the generic parallel-loop path.
-// Host-side allocations and copies become gpu.alloc / gpu.dealloc / gpu.memcpy: every buffer
-// of a GPU graph lives on the device.
+// Everything else with a parallel loop (column reductions, gathers) is left to the generic
+// parallel-loop path; an op without one is refused. Host-side allocations, copies and reads
+// become gpu.alloc / gpu.dealloc / gpu.memcpy: every buffer of a GPU graph lives on the device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -212,20 +215,17 @@ private:
     return out;
   }
 
-  /// Clones the body for one lane: block arguments and linalg.index ops become `args` and
-  /// `dims`; returns the yielded values. Ops listed in `skip` are not cloned.
-  SmallVector<Value> cloneBody(ValueRange args, ValueRange dims, ArrayRef<Operation *> skip = {}) {
-    return cloneBody(op, args, dims, skip);
-  }
-  SmallVector<Value> cloneBody(linalg::GenericOp g, ValueRange args, ValueRange dims,
-                               ArrayRef<Operation *> skip = {}) {
+  /// Clones the body of `g` for one element, except its terminator and `skip`: block
+  /// arguments and linalg.index ops become `args` and `dims`. Returns the mapping.
+  IRMapping cloneOps(linalg::GenericOp g, ValueRange args, ValueRange dims,
+                     Operation *skip = nullptr) {
     Block &body = g.getRegion().front();
     IRMapping mapping;
     for (auto [arg, value] : llvm::zip(body.getArguments(), args))
       if (value)
         mapping.map(arg, value);
     for (Operation &inner : body.without_terminator()) {
-      if (llvm::is_contained(skip, &inner))
+      if (&inner == skip)
         continue;
       if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
         mapping.map(idx.getResult(), dims[idx.getDim()]);
@@ -233,8 +233,14 @@ private:
       }
       b.clone(inner, mapping);
     }
+    return mapping;
+  }
+
+  /// The values the body of `g` yields for one element.
+  SmallVector<Value> cloneBody(linalg::GenericOp g, ValueRange args, ValueRange dims) {
+    IRMapping mapping = cloneOps(g, args, dims);
     SmallVector<Value> yielded;
-    for (Value v : body.getTerminator()->getOperands())
+    for (Value v : g.getRegion().front().getTerminator()->getOperands())
       yielded.push_back(mapping.lookupOrDefault(v));
     return yielded;
   }
@@ -243,20 +249,7 @@ private:
   /// element's value, a clone of the combiner (the accumulator where the body had it) folds.
   Value foldElement(linalg::GenericOp g, const ReductionBody &reduction, ValueRange args,
                     ValueRange dims, Value partial) {
-    Block &body = g.getRegion().front();
-    IRMapping mapping;
-    for (auto [arg, value] : llvm::zip(body.getArguments(), args))
-      if (value)
-        mapping.map(arg, value);
-    for (Operation &inner : body.without_terminator()) {
-      if (&inner == reduction.combine)
-        continue;
-      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(idx.getResult(), dims[idx.getDim()]);
-        continue;
-      }
-      b.clone(inner, mapping);
-    }
+    IRMapping mapping = cloneOps(g, args, dims, reduction.combine);
     Value element = mapping.lookupOrDefault(reduction.perElement);
     mapping.map(reduction.acc, partial);
     mapping.map(reduction.perElement, element);
@@ -353,7 +346,7 @@ LogicalResult KernelBuilder::mapElementwise() {
 
   SmallVector<SmallVector<Value>> results;
   for (int64_t l = 0; l < lanes; ++l)
-    results.push_back(cloneBody(laneArgs[l], laneDims[l]));
+    results.push_back(cloneBody(op, laneArgs[l], laneDims[l]));
   for (auto [i, init] : llvm::enumerate(op.getDpsInits())) {
     if (lanes == 1) {
       memref::StoreOp::create(b, loc, results[0][i], init, first);
