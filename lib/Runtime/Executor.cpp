@@ -380,6 +380,7 @@ py::object Entry::call(py::dict locals, py::dict globals) {
   for (auto [i, source] : llvm::enumerate(argSources))
     if (!args[i])
       args[i] = source.resolve(locals, globals);
+  ++counters.cacheHits;
   return runWith(args);
 }
 

@@ -65,6 +65,7 @@ def counters():
     entries = [e for f in list(_compiled_functions) for e in f._entries]
     out["graphs_compiled"] = sum(e.native.graphs_compiled for e in entries)
     out["graphs_from_disk_cache"] = sum(e.native.graphs_from_disk for e in entries)
+    out["cache_hits"] = sum(e.native.cache_hits for e in entries)
     out["guard_failures"] = list(_guard_failures)
     out["temporaries_reused"] = _dynamir.temporary_pool()["reused"]
     return out
@@ -108,15 +109,6 @@ def _has_torch_tensor(values):
         elif isinstance(v, dict):
             stack.extend(v.values())
     return False
-
-
-class _GuardFailure:
-    """A cache entry whose guards did not hold, with the failing guard described."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text):
-        self.text = text
 
 
 class _Resume:
@@ -239,9 +231,13 @@ class CompiledFunction:
         code = getattr(func, "__code__", None)
         cells = tuple(zip(code.co_freevars, func.__closure__)) if code and func.__closure__ else ()
 
+        # The common case as one dict display: {'x': args[0], ...} (names are identifiers).
+        positional = eval("lambda args: {%s}" % ", ".join(  # our own generated text
+            f"{name!r}: args[{i}]" for i, name in enumerate(names)))
+
         def frame(args, kwargs):
             if simple and not kwargs and len(args) == len(names):
-                local_vars = dict(zip(names, args))
+                local_vars = positional(args)
             else:
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
@@ -296,13 +292,23 @@ class CompiledFunction:
         local_vars, global_vars = self._frame(args, kwargs)
         failure = None
         for entry in self._entries:
-            outputs = self._run(entry, args, kwargs, local_vars, global_vars, check=True)
-            if type(outputs) is not _GuardFailure:
-                _counters["cache_hits"] += 1
-                if type(outputs) is _Resume and not self._is_continuation:
-                    return self._trampoline(outputs)
-                return outputs
-            failure = outputs.text
+            try:
+                # Guards and host program in one native call: the failing guard (a str), the
+                # outputs (a list), or the state at a graph break (a tuple).
+                outputs = entry.native.call(local_vars, global_vars)
+            except RuntimeError as error:
+                return self._compile_failed(error, args, kwargs)
+            kind = type(outputs)
+            if kind is str:
+                failure = outputs
+                continue
+            self._last = entry
+            if kind is list and entry.rebuild is not None:  # the common case, kept short
+                return entry.rebuild(outputs)
+            outputs = self._finish(entry, outputs, args, kwargs, local_vars, global_vars)
+            if type(outputs) is _Resume and not self._is_continuation:
+                return self._trampoline(outputs)
+            return outputs
         if failure is not None:
             _guard_failures.append(failure)
             if "recompiles" in _logs():
@@ -319,37 +325,34 @@ class CompiledFunction:
         entry = self._compile_entry(args, kwargs)
         if entry is None:
             return self._eager(args, kwargs)
-        outputs = self._run(entry, args, kwargs, local_vars, global_vars)
+        try:
+            outputs = entry.native.run(local_vars, global_vars)
+        except RuntimeError as error:
+            return self._compile_failed(error, args, kwargs)
+        self._last = entry
+        outputs = self._finish(entry, outputs, args, kwargs, local_vars, global_vars)
         if type(outputs) is _Resume and not self._is_continuation:
             return self._trampoline(outputs)
         return outputs
 
-    def _run(self, entry, args, kwargs, local_vars, global_vars, check=False):
-        """Runs `entry` (checking its guards first with `check`, in the same native call).
-        Returns the result, or a _GuardFailure when a guard does not hold."""
-        native = entry.native
-        try:
-            if check:
-                outputs = native.call(local_vars, global_vars)
-                if type(outputs) is str:
-                    return _GuardFailure(outputs)
-            else:
-                outputs = native.run(local_vars, global_vars)
-        except RuntimeError as failure:
-            # Dynamir could not compile or run a graph of this entry: the function runs
-            # eagerly from now on, with the reason logged once.
-            self._eager_reason = f"compilation failed: {failure}"
-            warnings.warn(f"dynamir: {getattr(self._fn, '__qualname__', '?')} runs eagerly: "
-                          f"{failure}", RuntimeWarning, stacklevel=3)
-            return self._eager(args, kwargs)
-        self._last = entry
+    def _compile_failed(self, failure, args, kwargs):
+        """Dynamir could not compile or run a graph: the function runs eagerly from now on,
+        with the reason logged once."""
+        self._eager_reason = f"compilation failed: {failure}"
+        warnings.warn(f"dynamir: {getattr(self._fn, '__qualname__', '?')} runs eagerly: "
+                      f"{failure}", RuntimeWarning, stacklevel=3)
+        return self._eager(args, kwargs)
+
+    def _finish(self, entry, outputs, args, kwargs, local_vars, global_vars):
+        """The result of a host program run: the outputs (a list) rebuilt into the function's
+        result, or, at a graph break (a tuple of live arrays), what the frame goes on with."""
         if type(outputs) is tuple:
             return self._after_break(entry, outputs, args, kwargs, local_vars, global_vars)
         if entry.rebuild is None:
             # The guards pin each argument's type, so an entry always returns the same kind.
             to_torch = _has_torch_tensor(args) or (bool(kwargs) and
                                                    _has_torch_tensor(kwargs.values()))
-            entry.rebuild = self._make_rebuild(native.output_structure, to_torch)
+            entry.rebuild = self._make_rebuild(entry.native.output_structure, to_torch)
         return entry.rebuild(outputs)
 
     # -- after a graph break -------------------------------------------------------------------

@@ -427,6 +427,8 @@ void populateIRBindings(py::module_ &m) {
                              [](PyEntry &self) { return self.entry->stats().graphsCompiled; })
       .def_property_readonly("graphs_from_disk",
                              [](PyEntry &self) { return self.entry->stats().graphsFromDisk; })
+      .def_property_readonly("cache_hits",
+                             [](PyEntry &self) { return self.entry->stats().cacheHits; })
       .def_property_readonly("host_syncs",
                              [](PyEntry &self) { return self.entry->stats().hostSyncs; })
       .def_property_readonly("compile_seconds",

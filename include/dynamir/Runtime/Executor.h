@@ -65,6 +65,7 @@ struct EntryStats {
   int64_t graphsCompiled = 0; // loaded, whether compiled now or found on disk
   int64_t graphsFromDisk = 0; // of those, found in the persistent cache
   int64_t hostSyncs = 0;
+  int64_t cacheHits = 0; // calls whose guards held (call())
   double compileSeconds = 0;
 };
 
