@@ -702,8 +702,48 @@ LogicalResult moveBuffersToDevice(Operation *root) {
 
 struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
   using Base::Base;
+
+  /// Named ops become generics (linalg.dot is a one-row reduction like any other; fills stay
+  /// named, the reductions they start take them over), and copies between views (concatenate
+  /// writes into slices of its result) become copy generics: gpu.memcpy only moves whole
+  /// contiguous buffers.
+  void prepare(Operation *root) {
+    IRRewriter rewriter(root->getContext());
+    SmallVector<linalg::LinalgOp> named;
+    root->walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp, linalg::FillOp>(op) && op.hasPureBufferSemantics())
+        named.push_back(op);
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+    SmallVector<memref::CopyOp> copies;
+    root->walk([&](memref::CopyOp copy) {
+      auto contiguous = [](Value v) {
+        auto type = dyn_cast<MemRefType>(v.getType());
+        return type && type.getLayout().isIdentity();
+      };
+      if (!contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      unsigned rank = cast<MemRefType>(copy.getSource().getType()).getRank();
+      AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+      linalg::GenericOp::create(
+          rewriter, copy.getLoc(), TypeRange(), ValueRange{copy.getSource()},
+          ValueRange{copy.getTarget()}, ArrayRef<AffineMap>{identity, identity},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          });
+      rewriter.eraseOp(copy);
+    }
+  }
   void runOnOperation() override {
     Operation *root = getOperation();
+    prepare(root);
     SmallVector<linalg::GenericOp> generics;
     root->walk([&](linalg::GenericOp op) {
       if (op.hasPureBufferSemantics())
@@ -741,18 +781,29 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
           succeeded(KernelBuilder(*generic, blockSize, kernels).mapElementwise()))
         rewriter.eraseOp(*generic);
     }
-    // What is left goes through parallel loops, one thread per output element; an op with no
-    // parallel loop would stay host code reading device memory: refuse it (the graph then
-    // runs eagerly, with the reason).
-    WalkResult unmappable = root->walk([&](linalg::LinalgOp op) {
-      if (op.getNumParallelLoops() == 0 && op.getNumLoops() > 0) {
-        op.emitOpError("is a reduction the GPU backend cannot map (no parallel loop)");
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+    // What is left goes through parallel loops, one thread per output element. An op with no
+    // parallel loop (argmin of a whole array: two outputs) would stay host code reading
+    // device memory: it runs as loops in a single GPU thread, slow but exact.
+    SmallVector<linalg::LinalgOp> sequential;
+    root->walk([&](linalg::LinalgOp op) {
+      if (op.getNumParallelLoops() == 0 && op.getNumLoops() > 0 && op.hasPureBufferSemantics())
+        sequential.push_back(op);
     });
-    if (unmappable.wasInterrupted())
-      return signalPassFailure();
+    for (linalg::LinalgOp op : sequential) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto launchOp = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+      b.setInsertionPointToEnd(&launchOp.getBody().front());
+      auto terminator = gpu::TerminatorOp::create(b, loc);
+      op->moveBefore(terminator);
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::linalgOpToLoops(rewriter, op))) {
+        op.emitOpError("could not be lowered to loops for the GPU");
+        return signalPassFailure();
+      }
+      rewriter.eraseOp(op);
+    }
     if (failed(moveBuffersToDevice(root)))
       signalPassFailure();
   }

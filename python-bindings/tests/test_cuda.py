@@ -119,3 +119,18 @@ def test_device_arrays_stay_on_the_device_on_a_fake_driver(tmp_path):
         "print([type(r).__name__ for r in f(np.ones((2, 4), np.float32))])\n", tmp_path)
     assert out.splitlines() == ["(2, 4) <f4 3 True", "True float32",
                                 "['DeviceArray', 'DeviceArray']", "['ndarray', 'ndarray']"]
+
+
+def test_every_differential_program_compiles_for_the_gpu():
+    """Each graph of the CPU differential tests lowers to GPU kernels, ptxas included: shape
+    ops, integer ops, argmin of a whole array, dot products, branches."""
+    from test_backends import CASES
+
+    for fn, args in CASES:
+        traced = dynamir.trace(fn, *args)
+        traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+        graphs = [f for f in traced.module.functions if "_graph" in f]
+        assert graphs, fn.__name__
+        for graph in graphs:
+            library = _dynamir.compile_graph(traced.module._native, graph, "cuda")
+            assert pathlib.Path(library).exists(), (fn.__name__, graph)
