@@ -700,6 +700,128 @@ LogicalResult moveBuffersToDevice(Operation *root) {
   return success();
 }
 
+/// Wraps the body of a kernel in `if (*predicate == expected)`: the kernel is launched either
+/// way and does nothing on the side of a branch not taken.
+void guardKernel(gpu::LaunchOp launchOp, Value predicate, bool expected) {
+  Block &body = launchOp.getBody().front();
+  Operation *terminator = body.getTerminator();
+  OpBuilder b(&body, body.begin());
+  Location loc = launchOp.getLoc();
+  Value value = memref::LoadOp::create(b, loc, predicate, ValueRange());
+  Value taken =
+      expected ? value
+               : arith::XOrIOp::create(b, loc, value, arith::ConstantIntOp::create(b, loc, 1, 1));
+  auto ifOp = scf::IfOp::create(b, loc, taken, /*withElseRegion=*/false);
+  Block *then = ifOp.thenBlock();
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::make_range(std::next(Block::iterator(ifOp)), Block::iterator(terminator))))
+    op.moveBefore(then->getTerminator());
+}
+
+/// An `if` kept in a GPU graph (capture_control_flow) whose predicate the host would copy out
+/// and wait for: both sides' kernels are launched, each guarded by the predicate in device
+/// memory, and each side copies its results (with a guarded kernel) into buffers allocated
+/// before the `if`. No host round trip; the side not taken costs empty launches. Only for ifs
+/// whose sides hold nothing but kernels and buffer management, and whose results are whole
+/// buffers each side allocates.
+void keepBranchesOnDevice(Operation *root, int64_t blockSize, unsigned &kernels) {
+  SmallVector<scf::IfOp> ifs;
+  root->walk([&](scf::IfOp ifOp) {
+    if (!ifOp->getParentOfType<gpu::LaunchOp>() && ifOp.getNumResults() > 0 && ifOp.elseBlock())
+      ifs.push_back(ifOp);
+  });
+  for (scf::IfOp ifOp : ifs) {
+    // The predicate: host copy of a device i1 (moveBuffersToDevice's pattern).
+    auto load = ifOp.getCondition().getDefiningOp<memref::LoadOp>();
+    auto host = load ? load.getMemref().getDefiningOp<memref::AllocaOp>() : nullptr;
+    gpu::MemcpyOp copyOut;
+    if (host)
+      for (Operation *user : host->getUsers())
+        if (auto memcpy = dyn_cast<gpu::MemcpyOp>(user); memcpy && memcpy.getDst() == host)
+          copyOut = memcpy;
+    if (!copyOut)
+      continue;
+    Value devicePredicate = copyOut.getSrc();
+    // Each side: kernels, buffers and casts only; each result a cast of a buffer the side
+    // allocated.
+    auto simple = [](Block *block) {
+      return llvm::all_of(block->without_terminator(), [](Operation &op) {
+        return isa<gpu::LaunchOp, gpu::AllocOp, gpu::DeallocOp, memref::CastOp, arith::ConstantOp>(
+            op);
+      });
+    };
+    auto allocatedBuffer = [](Value v, Block *block) -> Value {
+      if (auto cast = v.getDefiningOp<memref::CastOp>())
+        v = cast.getSource();
+      auto alloc = v.getDefiningOp<gpu::AllocOp>();
+      return alloc && alloc->getBlock() == block && isPlainBuffer(v) ? v : Value();
+    };
+    Block *sides[2] = {ifOp.thenBlock(), ifOp.elseBlock()};
+    bool ok = simple(sides[0]) && simple(sides[1]);
+    for (unsigned i = 0; ok && i < ifOp.getNumResults(); ++i)
+      ok = isa<MemRefType>(ifOp.getResult(i).getType()) &&
+           allocatedBuffer(ifOp.thenYield().getOperand(i), sides[0]) &&
+           allocatedBuffer(ifOp.elseYield().getOperand(i), sides[1]);
+    if (!ok)
+      continue;
+
+    OpBuilder b(ifOp);
+    Location loc = ifOp.getLoc();
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < ifOp.getNumResults(); ++i) {
+      auto type =
+          cast<MemRefType>(allocatedBuffer(ifOp.thenYield().getOperand(i), sides[0]).getType());
+      results.push_back(
+          gpu::AllocOp::create(b, loc, type, Type(), ValueRange(), ValueRange(), ValueRange())
+              .getMemref());
+    }
+    for (unsigned side = 0; side < 2; ++side) {
+      Block *block = sides[side];
+      bool expected = side == 0;
+      for (auto launchOp : llvm::to_vector(block->getOps<gpu::LaunchOp>()))
+        guardKernel(launchOp, devicePredicate, expected);
+      // Copy this side's results into the shared buffers (guarded too), then free its own.
+      Operation *yield = block->getTerminator();
+      for (auto [i, value] : llvm::enumerate(yield->getOperands())) {
+        Value buffer = allocatedBuffer(value, block);
+        OpBuilder at(yield);
+        auto rank = cast<MemRefType>(buffer.getType()).getRank();
+        AffineMap identity = at.getMultiDimIdentityMap(rank);
+        auto copy = linalg::GenericOp::create(
+            at, loc, TypeRange(), ValueRange{buffer}, ValueRange{results[i]},
+            ArrayRef<AffineMap>{identity, identity},
+            SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+            [](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(nb, l, args[0]);
+            });
+        if (failed(KernelBuilder(copy, blockSize, kernels).mapElementwise()))
+          llvm_unreachable("a copy between plain buffers always maps");
+        auto copyKernel = cast<gpu::LaunchOp>(copy->getPrevNode());
+        copy.erase();
+        guardKernel(copyKernel, devicePredicate, expected);
+        gpu::DeallocOp::create(at, loc, Type(), ValueRange(), buffer);
+      }
+      for (Operation &op : llvm::make_early_inc_range(block->without_terminator()))
+        op.moveBefore(ifOp);
+    }
+    for (auto [result, buffer] : llvm::zip(ifOp.getResults(), results))
+      result.replaceAllUsesWith(
+          memref::CastOp::create(b, loc, result.getType(), buffer).getResult());
+    ifOp.erase();
+    // The copy out, the wait for it and the host read are gone with the host's need for them.
+    if (!load->use_empty())
+      continue;
+    load.erase();
+    if (!llvm::all_of(host->getUsers(), [&](Operation *user) { return user == copyOut; }))
+      continue;
+    if (auto wait = dyn_cast_or_null<gpu::WaitOp>(copyOut->getNextNode());
+        wait && wait->getNumResults() == 0)
+      wait.erase();
+    copyOut.erase();
+    host.erase();
+  }
+}
+
 struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
   using Base::Base;
 
@@ -805,7 +927,8 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
       rewriter.eraseOp(op);
     }
     if (failed(moveBuffersToDevice(root)))
-      signalPassFailure();
+      return signalPassFailure();
+    keepBranchesOnDevice(root, blockSize, kernels);
   }
 };
 } // namespace

@@ -161,8 +161,15 @@ def DynGPUMap : Pass<"dyn-gpu-map"> {
       whose value all threads use, so the input is read once and the output written once.
 
     Elementwise generics that cannot move 16 bytes per thread (odd row lengths, 0-d results
-    such as a predicate) run one element per thread; other generics are left for
-    `convert-linalg-to-parallel-loops`. Host-side `memref.alloc`,
+    such as a predicate) run one element per thread; other generics with a parallel loop are
+    left for `convert-linalg-to-parallel-loops`, and one without (argmin of a whole array)
+    runs as loops in a single GPU thread. Named ops other than fills are generalized first,
+    and copies between views become copy generics.
+
+    An `if` kept in the graph (`capture_control_flow`) is decided on the device when its
+    sides hold only kernels and buffers: both sides' kernels are launched, each reads the
+    predicate from device memory and returns at once on the side not taken, and each side
+    copies its results into buffers allocated before the `if`: no host round trip. Host-side `memref.alloc`,
     `memref.dealloc` and `memref.copy` become `gpu.alloc`, `gpu.dealloc` and `gpu.memcpy`: all
     buffers of a GPU graph live in device memory.
 

@@ -58,13 +58,20 @@ func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
 
 // -----
 
-// An `if` kept in the graph (capture_control_flow): the host reads the predicate only after
-// copying it out of device memory and draining the stream.
+// An `if` kept in the graph (capture_control_flow) is decided on the device: the kernels of
+// both sides are launched, each reads the predicate from device memory and does nothing on the
+// side not taken, and each side copies its result into one buffer (guarded copy kernels). No
+// host branch, no copy out, one stream synchronization at the end of the graph.
 // IR-LABEL: llvm.func @captured_if
-// IR: llvm.call @mgpuMemcpy(%[[HOST:.*]], %{{.*}}, %{{.*}}, %{{.*}})
-// IR-NEXT: llvm.call @mgpuStreamSynchronize
-// IR: %[[P:.*]] = llvm.load %[[HOST]] : !llvm.ptr -> i1
-// IR-NEXT: llvm.cond_br %[[P]]
+// IR-NOT: llvm.cond_br
+// IR-NOT: mgpuMemcpy
+// IR: gpu.launch_func {{.*}} @captured_if_map{{[0-9]+}}_line
+// IR-COUNT-1: llvm.call @mgpuStreamSynchronize
+// IR-NOT: llvm.call @mgpuStreamSynchronize
+// IR: llvm.return
+// PTX-LABEL: .visible .entry captured_if_map2_line{{[0-9]+}}(
+// PTX: ld.global.b8
+// PTX: setp
 func.func @captured_if(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   %zero = dyn.constant dense<0.0> : tensor<f32>
   %s = dyn.sum %x dims [0] : tensor<1024xf32>
