@@ -695,7 +695,6 @@ private:
   int64_t branchStart = -1;         // offset of the innermost data-dependent branch
   Instr topInstr{0, 0, 0, 0, 0, 0}; // the traced frame's current instruction
   std::vector<VarPtr> topStack;     // its stack before that instruction
-  py::tuple topKwNames;             // and the KW_NAMES its next CALL takes
   size_t steps = 0;
   static constexpr size_t kMaxSteps = 200000;
 };
@@ -1945,7 +1944,6 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
     if (f.depth == 0 && branchDepth == 0) {
       topInstr = in;
       topStack = f.stack;
-      topKwNames = f.kwNames;
     }
     logInstr(f, in);
     std::optional<Outcome> out;
@@ -2683,7 +2681,6 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
   }
   plan["action"] = action;
   plan["offset"] = in.offset;
-  plan["kw_names"] = topKwNames;
   return plan;
 }
 
