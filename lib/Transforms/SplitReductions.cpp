@@ -76,8 +76,8 @@ void collapseFullReduction(IRRewriter &rewriter, linalg::GenericOp op) {
   MLIRContext *ctx = op.getContext();
   SmallVector<AffineMap> maps(inputs.size(), AffineMap::getMultiDimIdentityMap(1, ctx));
   // The output has no loop in its map, only constant indices (keepdims): keep them.
-  maps.push_back(AffineMap::get(
-      1, 0, op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(), ctx));
+  maps.push_back(
+      AffineMap::get(1, 0, op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(), ctx));
   auto collapsed =
       linalg::GenericOp::create(rewriter, op.getLoc(), op.getResultTypes(), inputs,
                                 op.getDpsInits(), maps, {utils::IteratorType::reduction});

@@ -10,8 +10,8 @@
 
 typedef int CUresult;
 
-static void logLine(const char *format, const char *name, long a, long b, long c, long d,
-                    long e, long f) {
+static void logLine(const char *format, const char *name, long a, long b, long c, long d, long e,
+                    long f) {
   const char *path = getenv("FAKE_CUDA_LOG");
   if (!path)
     return;
@@ -66,8 +66,8 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned smem, void *stream, void **params,
                         void **extra) {
-  logLine("launch %s grid %ld %ld %ld block %ld %ld %ld\n", (const char *)function, gx, gy, gz,
-          bx, by, bz);
+  logLine("launch %s grid %ld %ld %ld block %ld %ld %ld\n", (const char *)function, gx, gy, gz, bx,
+          by, bz);
   return 0;
 }
 CUresult cuStreamCreate(void **stream, unsigned flags) {
