@@ -41,7 +41,9 @@ def test_gpu_graph_library_embeds_named_kernels_and_calls_the_runtime():
     traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
     graph = [f for f in traced.module.functions if "_graph" in f][0]
     library = pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda"))
-    symbols = subprocess.run(["nm", "-D", str(library)], capture_output=True, text=True).stdout
+    # llvm-nm comes with Debian's LLVM 22 (binutils may not be installed).
+    symbols = subprocess.run(["/usr/lib/llvm-22/bin/llvm-nm", "-D", str(library)],
+                             capture_output=True, text=True).stdout
     assert "T dynamir_graph_packed" in symbols
     assert "U mgpuLaunchKernel" in symbols and "U mgpuModuleLoad" in symbols
     # Kernels are named after graph, kind and the source line they compute.
