@@ -544,6 +544,12 @@ LogicalResult KernelBuilder::mapRowChain(ArrayRef<linalg::GenericOp> chain) {
   SmallVector<linalg::FillOp> fills;
   for (linalg::GenericOp g : ArrayRef(chain).drop_back())
     fills.push_back(startFill(g));
+  // The kernel replaces everything from the first op to the last: a fill in between that does
+  // not start one of the reductions would run after the kernel that should see its values.
+  linalg::GenericOp last = chain.back();
+  for (Operation *at = chain.front(); at != last.getOperation(); at = at->getNextNode())
+    if (auto fill = dyn_cast<linalg::FillOp>(at); fill && !llvm::is_contained(fills, fill))
+      return failure();
   gpu::LaunchOp launchOp = launch(rows, "rows");
   Value row = launchOp.getBlockIds().x;
   Value tid = launchOp.getThreadIds().x;
