@@ -76,6 +76,14 @@ struct Runtime {
   std::string error; // the first error not yet taken
   std::string taken; // storage for the string dynamir_cuda_take_error returns
   std::unordered_map<CUfunction, std::string> functionNames;
+  // The lowered host code looks its kernel up before every launch: (module, name) -> kernel.
+  // The name is a constant of the graph library, so its address identifies it.
+  struct PairHash {
+    size_t operator()(const std::pair<CUmodule, const char *> &key) const {
+      return std::hash<const void *>()(key.first) * 31 + std::hash<const void *>()(key.second);
+    }
+  };
+  std::unordered_map<std::pair<CUmodule, const char *>, CUfunction, PairHash> functions;
   std::unordered_multimap<size_t, CUdeviceptr> freeBlocks;
   std::unordered_map<CUdeviceptr, size_t> liveBlocks;
 };
@@ -342,11 +350,24 @@ void *mgpuModuleLoadJIT(void *data, int optLevel) {
 
 void mgpuModuleUnload(void *module) {
   Runtime &r = runtime();
-  if (module && r.ready)
-    r.driver.cuModuleUnload(static_cast<CUmodule>(module));
+  if (!module || !r.ready)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (auto it = r.functions.begin(); it != r.functions.end();)
+      it = it->first.first == module ? r.functions.erase(it) : std::next(it);
+  }
+  r.driver.cuModuleUnload(static_cast<CUmodule>(module));
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
+  Runtime &r = runtime();
+  auto key = std::make_pair(static_cast<CUmodule>(module), name);
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (auto it = r.functions.find(key); it != r.functions.end())
+      return it->second;
+  }
   Driver *d = driver();
   if (!d || !module) {
     record(std::string("kernel ") + name + " is not loaded (its module failed to load)");
@@ -356,9 +377,9 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   if (!check(d->cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
              std::string("looking up kernel ") + name))
     return nullptr;
-  Runtime &r = runtime();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.functionNames[function] = name;
+  r.functions[key] = function;
   return function;
 }
 

@@ -99,6 +99,10 @@ def test_prepared_gpu_check_runs_its_plumbing_on_a_fake_driver(tmp_path):
     launches = log.read_text()
     assert "launch chain_64M_graph0_map0_line" in launches
     assert " grid 65536 1 1 block 256 1 1" in launches  # 2^26 floats, 16 bytes per thread
+    # The timed loop launches the kernel many times but looks it up in the module once.
+    lines = launches.splitlines()
+    assert sum(l.startswith("launch chain_64M") for l in lines) > 10
+    assert sum(l.startswith("lookup chain_64M") for l in lines) == 1
 
 
 @pytest.mark.skipif(HAS_GPU, reason="a GPU is available here")
