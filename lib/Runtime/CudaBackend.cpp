@@ -7,15 +7,13 @@
 namespace dynamir::runtime {
 
 bool loadCudaRuntime(std::string &why) {
-  static void *library = nullptr;
   static const std::string failure = [] {
     Dl_info info;
     if (!dladdr(reinterpret_cast<void *>(&loadCudaRuntime), &info) || !info.dli_fname)
       return std::string("cannot locate Dynamir's own library");
     std::string path = info.dli_fname;
     path = path.substr(0, path.rfind('/') + 1) + "libdynamir_cuda.so";
-    library = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!library)
+    if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL))
       return "cannot load " + path + ": " + dlerror();
     return std::string();
   }();

@@ -218,8 +218,8 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
             "' has results of dynamic shape, which the CUDA backend does not support";
     return nullptr;
   }
-  if (cuda && !cudaToolkit().empty())
-    setenv("CUDA_HOME", cudaToolkit().c_str(), /*overwrite=*/0); // libdevice for the serializer
+  if (std::string toolkit = cuda ? cudaToolkit() : ""; !toolkit.empty())
+    setenv("CUDA_HOME", toolkit.c_str(), /*overwrite=*/0); // libdevice for the serializer
   std::string pipeline =
       cuda ? cudaGraphPipeline(options) : graphPipeline(!compiled->returnsResultsFlag);
 

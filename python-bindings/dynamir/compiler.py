@@ -48,8 +48,6 @@ class BackendUnavailable(RuntimeError):
     """The requested backend cannot run on this machine (e.g. no GPU or CUDA driver)."""
 
 
-_COUNTER_NAMES = ("frames_traced", "graphs_compiled", "graphs_from_disk_cache", "cache_hits",
-                  "recompiles", "eager_runs", "graph_breaks_hit")
 _counters = collections.Counter()
 _guard_failures = []
 _compiled_functions = weakref.WeakSet()
@@ -60,13 +58,19 @@ def counters():
     those came from the persistent disk cache, cache hits, recompiles, eager runs, graph breaks
     hit at run time, the guard failures that caused recompiles, and how many large temporaries
     of compiled graphs came from the buffer pool instead of fresh memory."""
-    out = {name: _counters[name] for name in _COUNTER_NAMES}
-    # Graphs compile lazily inside the native entries; they are counted here, not per call.
-    entries = [e for f in list(_compiled_functions) for e in f._entries]
-    out["graphs_compiled"] = sum(e.native.graphs_compiled for e in entries)
-    out["graphs_from_disk_cache"] = sum(e.native.graphs_from_disk for e in entries)
-    out["cache_hits"] = sum(e.native.cache_hits for e in entries)
-    out["guard_failures"] = list(_guard_failures)
+    # Graph loads and cache hits happen inside the native entries, which count them; the
+    # Python side counts what it decides.
+    natives = [e.native for f in list(_compiled_functions) for e in f._entries]
+    out = {
+        "frames_traced": _counters["frames_traced"],
+        "graphs_compiled": sum(n.graphs_compiled for n in natives),
+        "graphs_from_disk_cache": sum(n.graphs_from_disk for n in natives),
+        "cache_hits": sum(n.cache_hits for n in natives),
+        "recompiles": _counters["recompiles"],
+        "eager_runs": _counters["eager_runs"],
+        "graph_breaks_hit": _counters["graph_breaks_hit"],
+        "guard_failures": list(_guard_failures),
+    }
     out["temporaries_reused"] = _dynamir.temporary_pool()["reused"]
     return out
 

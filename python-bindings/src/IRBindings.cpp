@@ -36,16 +36,20 @@ using namespace mlir;
 namespace dynamir::python {
 
 namespace {
+/// Throws the CUDA runtime's recorded error (or `fallback` when it recorded none).
+[[noreturn]] void throwCudaError(const runtime::CudaApi &cuda, const char *fallback) {
+  const char *reason = cuda.takeError();
+  throw std::runtime_error(reason ? reason : fallback);
+}
+
 py::array deviceToHost(const runtime::DeviceArray &a) {
   std::string why;
   const runtime::CudaApi *cuda = runtime::cudaApi(why);
   if (!cuda)
     throw std::runtime_error("CUDA is not available: " + why);
   py::array host(py::dtype(a.dtype), std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
-  if (!cuda->copy(host.mutable_data(), a.data, a.bytes)) {
-    const char *reason = cuda->takeError();
-    throw std::runtime_error(reason ? reason : "copying from the GPU failed");
-  }
+  if (!cuda->copy(host.mutable_data(), a.data, a.bytes))
+    throwCudaError(*cuda, "copying from the GPU failed");
   return host;
 }
 
@@ -360,10 +364,8 @@ void populateIRBindings(py::module_ &m) {
         device->shape.assign(host.shape(), host.shape() + host.ndim());
         device->bytes = host.nbytes();
         device->data = cuda->alloc(device->bytes);
-        if (!device->data || !cuda->copy(device->data, host.data(), device->bytes)) {
-          const char *reason = cuda->takeError();
-          throw std::runtime_error(reason ? reason : "copying to the GPU failed");
-        }
+        if (!device->data || !cuda->copy(device->data, host.data(), device->bytes))
+          throwCudaError(*cuda, "copying to the GPU failed");
         return device;
       },
       py::arg("array"), "Copies a numpy array (made C-contiguous) into GPU memory");
