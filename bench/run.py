@@ -287,6 +287,9 @@ def make_peers(args):
     try:
         import torch
         torch.set_num_threads(1)
+        # Inference throughout: Dynamir's graphs compute no gradients (a model whose
+        # parameters would record them runs eagerly), and torch is measured the same way.
+        torch.set_grad_enabled(False)
     except ImportError:
         pass
     try:

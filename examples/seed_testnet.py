@@ -50,9 +50,11 @@ def main():
     runs = {}
     for value in (-1.0, 1.0):
         x = torch.ones(3) * value
+        # Inference, as the forum's program runs it: graphs compute no gradients, so with
+        # autograd on (the parameters require grad) the model would run eagerly.
         with torch.no_grad():
             eager = model(x)
-        runs[value] = dynamir.explain(compiled, x)
+            runs[value] = dynamir.explain(compiled, x)
         report(f"torch TestNet, x = {value:+.0f}", runs[value], eager)
 
     w = model.linear.weight.detach().numpy()

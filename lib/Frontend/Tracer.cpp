@@ -18,6 +18,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/stl.h>
@@ -161,6 +162,20 @@ struct Var {
   std::string name;
   std::string source;
   size_t iterPos = 0;
+  /// A numpy 0-d result that numpy hands out as a scalar (np.float64), not a 0-d array: what
+  /// ufuncs, reductions and integer indexing return.
+  bool scalar = false;
+  /// A tensor that is an object of its own although it may hold the same SSA value as another
+  /// Var (`y = x.copy()`): the host must never hand out the other object for it.
+  bool copy = false;
+  /// A tuple whose Python type is a structseq such as torch.return_types.max, by import path.
+  std::string structType;
+  /// dict.keys()/values()/items() (`name`) of this dict: a live view, not a snapshot. The
+  /// trace never mutates a dict in place (that is a graph break), so the items are exact
+  /// while tracing; after a break the host rebuilds the real view of the real dict.
+  VarPtr viewOf;
+  /// The type of the caller's object a tensor input was read from.
+  py::object inputType;
 };
 
 VarPtr makeVar(VK kind) {
@@ -286,6 +301,14 @@ private:
     return t;
   }
 
+  /// The result of a numpy ufunc or reduction: a 0-d result is a numpy scalar, as numpy
+  /// returns it (torch has no scalars).
+  VarPtr ufuncResult(Value v, Lib lib) {
+    VarPtr t = tensorVar(v, lib);
+    t->scalar = lib == Lib::Numpy && typeOf(v).getRank() == 0;
+    return t;
+  }
+
   Value castTo(Value v, Type element) {
     if (elementTypeOf(v) == element)
       return v;
@@ -360,7 +383,7 @@ private:
 
   /// The element type a Python type object or dtype names (np.float32, float, torch.int64).
   Type dtypeArgument(const VarPtr &v) {
-    if (v->kind == VK::Const || v->kind == VK::Object) {
+    if (v && (v->kind == VK::Const || v->kind == VK::Object)) {
       py::handle o = v->obj;
       if (o.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type))
         return f64();
@@ -498,9 +521,14 @@ private:
   }
 
   // --- inputs ---------------------------------------------------------------------------------
+  /// Arrays and tensors the tracer models: exactly numpy.ndarray, torch.Tensor or
+  /// nn.Parameter, and dynamir.cuda.Array. Subclasses (np.matrix, masked arrays, tensor
+  /// subclasses) override operators and are opaque.
   bool isTensorObject(py::handle obj) {
-    return (numpy && py::isinstance(obj, numpy.attr("ndarray"))) ||
-           (torch && py::isinstance(obj, torch.attr("Tensor"))) || isDeviceArray(obj);
+    py::handle type = py::type::handle_of(obj);
+    return (numpy && type.is(numpy.attr("ndarray"))) ||
+           (torch && (type.is(torch.attr("Tensor")) || type.is(torchNN.attr("Parameter")))) ||
+           isDeviceArray(obj);
   }
 
   /// dynamir.cuda.Array: data on the GPU, numpy semantics.
@@ -512,10 +540,27 @@ private:
 
   /// A real array or tensor becomes a function argument (once per source) and a guard.
   VarPtr tensorInput(py::handle obj, const std::string &source) {
+    if (source.empty())
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "an array or tensor the host cannot read back (" + typeName(obj) + ")");
     auto it = inputsBySource.find(source);
     if (it != inputsBySource.end())
       return it->second;
     bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
+    if (isTorch) {
+      // Graphs compute no gradients: a tensor that would record them runs eagerly, never
+      // silently detached. (The runtime's tensor guard re-checks this on every call.)
+      if (obj.attr("requires_grad").cast<bool>() && torch.attr("is_grad_enabled")().cast<bool>())
+        throw EagerOnly{source + " requires grad and autograd is enabled: graphs do not "
+                                 "compute gradients yet"};
+      std::string device = py::str(obj.attr("device").attr("type"));
+      if (device != "cpu")
+        throw EagerOnly{source + " is on device '" + device + "'"};
+      if (obj.attr("layout").not_equal(torch.attr("strided")) ||
+          obj.attr("is_quantized").cast<bool>() || obj.attr("is_conj")().cast<bool>() ||
+          obj.attr("is_neg")().cast<bool>())
+        throw EagerOnly{source + " is not a plain strided tensor"};
+    }
     Type element = dtypeToType(obj.attr("dtype"));
     if (!element)
       throw EagerOnly{source + " has unsupported dtype " + std::string(py::str(obj.attr("dtype")))};
@@ -524,9 +569,11 @@ private:
       shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
     auto type = RankedTensorType::get(shape, element);
     Value arg = entry->addArgument(type, b.getUnknownLoc());
+    // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
     bool contiguous = isTorch || isDeviceArray(obj)
                           ? obj.attr("is_contiguous")().cast<bool>()
-                          : obj.attr("flags").attr("c_contiguous").cast<bool>();
+                          : numpy && py::isinstance(obj, numpy.attr("ndarray")) &&
+                                obj.attr("flags").attr("c_contiguous").cast<bool>();
     {
       OpBuilder::InsertionGuard g(b);
       setGuardInsertionPoint();
@@ -534,14 +581,28 @@ private:
     }
     VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
     v->source = source;
+    v->inputType = py::type::of(obj);
     inputsBySource[source] = v;
     return v;
+  }
+
+  /// The source of an item of the object at `source`; none for an object without one (a
+  /// constant): the host must not read it back from anywhere.
+  static std::string itemSource(const std::string &source, const std::string &key) {
+    return source.empty() ? "" : source + "[" + key + "]";
   }
 
   /// Wraps a real Python object found at `source` (argument, global, attribute).
   VarPtr wrap(py::handle obj, const std::string &source, bool guard = true) {
     if (isTensorObject(obj))
       return tensorInput(obj, source);
+    // A numpy scalar (np.float32(2), a comparison's np.bool_) is data, like a 0-d array:
+    // strongly typed in promotion and read on the host only where the program reads it.
+    if (numpy && py::isinstance(obj, numpy.attr("generic"))) {
+      VarPtr v = tensorInput(obj, source);
+      v->scalar = true;
+      return v;
+    }
     if (obj.is_none() || PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) ||
         PyFloat_Check(obj.ptr()) || PyUnicode_Check(obj.ptr())) {
       if (guard)
@@ -550,7 +611,7 @@ private:
     }
     if (PyComplex_Check(obj.ptr()))
       throw EagerOnly{source + " is a complex number: complex values are not supported"};
-    if (PyTuple_Check(obj.ptr()) || PyList_Check(obj.ptr())) {
+    if (PyTuple_CheckExact(obj.ptr()) || PyList_CheckExact(obj.ptr())) {
       VarPtr v = makeVar(PyTuple_Check(obj.ptr()) ? VK::Tuple : VK::List);
       v->source = source;
       if (guard && !source.empty())
@@ -560,7 +621,7 @@ private:
         });
       size_t i = 0;
       for (py::handle item : obj)
-        v->items.push_back(wrap(item, source + "[" + std::to_string(i++) + "]", guard));
+        v->items.push_back(wrap(item, itemSource(source, std::to_string(i++)), guard));
       return v;
     }
     if (PyDict_CheckExact(obj.ptr())) {
@@ -577,7 +638,7 @@ private:
         if (!PyUnicode_Check(key.ptr()) && !PyLong_Check(key.ptr()))
           throw EagerOnly{source + " has a key that is not a str or int"};
         v->keys.push_back(py::reinterpret_borrow<py::object>(key));
-        v->items.push_back(wrap(value, source + "[" + std::string(py::repr(key)) + "]", guard));
+        v->items.push_back(wrap(value, itemSource(source, py::repr(key)), guard));
       }
       return v;
     }
@@ -601,10 +662,19 @@ private:
       return constVar(py::reinterpret_borrow<py::object>(obj), source);
     }
     if (numpy && py::isinstance(obj, numpy.attr("ndarray")))
-      throw EagerOnly{source + " has an unsupported array type"};
+      throw EagerOnly{source + " is a " + typeName(obj) +
+                      ": ndarray subclasses (masked arrays, np.matrix) have their own semantics"};
+    if (torch && py::isinstance(obj, torch.attr("Tensor")))
+      throw EagerOnly{source + " is a " + typeName(obj) + ", a torch.Tensor subclass"};
     VarPtr v = makeVar(VK::Object);
     v->obj = py::reinterpret_borrow<py::object>(obj);
     v->source = source;
+    // A tuple subclass (a namedtuple) is a value, not an identity: its type and length are
+    // guarded, and its fields are read through attributes with their own sources and guards.
+    if (guard && PyTuple_Check(obj.ptr())) {
+      guardType(source, obj);
+      return v;
+    }
     if (guard)
       guardId(source, obj);
     return v;
@@ -653,8 +723,12 @@ private:
                       const std::string &fnSource);
   VarPtr callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args,
                       std::vector<std::pair<std::string, VarPtr>> kwargs);
+  VarPtr callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args,
+                     std::vector<std::pair<std::string, VarPtr>> &kwargs);
   VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
   VarPtr binary(int kind, VarPtr a, VarPtr b);
+  py::object pythonType(const VarPtr &v);
+  VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
   VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
   Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
   Value operandAs(const VarPtr &v, Type element) {
@@ -846,7 +920,8 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
                  std::string("Python arithmetic raised: ") + e.what());
     }
   }
-  if ((x->kind == VK::Tuple || x->kind == VK::List) && kind == NB_ADD && y->kind == x->kind) {
+  if ((x->kind == VK::Tuple || x->kind == VK::List) && kind == NB_ADD && y->kind == x->kind &&
+      !x->viewOf && !y->viewOf && x->structType.empty() && y->structType.empty()) {
     VarPtr r = makeVar(x->kind);
     r->items = x->items;
     r->items.insert(r->items.end(), y->items.begin(), y->items.end());
@@ -862,6 +937,22 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
   if (kind == NB_TRUE_DIVIDE)
     element = floatFor(lib, element);
   Value a = operandAs(x, element), c = operandAs(y, element);
+  if (element.isInteger(1)) {
+    // Arithmetic on bools: + is or and * is and, in numpy and torch; the others raise or
+    // compute in int8, which graphs do not have.
+    if (kind == NB_ADD || kind == NB_OR)
+      return ufuncResult(create<dyn::LogicalOrOp>({a, c}), lib);
+    if (kind == NB_MULTIPLY || kind == NB_AND)
+      return ufuncResult(create<dyn::LogicalAndOp>({a, c}), lib);
+    breakTrace(dyn::BreakKind::unsupported_call, "arithmetic on booleans");
+  }
+  // torch raises for an integer division by zero, which a graph cannot: a tensor divisor
+  // (or a zero) runs eagerly.
+  if (lib == Lib::Torch && !isa<FloatType>(element) &&
+      (kind == NB_FLOOR_DIVIDE || kind == NB_REMAINDER) &&
+      (y->kind == VK::Tensor || !y->obj.cast<bool>()))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "integer division of torch tensors by a tensor (zero divisors raise)");
   Value r;
   switch (kind) {
   case NB_ADD:
@@ -890,15 +981,11 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
     break;
   case NB_AND:
   case NB_OR:
-    if (!element.isInteger(1))
-      breakTrace(dyn::BreakKind::unsupported_call, "bitwise and/or on non-boolean tensors");
-    r = kind == NB_AND ? Value(create<dyn::LogicalAndOp>({a, c}))
-                       : Value(create<dyn::LogicalOrOp>({a, c}));
-    break;
+    breakTrace(dyn::BreakKind::unsupported_call, "bitwise and/or on non-boolean tensors");
   default:
     breakTrace(dyn::BreakKind::unsupported_call, "unsupported binary operator on tensors");
   }
-  return tensorVar(r, lib);
+  return ufuncResult(r, lib);
 }
 
 VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
@@ -938,7 +1025,7 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
   default:
     r = create<dyn::GeOp>({a, c});
   }
-  return tensorVar(r, lib);
+  return ufuncResult(r, lib);
 }
 
 /// `bool(t)` as an i1 0-d tensor that stays on the device.
@@ -987,11 +1074,18 @@ int64_t intOf(const VarPtr &v) {
 
 bool isNone(const VarPtr &v) { return !v || (v->kind == VK::Const && v->obj.is_none()); }
 
+/// A tuple or list of arrays passed to `name` (concatenate, stack).
+VarPtr sequenceArg(const VarPtr &v, const std::string &name) {
+  if (!v || (v->kind != VK::Tuple && v->kind != VK::List))
+    breakTrace(dyn::BreakKind::unsupported_call, name + " expects a tuple or list of arrays");
+  return v;
+}
+
 /// An int or a tuple/list of ints as normalized dimensions of a rank-`rank` tensor.
 SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank) {
   SmallVector<int64_t> dims;
   auto add = [&](int64_t d) {
-    if (d < -rank || d >= std::max<int64_t>(rank, 1))
+    if (d < -rank || d >= rank)
       breakTrace(dyn::BreakKind::unsupported_call, "axis " + std::to_string(d) +
                                                        " is out of bounds for rank " +
                                                        std::to_string(rank));
@@ -1004,10 +1098,33 @@ SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank) {
     add(intOf(v));
   return dims;
 }
+
+/// One dimension (an int) of a rank-`rank` tensor, normalized.
+int64_t singleDim(const VarPtr &v, int64_t rank) {
+  if (!v || v->kind != VK::Const)
+    breakTrace(dyn::BreakKind::unsupported_call, "expected a single dimension");
+  return dimsOf(v, rank).front();
+}
 } // namespace
 
 VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args,
                             KwArgs kwargs) {
+  // torch functions take tensors only (numpy's take anything with __array__).
+  if (lib == Lib::Torch)
+    for (const VarPtr &a : args)
+      if (a->kind == VK::Tensor && a->lib == Lib::Numpy)
+        breakTrace(dyn::BreakKind::unsupported_call, "torch." + name + " of a numpy array");
+  VarPtr r = callLibrary(lib, name, args, kwargs);
+  // Each handler takes the keyword arguments it models; one it left (out=, where=, dtype= of
+  // a function that does not take it here, ...) would be silently ignored: it runs for real.
+  if (!kwargs.empty())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "keyword argument '" + kwargs.front().first + "' of " + name + " is not modelled");
+  return r;
+}
+
+VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args,
+                           KwArgs &kwargs) {
   Location l = loc();
   auto tensorArg = [&](size_t i) -> VarPtr {
     if (i >= args.size() || args[i]->kind != VK::Tensor)
@@ -1016,6 +1133,9 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     return args[i];
   };
   auto result = [&](Value v) { return tensorVar(v, lib); };
+  auto ufunc = [&](Value v) { return ufuncResult(v, lib); };
+  // A reduction with keepdims=True returns an array, whatever its rank.
+  auto reduced = [&](Value v, bool keepdim) { return keepdim ? result(v) : ufunc(v); };
 
   if (name == "item" || name == "tolist" || name == "numpy" || name == "__bool__")
     breakTrace(dyn::BreakKind::data_dependent_value,
@@ -1023,9 +1143,22 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
 
   static const llvm::StringSet<> floatUnary = {"sin",  "cos",   "tan",     "tanh", "exp",   "log",
                                                "sqrt", "rsqrt", "sigmoid", "erf",  "floor", "ceil"};
+  if ((name == "floor" || name == "ceil") && !isa<FloatType>(elementTypeOf(tensorArg(0)->value))) {
+    // numpy 2 and torch round integers to themselves (a new array of the same dtype); torch
+    // has no floor of bools.
+    if (lib == Lib::Torch && elementTypeOf(tensorArg(0)->value).isInteger(1))
+      breakTrace(dyn::BreakKind::unsupported_call, "torch." + name + " of a bool tensor raises");
+    VarPtr copy = ufunc(tensorArg(0)->value);
+    copy->copy = true;
+    return copy;
+  }
   if (floatUnary.contains(name)) {
     VarPtr x = tensorArg(0);
-    Value v = castTo(x->value, floatFor(lib, elementTypeOf(x->value)));
+    Type element = elementTypeOf(x->value);
+    // numpy computes float functions of bools in float16 (the smallest float that holds them).
+    Type floatType =
+        lib == Lib::Numpy && element.isInteger(1) ? Float16Type::get(ctx) : floatFor(lib, element);
+    Value v = castTo(x->value, floatType);
     Value r;
     if (name == "sin")
       r = dyn::SinOp::create(b, l, v);
@@ -1051,19 +1184,22 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
       r = dyn::FloorOp::create(b, l, v);
     else
       r = dyn::CeilOp::create(b, l, v);
-    return result(r);
+    return ufunc(r);
   }
   if (name == "abs" || name == "absolute")
-    return result(dyn::AbsOp::create(b, l, tensorArg(0)->value));
+    return ufunc(dyn::AbsOp::create(b, l, tensorArg(0)->value));
   if (name == "negative" || name == "neg")
-    return result(dyn::NegOp::create(b, l, tensorArg(0)->value));
+    return ufunc(dyn::NegOp::create(b, l, tensorArg(0)->value));
   if (name == "relu")
     return result(dyn::ReluOp::create(b, l, tensorArg(0)->value));
   // Tensors are values in the trace: a copy is the same value in a Var of its own (so that an
   // in-place update of one is not seen through the other); contiguous() and detach() return
   // the tensor itself, or one sharing its memory, as eagerly.
-  if (name == "clone" || name == "copy")
-    return tensorVar(tensorArg(0)->value, tensorArg(0)->lib);
+  if (name == "clone" || name == "copy") {
+    VarPtr copy = tensorVar(tensorArg(0)->value, tensorArg(0)->lib);
+    copy->copy = true;
+    return copy;
+  }
   if (name == "contiguous" || name == "detach")
     return tensorArg(0);
   if (name == "size" && lib == Lib::Torch) {
@@ -1071,7 +1207,7 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     VarPtr dim = takeArg(args, kwargs, 1, {"dim"});
     if (isNone(dim))
       return shape;
-    return constVar(shape->obj[py::int_(dimsOf(dim, typeOf(args[0]->value).getRank())[0])]);
+    return constVar(shape->obj[py::int_(singleDim(dim, typeOf(args[0]->value).getRank()))]);
   }
   if (name == "zeros_like" || name == "ones_like" || name == "full_like" || name == "empty_like") {
     RankedTensorType type = typeOf(tensorArg(0)->value);
@@ -1098,8 +1234,11 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
       x = callTensorOp(lib, "minimum", {x, high}, {});
     return x;
   }
-  if (name == "square")
+  if (name == "square") {
+    if (elementTypeOf(tensorArg(0)->value).isInteger(1))
+      breakTrace(dyn::BreakKind::unsupported_call, "square of booleans is int8 in numpy");
     return binary(NB_MULTIPLY, tensorArg(0), tensorArg(0));
+  }
   if (name == "var" || name == "std") {
     // numpy: ddof (default 0); torch: correction / unbiased (default 1).
     VarPtr x = tensorArg(0);
@@ -1193,7 +1332,7 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     return tensorArg(0);
   }
   if (name == "stack") {
-    VarPtr seq = args.at(0);
+    VarPtr seq = sequenceArg(takeArg(args, kwargs, 0, {"tensors", "arrays"}), name);
     VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
     if (seq->items.empty() || seq->items[0]->kind != VK::Tensor)
       breakTrace(dyn::BreakKind::unsupported_call, name + " of non-tensors");
@@ -1228,8 +1367,11 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     VarPtr x = args.at(0), y = args.at(1);
     Type element = promoted(lib, x, y);
     Value a = operandAs(x, element), c = operandAs(y, element);
-    return result(name == "maximum" ? Value(create<dyn::MaximumOp>({a, c}))
-                                    : Value(create<dyn::MinimumOp>({a, c})));
+    if (element.isInteger(1)) // the larger of two bools is their or, the smaller their and
+      return ufunc(name == "maximum" ? Value(create<dyn::LogicalOrOp>({a, c}))
+                                     : Value(create<dyn::LogicalAndOp>({a, c})));
+    return ufunc(name == "maximum" ? Value(create<dyn::MaximumOp>({a, c}))
+                                   : Value(create<dyn::MinimumOp>({a, c})));
   }
 
   static const llvm::StringSet<> reductions = {"sum",  "mean", "prod",   "max",   "min",
@@ -1239,33 +1381,59 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     int64_t rank = typeOf(x->value).getRank();
     VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
     VarPtr keep = takeArg(args, kwargs, 2, {"keepdims", "keepdim"});
-    bool keepdim = keep && keep->kind == VK::Const && keep->obj.cast<bool>();
+    if (keep && (keep->kind != VK::Const || !PyBool_Check(keep->obj.ptr())))
+      breakTrace(dyn::BreakKind::unsupported_call, name + ": keepdims must be a Python bool");
+    bool keepdim = keep && keep->obj.cast<bool>();
+    bool isArg = name == "argmax" || name == "argmin";
     SmallVector<int64_t> dims;
-    if (isNone(axis))
+    if (isNone(axis)) {
       for (int64_t d = 0; d < rank; ++d)
         dims.push_back(d);
-    else
+    } else if (rank == 0 && lib == Lib::Torch) {
+      // torch takes dim 0 or -1 of a 0-d tensor as the tensor itself (numpy raises).
+      std::vector<VarPtr> named = axis->kind == VK::Tuple || axis->kind == VK::List
+                                      ? axis->items
+                                      : std::vector<VarPtr>{axis};
+      for (const VarPtr &d : named)
+        if (int64_t n = intOf(d); n != 0 && n != -1)
+          breakTrace(dyn::BreakKind::unsupported_call, "dimension out of range");
+    } else {
+      if (isArg && axis->kind != VK::Const)
+        breakTrace(dyn::BreakKind::unsupported_call, name + " takes a single axis");
       dims = dimsOf(axis, rank);
+      if (llvm::SmallDenseSet<int64_t>(dims.begin(), dims.end()).size() != dims.size())
+        breakTrace(dyn::BreakKind::unsupported_call, "duplicate value in 'axis'");
+    }
     Value v = x->value;
     Type element = elementTypeOf(v);
+    RankedTensorType xType = typeOf(v);
+    // Maxima, minima and their positions of nothing raise in numpy and torch.
+    if (name != "sum" && name != "prod" && name != "mean")
+      for (int64_t d : dims)
+        if (xType.getDimSize(d) == 0)
+          breakTrace(dyn::BreakKind::unsupported_call,
+                     name + " of an empty array (a reduction without an identity)");
     auto attr = b.getDenseI64ArrayAttr(dims);
     if (name == "sum" || name == "prod") {
       if (!isa<FloatType>(element))
         v = castTo(v, i64());
-      return result(name == "sum" ? Value(dyn::SumOp::create(b, l, v, attr, keepdim))
-                                  : Value(dyn::ProdOp::create(b, l, v, attr, keepdim)));
+      return reduced(name == "sum" ? Value(dyn::SumOp::create(b, l, v, attr, keepdim))
+                                   : Value(dyn::ProdOp::create(b, l, v, attr, keepdim)),
+                     keepdim);
     }
     if (name == "mean") {
       if (!isa<FloatType>(element) && lib == Lib::Torch)
         breakTrace(dyn::BreakKind::unsupported_call,
                    "torch.mean of an integer tensor raises in eager torch");
-      return result(dyn::MeanOp::create(b, l, castTo(v, floatFor(lib, element)), attr, keepdim));
+      return reduced(dyn::MeanOp::create(b, l, castTo(v, floatFor(lib, element)), attr, keepdim),
+                     keepdim);
     }
     if (element.isInteger(1))
       v = castTo(v, i64());
-    if (name == "argmax" || name == "argmin")
-      return result(name == "argmax" ? Value(dyn::ArgMaxOp::create(b, l, v, attr, keepdim))
-                                     : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)));
+    if (isArg)
+      return reduced(name == "argmax" ? Value(dyn::ArgMaxOp::create(b, l, v, attr, keepdim))
+                                      : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)),
+                     keepdim);
     bool isMax = name == "max" || name == "amax";
     Value values = isMax ? Value(dyn::MaxOp::create(b, l, v, attr, keepdim))
                          : Value(dyn::MinOp::create(b, l, v, attr, keepdim));
@@ -1273,12 +1441,13 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     // torch.max(x, dim) returns (values, indices).
     if (lib == Lib::Torch && !isNone(axis) && (name == "max" || name == "min")) {
       VarPtr pair = makeVar(VK::Tuple);
+      pair->structType = "torch.return_types:" + name;
       pair->items = {result(values),
                      result(isMax ? Value(dyn::ArgMaxOp::create(b, l, v, attr, keepdim))
                                   : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)))};
       return pair;
     }
-    return result(values);
+    return reduced(values, keepdim);
   }
 
   if (name == "softmax" || name == "log_softmax") {
@@ -1286,7 +1455,7 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     VarPtr dim = takeArg(args, kwargs, 1, {"dim", "axis"});
     if (isNone(dim))
       breakTrace(dyn::BreakKind::unsupported_call, name + " needs an explicit dim");
-    int64_t d = dimsOf(dim, typeOf(x->value).getRank())[0];
+    int64_t d = singleDim(dim, typeOf(x->value).getRank());
     Value v = castTo(x->value, floatFor(lib, elementTypeOf(x->value)));
     return result(name == "softmax" ? Value(dyn::SoftmaxOp::create(b, l, v, d))
                                     : Value(dyn::LogSoftmaxOp::create(b, l, v, d)));
@@ -1342,10 +1511,12 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     SmallVector<int64_t> perm;
     std::vector<VarPtr> rest(args.begin() + 1, args.end());
     if (lib == Lib::Torch && name == "transpose") {
-      SmallVector<int64_t> a = dimsOf(rest.at(0), rank), c = dimsOf(rest.at(1), rank);
+      if (rest.size() != 2)
+        breakTrace(dyn::BreakKind::unsupported_call, "torch.transpose takes two dimensions");
+      int64_t a = singleDim(rest[0], rank), c = singleDim(rest[1], rank);
       for (int64_t d = 0; d < rank; ++d)
         perm.push_back(d);
-      std::swap(perm[a[0]], perm[c[0]]);
+      std::swap(perm[a], perm[c]);
     } else if (rest.empty() || isNone(rest[0])) {
       for (int64_t d = rank - 1; d >= 0; --d)
         perm.push_back(d);
@@ -1354,6 +1525,9 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
       if (rest.size() > 1)
         axes->items = rest;
       perm = dimsOf(axes, rank);
+      if (static_cast<int64_t>(perm.size()) != rank ||
+          llvm::SmallDenseSet<int64_t>(perm.begin(), perm.end()).size() != perm.size())
+        breakTrace(dyn::BreakKind::unsupported_call, "axes don't match array");
     }
     return result(dyn::TransposeOp::create(b, l, x->value, b.getDenseI64ArrayAttr(perm)));
   }
@@ -1407,7 +1581,7 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
   }
 
   if (name == "concatenate" || name == "cat") {
-    VarPtr seq = args.at(0);
+    VarPtr seq = sequenceArg(takeArg(args, kwargs, 0, {"tensors", "arrays"}), name);
     VarPtr axis = takeArg(args, kwargs, 1, {"axis", "dim"});
     SmallVector<Value> inputs;
     Type element;
@@ -1421,7 +1595,7 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
       inputs.push_back(castTo(t->value, element));
     if (inputs.empty())
       breakTrace(dyn::BreakKind::unsupported_call, name + " of an empty sequence");
-    int64_t d = isNone(axis) ? 0 : dimsOf(axis, typeOf(inputs[0]).getRank())[0];
+    int64_t d = isNone(axis) ? 0 : singleDim(axis, typeOf(inputs[0]).getRank());
     return result(dyn::ConcatOp::create(b, l, inputs, d));
   }
 
@@ -1488,6 +1662,9 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
                      "reading a dynamic dimension of a tensor traced with dynamic=True");
         shape[d] = py::int_(type.getDimSize(d));
       }
+      // torch spells a shape torch.Size (x.new(size) reads it as a size, not as data).
+      if (obj->lib == Lib::Torch)
+        return constVar(torch.attr("Size")(shape));
       return constVar(shape);
     }
     if (name == "ndim")
@@ -1517,6 +1694,29 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
         return constVar(numpy.attr("dtype")(n));
       return constVar(torch.attr(n.c_str()));
     }
+    // Properties of a CPU, strided, non-quantized tensor without grad (the only kind the
+    // tracer takes as input; the guards keep it so).
+    if (obj->lib == Lib::Torch) {
+      static const llvm::StringMap<bool> flags = {
+          {"is_cuda", false},   {"is_sparse", false}, {"is_quantized", false},  {"is_meta", false},
+          {"is_mkldnn", false}, {"is_nested", false}, {"requires_grad", false}, {"is_leaf", true}};
+      if (auto it = flags.find(name); it != flags.end())
+        return constVar(py::bool_(it->second));
+      if (name == "device")
+        return constVar(torch.attr("device")("cpu"));
+      if (name == "layout")
+        return constVar(torch.attr("strided"));
+    }
+    // Anything else must be a method of the real class; a property the tracer does not know
+    // (x.flags, x.grad, x.data, ...) is not approximated.
+    py::object cls = obj->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
+    py::object attr = py::getattr(cls, name.c_str(), py::none());
+    bool isMethod = PyObject_TypeCheck(attr.ptr(), &PyMethodDescr_Type) ||
+                    PyObject_TypeCheck(attr.ptr(), &PyWrapperDescr_Type) ||
+                    PyFunction_Check(attr.ptr()) || PyCFunction_Check(attr.ptr());
+    if (!isMethod)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "attribute '" + name + "' of " + describe(obj) + " is not modelled");
     VarPtr m = makeVar(VK::Method);
     m->name = name;
     m->items = {obj};
@@ -1554,15 +1754,23 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
       breakTrace(dyn::BreakKind::unsupported_call,
                  "'" + typeName(obj->obj) + "' has no attribute '" + name + "'");
     }
-    // Attributes of modules and classes are identity-guarded through their owner.
-    return wrap(value, "", /*guard=*/false);
+    // An attribute of an object the caller can reach is read back from there and guarded
+    // like any input (a changed attribute of an argument or global recompiles). Functions
+    // and classes of modules and classes are looked up once: guarding every `np.sin` would
+    // cost each call a guard for what practically never changes.
+    bool ownerIsNamespace = PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr());
+    bool stable =
+        ownerIsNamespace && (PyCallable_Check(value.ptr()) || PyModule_Check(value.ptr()));
+    if (obj->source.empty() || stable)
+      return wrap(value, stable ? "" : source, /*guard=*/false);
+    return wrap(value, source);
   }
   breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
 }
 
 VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
-  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && index->kind == VK::Const &&
-      PyLong_Check(index->obj.ptr())) {
+  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
+      index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
     int64_t i = index->obj.cast<int64_t>();
     int64_t n = static_cast<int64_t>(obj->items.size());
     if (i < -n || i >= n)
@@ -1579,27 +1787,54 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
     return constVar(obj->obj[index->obj]);
   if (obj->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
-  // Basic indexing with constant ints and slices, dimension by dimension.
+  // Basic indexing with constant ints, slices, `...` and None, dimension by dimension;
+  // anything else (arrays, bools, lists) is advanced indexing and runs for real.
   RankedTensorType type = typeOf(obj->value);
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
-  SmallVector<int64_t> starts, stops, steps, squeezed;
+  auto isEllipsis = [](const VarPtr &p) {
+    return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
+  };
+  auto isNewAxis = [](const VarPtr &p) { return p->kind == VK::Const && p->obj.is_none(); };
   int64_t rank = type.getRank();
-  if (static_cast<int64_t>(parts.size()) > rank)
+  int64_t consumed = 0, ellipses = 0;
+  for (const VarPtr &p : parts) {
+    if (isEllipsis(p))
+      ++ellipses;
+    else if (!isNewAxis(p))
+      ++consumed;
+  }
+  if (ellipses > 1)
+    breakTrace(dyn::BreakKind::unsupported_call, "an index can only have a single ellipsis");
+  if (consumed > rank)
     breakTrace(dyn::BreakKind::unsupported_call, "too many indices for the tensor");
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t size = type.getDimSize(d);
-    VarPtr part = d < static_cast<int64_t>(parts.size()) ? parts[d] : nullptr;
-    if (part && ShapedType::isDynamic(size))
-      breakTrace(dyn::BreakKind::unsupported_call, "indexing a dynamic dimension");
-    if (!part) {
-      starts.push_back(0);
-      stops.push_back(ShapedType::isDynamic(size) ? 0 : size);
-      steps.push_back(1);
-      if (ShapedType::isDynamic(size))
-        breakTrace(dyn::BreakKind::unsupported_call, "slicing a tensor with dynamic dimensions");
+  SmallVector<int64_t> starts, stops, steps, squeezed, newAxes;
+  bool allIntegers = ellipses == 0 && consumed == rank;
+  int64_t d = 0;          // the input dimension the next part indexes
+  int64_t resultDims = 0; // dimensions of the sliced result before new axes are inserted
+  auto keepWhole = [&](int64_t dim) {
+    int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      breakTrace(dyn::BreakKind::unsupported_call, "slicing a tensor with dynamic dimensions");
+    starts.push_back(0);
+    stops.push_back(size);
+    steps.push_back(1);
+  };
+  std::vector<int64_t> newAxisAt; // positions in the result, in order
+  for (const VarPtr &part : parts) {
+    if (isEllipsis(part)) {
+      for (int64_t n = rank - consumed; n > 0; --n, ++d, ++resultDims)
+        keepWhole(d);
       continue;
     }
-    if (part->kind == VK::Const && PyLong_Check(part->obj.ptr())) {
+    if (isNewAxis(part)) {
+      newAxisAt.push_back(resultDims + static_cast<int64_t>(newAxisAt.size()));
+      continue;
+    }
+    int64_t size = type.getDimSize(d);
+    if (ShapedType::isDynamic(size))
+      breakTrace(dyn::BreakKind::unsupported_call, "indexing a dynamic dimension");
+    if (part->kind == VK::Const && PyLong_Check(part->obj.ptr()) &&
+        !PyBool_Check(part->obj.ptr())) {
       int64_t i = part->obj.cast<int64_t>();
       if (i < -size || i >= size)
         breakTrace(dyn::BreakKind::unsupported_call,
@@ -1610,23 +1845,39 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
       stops.push_back(i + 1);
       steps.push_back(1);
       squeezed.push_back(d);
+      ++d;
       continue;
     }
-    if (part->kind != VK::Slice)
+    allIntegers = false;
+    if (part->kind != VK::Slice ||
+        llvm::any_of(part->items, [](const VarPtr &b) { return b->kind != VK::Const; }))
       breakTrace(dyn::BreakKind::unsupported_call, "advanced indexing is not supported");
-    // slice.indices gives numpy's normalization exactly.
+    // slice.indices gives numpy's normalization exactly (and raises as numpy does).
     py::object slice = py::reinterpret_steal<py::object>(PySlice_New(
         part->items[0]->obj.ptr(), part->items[1]->obj.ptr(), part->items[2]->obj.ptr()));
+    if (!slice)
+      throw py::error_already_set();
     py::tuple norm = slice.attr("indices")(size);
+    if (obj->lib == Lib::Torch && norm[2].cast<int64_t>() < 0)
+      breakTrace(dyn::BreakKind::unsupported_call, "torch slices with negative steps raise");
     starts.push_back(norm[0].cast<int64_t>());
     stops.push_back(norm[1].cast<int64_t>());
     steps.push_back(norm[2].cast<int64_t>());
+    ++d;
+    ++resultDims;
   }
+  for (; d < rank; ++d, ++resultDims)
+    keepWhole(d);
   Value v = dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(starts),
                                  b.getDenseI64ArrayAttr(stops), b.getDenseI64ArrayAttr(steps));
   if (!squeezed.empty())
     v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(squeezed));
-  return tensorVar(v, obj->lib);
+  for (int64_t at : newAxisAt)
+    v = dyn::ExpandDimsOp::create(b, loc(), v, at);
+  VarPtr r = tensorVar(v, obj->lib);
+  // x[i, j] of every dimension is an element: a numpy scalar (x[...] stays an array).
+  r->scalar = obj->lib == Lib::Numpy && allIntegers && newAxisAt.empty();
+  return r;
 }
 
 VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {
@@ -1636,7 +1887,7 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
     py::object p = m.attr(name);
     if (p.is_none())
       return nullptr;
-    return wrap(p, module->source + "." + name);
+    return wrap(p, module->source.empty() ? "" : module->source + "." + name);
   };
   if (kind == "torch.nn.modules.linear.Linear") {
     VarPtr w = param("weight"), bias = param("bias");
@@ -1676,7 +1927,7 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
     VarPtr x = args.at(0);
     size_t i = 0;
     for (py::handle child : m) {
-      VarPtr c = wrap(child, module->source + "[" + std::to_string(i++) + "]");
+      VarPtr c = wrap(child, itemSource(module->source, std::to_string(i++)));
       x = callModule(c, {x}, depth);
     }
     return x;
@@ -1684,7 +1935,7 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
   // A user module: inline its forward with self bound.
   py::object forward = py::type::handle_of(m).attr("forward");
   return callFunction(forward, module, std::move(args), {}, depth + 1,
-                      "type(" + module->source + ").forward");
+                      module->source.empty() ? "" : "type(" + module->source + ").forward");
 }
 
 VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args, KwArgs kwargs,
@@ -1701,7 +1952,7 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
   frame.code = code;
   frame.globals = fn.attr("__globals__");
   frame.depth = depth;
-  frame.globalsSource = fnSource + ".__globals__";
+  frame.globalsSource = fnSource.empty() ? "" : fnSource + ".__globals__";
   frame.locals.resize(code->localNames.size());
   if (self)
     args.insert(args.begin(), self);
@@ -1732,15 +1983,21 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
   if (!defaults.is_none()) {
     py::tuple d = defaults;
     int first = positional - static_cast<int>(d.size());
+    // Defaults are read back and guarded like any input: they can be rebound
+    // (f.__defaults__ = ...) or be mutable objects the function changes.
     for (int i = std::max(first, 0); i < positional; ++i)
       if (!frame.locals[i])
-        frame.locals[i] = wrap(d[i - first], "", /*guard=*/false);
+        frame.locals[i] = wrap(
+            d[i - first],
+            fnSource.empty() ? "" : fnSource + ".__defaults__[" + std::to_string(i - first) + "]");
   }
   py::object kwDefaults = fn.attr("__kwdefaults__");
   for (int i = positional; i < positional + code->kwOnlyCount; ++i)
     if (!frame.locals[i] && !kwDefaults.is_none() &&
         py::dict(kwDefaults).contains(code->localNames[i]))
-      frame.locals[i] = wrap(py::dict(kwDefaults)[code->localNames[i].c_str()], "", false);
+      frame.locals[i] =
+          wrap(py::dict(kwDefaults)[code->localNames[i].c_str()],
+               fnSource.empty() ? "" : fnSource + ".__kwdefaults__['" + code->localNames[i] + "']");
   for (int i = 0; i < positional + code->kwOnlyCount; ++i)
     if (!frame.locals[i])
       breakTrace(dyn::BreakKind::unsupported_call,
@@ -1751,9 +2008,10 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
     py::tuple cells = closure;
     size_t first = code->localNames.size() - cells.size();
     for (size_t i = 0; i < cells.size(); ++i)
-      frame.locals[first + i] =
-          wrap(cells[i].attr("cell_contents"),
-               fnSource + ".__closure__[" + std::to_string(i) + "].cell_contents");
+      frame.locals[first + i] = wrap(cells[i].attr("cell_contents"),
+                                     fnSource.empty() ? ""
+                                                      : fnSource + ".__closure__[" +
+                                                            std::to_string(i) + "].cell_contents");
   }
   py::object builtins = frame.globals.contains("__builtins__")
                             ? py::object(frame.globals["__builtins__"])
@@ -1766,6 +2024,64 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
   current = savedCode;
   currentInstr = savedInstr;
   return out.value;
+}
+
+/// The Python type of the object a Var stands for.
+py::object Tracer::pythonType(const VarPtr &v) {
+  switch (v->kind) {
+  case VK::Tensor: {
+    if (v->inputType) // an input: its exact type is guarded (nn.Parameter, np.float64, ...)
+      return v->inputType;
+    if (v->lib == Lib::Torch)
+      return torch.attr("Tensor");
+    if (!v->scalar)
+      return numpy.attr("ndarray");
+    // A numpy scalar's type follows its dtype (np.float32, np.bool_, ...).
+    py::object dtype = getAttr(v, "dtype")->obj;
+    return dtype.attr("type");
+  }
+  case VK::Const:
+  case VK::Object:
+  case VK::Function:
+  case VK::NNModule:
+    return py::type::of(v->obj);
+  case VK::Tuple:
+    if (!v->structType.empty() || v->viewOf)
+      break;
+    return py::type::of(py::tuple());
+  case VK::List:
+    return py::type::of(py::list());
+  case VK::Dict:
+    return py::type::of(py::dict());
+  default:
+    break;
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "the type of " + describe(v));
+}
+
+/// isinstance(obj, classes) from the Python type each Var stands for (a tensor input is
+/// exactly an ndarray or a torch.Tensor: the guards pin its type).
+VarPtr Tracer::isInstance(const VarPtr &obj, const VarPtr &classes) {
+  py::object cls;
+  if (classes->kind == VK::Const || classes->kind == VK::Object) {
+    cls = classes->obj;
+  } else if (classes->kind == VK::Tuple) {
+    py::tuple all(classes->items.size());
+    for (size_t i = 0; i < classes->items.size(); ++i) {
+      const VarPtr &c = classes->items[i];
+      if (c->kind != VK::Const && c->kind != VK::Object)
+        breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(c));
+      all[i] = c->obj;
+    }
+    cls = all;
+  } else {
+    breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(classes));
+  }
+  py::object type = pythonType(obj);
+  int r = PyObject_IsSubclass(type.ptr(), cls.ptr());
+  if (r < 0)
+    throw py::error_already_set();
+  return constVar(py::bool_(r == 1));
 }
 
 VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kwargs) {
@@ -1786,6 +2102,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     if (self->kind == VK::Dict && args.empty() &&
         (callee->name == "items" || callee->name == "keys" || callee->name == "values")) {
       VarPtr out = makeVar(VK::Tuple);
+      out->viewOf = self;
+      out->name = callee->name;
       for (size_t i = 0; i < self->keys.size(); ++i) {
         if (callee->name == "keys") {
           out->items.push_back(constVar(self->keys[i]));
@@ -1811,9 +2129,7 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(callee->obj))
       return callTensorOp(library->first, library->second, std::move(args), std::move(kwargs));
     return callFunction(callee->obj, nullptr, std::move(args), std::move(kwargs), f.depth + 1,
-                        callee->source.empty()
-                            ? callee->obj.attr("__qualname__").cast<std::string>()
-                            : callee->source);
+                        callee->source);
   case VK::NNModule:
     if (!kwargs.empty())
       breakTrace(dyn::BreakKind::unsupported_call, "keyword arguments to a module call");
@@ -1853,10 +2169,6 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
                          "len() of a tensor without a static first dimension");
             return constVar(py::int_(t.getDimSize(0)));
           }
-          if (name == "isinstance") {
-            py::object cls = a->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
-            return constVar(py::bool_(PyObject_IsSubclass(cls.ptr(), args[1]->obj.ptr()) == 1));
-          }
           if (name == "float" || name == "int" || name == "bool")
             breakTrace(dyn::BreakKind::data_dependent_value,
                        name + "() of a tensor needs its real value on the host");
@@ -1865,8 +2177,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
             breakTrace(dyn::BreakKind::unsupported_call, name + "() over a tensor");
         }
       }
-      if (name == "isinstance" && args.size() == 2 && args[0]->kind != VK::Const)
-        return constVar(py::bool_(py::isinstance(args[0]->obj, args[1]->obj)));
+      if (name == "isinstance" && args.size() == 2 && kwargs.empty())
+        return isInstance(args[0], args[1]);
       if (name == "len" && args.size() == 1 &&
           (args[0]->kind == VK::Tuple || args[0]->kind == VK::List || args[0]->kind == VK::Dict))
         return constVar(py::int_(args[0]->items.size()));
@@ -1955,6 +2267,12 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
         // of the wrong type): the host runs it for real and reports it as eager Python would.
         breakTrace(dyn::BreakKind::unsupported_call,
                    std::string("Python raised while tracing: ") + e.what());
+      } catch (std::exception &e) {
+        // Any other failure of the tracer itself (a pybind11 cast of an unexpected value, an
+        // index out of range, an LLVM fatal error): the instruction is not modelled, so it
+        // runs for real. Never an approximation, never an error the eager program lacks.
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   std::string("the tracer cannot model this instruction: ") + e.what());
       }
     } catch (Break &brk) {
       if (brk.depth < 0)
@@ -2037,7 +2355,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       f.stack.push_back(makeVar(VK::Null));
     py::tuple names = f.code->object.attr("co_names");
     std::string name = py::str(names[in.arg >> 1]);
-    std::string source = f.globalsSource + "['" + name + "']";
+    std::string source = itemSource(f.globalsSource, "'" + name + "'");
     if (f.globals.contains(name))
       f.stack.push_back(wrap(f.globals[name.c_str()], source));
     else if (f.builtins.contains(name))
@@ -2085,7 +2403,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case BINARY_OP: {
     VarPtr y = f.pop(), x = f.pop();
-    bool inPlace = in.arg >= 13 && (x->kind == VK::Tensor || x->kind == VK::List);
+    // numpy scalars are immutable: `s += 1` rebinds s, as `s = s + 1` does.
+    bool inPlace = in.arg >= 13 && ((x->kind == VK::Tensor && !x->scalar) || x->kind == VK::List);
     f.stack.push_back(inPlace ? updateInPlace(in.arg, x, y) : binary(in.arg, x, y));
     break;
   }
@@ -2099,7 +2418,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     if (x->kind == VK::Const)
       f.stack.push_back(constVar(-x->obj));
     else if (x->kind == VK::Tensor)
-      f.stack.push_back(tensorVar(dyn::NegOp::create(b, loc(), x->value), x->lib));
+      f.stack.push_back(ufuncResult(dyn::NegOp::create(b, loc(), x->value), x->lib));
     else
       breakTrace(dyn::BreakKind::unsupported_call, "negation of " + describe(x));
     break;
@@ -2108,13 +2427,16 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr x = f.pop();
     if (x->kind != VK::Const)
       breakTrace(dyn::BreakKind::data_dependent_value, "`not` of a non-constant value");
-    f.stack.push_back(constVar(py::bool_(!x->obj.cast<bool>())));
+    int truth = PyObject_IsTrue(x->obj.ptr());
+    if (truth < 0)
+      throw py::error_already_set();
+    f.stack.push_back(constVar(py::bool_(truth == 0)));
     break;
   }
   case UNARY_INVERT: {
     VarPtr x = f.pop();
     if (x->kind == VK::Tensor)
-      f.stack.push_back(tensorVar(dyn::NotOp::create(b, loc(), x->value), x->lib));
+      f.stack.push_back(ufuncResult(dyn::NotOp::create(b, loc(), x->value), x->lib));
     else if (x->kind == VK::Const)
       f.stack.push_back(constVar(~x->obj));
     else
@@ -2260,12 +2582,23 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       return;
     }
     bool truth;
-    if (cond->kind == VK::Const)
-      truth = cond->obj.cast<bool>();
-    else if (cond->kind == VK::Tuple || cond->kind == VK::List)
+    if (cond->kind == VK::Const) {
+      int t = PyObject_IsTrue(cond->obj.ptr());
+      if (t < 0)
+        throw py::error_already_set();
+      truth = t == 1;
+    } else if (cond->kind == VK::Tuple || cond->kind == VK::List || cond->kind == VK::Dict) {
       truth = !cond->items.empty();
-    else
-      truth = true; // modules, functions and other objects are truthy
+    } else if (cond->kind == VK::Null || cond->kind == VK::Iterator || cond->kind == VK::Slice) {
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "truth value of " + describe(cond));
+    } else {
+      // Objects are truthy unless their class says otherwise (__bool__ / __len__), which
+      // would run user code on a value the guards do not pin.
+      py::handle type = cond->obj ? py::type::handle_of(cond->obj) : py::handle();
+      if (!type || py::hasattr(type, "__bool__") || py::hasattr(type, "__len__"))
+        breakTrace(dyn::BreakKind::unsupported_call, "truth value of " + describe(cond));
+      truth = true;
+    }
     if (truth == jumpIfTrue) {
       jumpTo(target);
       return;
@@ -2298,8 +2631,10 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr container = f.pop(), item = f.pop();
     if (container->kind != VK::Const || item->kind != VK::Const)
       breakTrace(dyn::BreakKind::unsupported_call, "`in` on non-constant values");
-    bool has = PySequence_Contains(container->obj.ptr(), item->obj.ptr()) == 1;
-    f.stack.push_back(constVar(py::bool_(has != (in.arg == 1))));
+    int has = PySequence_Contains(container->obj.ptr(), item->obj.ptr());
+    if (has < 0)
+      throw py::error_already_set();
+    f.stack.push_back(constVar(py::bool_((has == 1) != (in.arg == 1))));
     break;
   }
   case RETURN_VALUE:
@@ -2562,7 +2897,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     return py::make_tuple("source", v->source);
   switch (v->kind) {
   case VK::Tensor: {
-    if (isa<BlockArgument>(v->value)) {
+    if (isa<BlockArgument>(v->value) && !v->copy) {
       // An argument under another name (np.asarray(x)): the caller's object itself.
       for (const auto &[source, input] : inputsBySource)
         if (input->value == v->value)
@@ -2579,7 +2914,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       live.push_back(v->value);
     // Another Var of the same value is a copy of it (y.copy()): it gets its own array.
     bool copy = !rebuiltValues.insert(v->value).second;
-    return py::make_tuple("live", index, v->lib == Lib::Torch, copy);
+    return py::make_tuple("live", index, v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "a", copy);
   }
   case VK::Const:
     return py::make_tuple("const", v->obj);
@@ -2590,6 +2925,10 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       throw NotRebuildable{describe(v)};
     return py::make_tuple("const", v->obj);
   case VK::Tuple:
+    if (v->viewOf) // the real view of the very dict the host rebuilds
+      return py::make_tuple("view", rebuildRecipe(v->viewOf, live), v->name);
+    if (!v->structType.empty())
+      return py::make_tuple("typed", v->structType, items(v->items));
     return py::make_tuple("tuple", items(v->items));
   case VK::List:
     return py::make_tuple("list", items(v->items));
@@ -2771,15 +3110,18 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
     if (!defaults.is_none()) {
       py::tuple d = defaults;
       int first = positional - static_cast<int>(d.size());
+      // The runtime binds defaults into the frame's locals (signature.apply_defaults) on
+      // every call, so a default is an input like an argument: guarded by value or identity.
       for (int i = std::max(first, 0); i < positional; ++i)
         if (!frame.locals[i])
-          frame.locals[i] = wrap(d[i - first], "", /*guard=*/false);
+          frame.locals[i] = wrap(d[i - first], "L['" + code->localNames[i] + "']");
     }
     py::object kwDefaults = function.attr("__kwdefaults__");
     for (int i = positional; i < positional + code->kwOnlyCount; ++i)
       if (!frame.locals[i] && !kwDefaults.is_none() &&
           py::dict(kwDefaults).contains(code->localNames[i]))
-        frame.locals[i] = wrap(py::dict(kwDefaults)[code->localNames[i].c_str()], "", false);
+        frame.locals[i] = wrap(py::dict(kwDefaults)[code->localNames[i].c_str()],
+                               "L['" + code->localNames[i] + "']");
     for (int i = 0; i < positional + code->kwOnlyCount; ++i)
       if (!frame.locals[i])
         throw EagerOnly{"missing argument '" + code->localNames[i] + "'"};
@@ -2796,10 +3138,26 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       Outcome out = runFrame(frame, 0, -1);
       // Return the tensors of the result; its structure is recorded for the runtime.
       SmallVector<Value> results;
+      // Each tensor is `%N` (a numpy array), `%sN` (a numpy scalar), `%tN` (a torch tensor),
+      // or the source of the caller's own object (`L['x']`) when the frame returns that.
+      py::object literalEval = py::module_::import("ast").attr("literal_eval");
       std::function<std::string(const VarPtr &)> flatten = [&](const VarPtr &v) -> std::string {
         if (v->kind == VK::Tensor) {
+          if (isa<BlockArgument>(v->value) && !v->copy)
+            for (const auto &[source, input] : inputsBySource)
+              if (input->value == v->value)
+                return source; // the caller's object itself, read back from the frame
           results.push_back(v->value);
-          return "%" + std::to_string(results.size() - 1);
+          std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
+          return "%" + kind + std::to_string(results.size() - 1);
+        }
+        if (v->viewOf)
+          breakTrace(dyn::BreakKind::unsupported_call, "returning a dict view");
+        if (v->kind == VK::Tuple && !v->structType.empty()) {
+          std::string s = "_type('" + v->structType + "')((";
+          for (size_t i = 0; i < v->items.size(); ++i)
+            s += flatten(v->items[i]) + ", ";
+          return s + "))";
         }
         if (v->kind == VK::Tuple || v->kind == VK::List) {
           std::string s = v->kind == VK::Tuple ? "(" : "[";
@@ -2815,8 +3173,18 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
             s += (i ? ", " : "") + std::string(py::repr(v->keys[i])) + ": " + flatten(v->items[i]);
           return s + "}";
         }
-        if (v->kind == VK::Const)
-          return py::repr(v->obj);
+        if (v->kind == VK::Const) {
+          // Only literals that read back as the same value of the same type (not nan, inf,
+          // dtypes or other objects): anything else is returned by the eager step.
+          std::string text = py::repr(v->obj);
+          try {
+            py::object back = literalEval(text);
+            if (py::type::handle_of(back).is(py::type::handle_of(v->obj)) && back.equal(v->obj))
+              return text;
+          } catch (py::error_already_set &) {
+          }
+          breakTrace(dyn::BreakKind::unsupported_call, "returning the constant " + text);
+        }
         breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
       };
       std::string structure = flatten(out.value);
@@ -2842,6 +3210,12 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
     }
   } catch (EagerOnly &eager) {
     result.eagerReason = eager.reason;
+    func.erase();
+    return result;
+  } catch (std::exception &e) {
+    // A failure outside the interpreter loop (binding the arguments, the result structure):
+    // nothing can be compiled, and the function is exactly its eager self.
+    result.eagerReason = std::string("the tracer failed: ") + e.what();
     func.erase();
     return result;
   }
@@ -2883,18 +3257,43 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
     if (out->kind != VK::Tensor)
       throw EagerOnly{"module output is not a single tensor"};
     func::ReturnOp::create(b, loc(), out->value);
-    func->setAttr("dyn.output", b.getStringAttr("%0"));
+    func->setAttr("dyn.output", b.getStringAttr("%t0"));
     func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {out->value.getType()}));
   } catch (EagerOnly &eager) {
     result.eagerReason = eager.reason;
+    func.erase();
+  } catch (std::exception &e) {
+    result.eagerReason = std::string("the tracer failed: ") + e.what();
     func.erase();
   }
   result.kernelCalls = kernelCalls;
   return result;
 }
 
+namespace {
+/// LLVM reports a few errors only through report_fatal_error, which aborts the process: an ODS
+/// builder whose result type inference fails ("Failed to infer result type(s)") is one. The
+/// tracer checks what it builds, but if a case slips through, it must not take the user's
+/// process down: while tracing, a fatal error becomes a C++ exception, which the interpreter
+/// loop turns into a graph break (the instruction then runs eagerly).
+struct FatalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void throwFatalError(void *, const char *reason, bool) {
+  throw FatalError(std::string("LLVM fatal error: ") + reason);
+}
+
+/// Installs the handler for one trace (traces do not nest: the GIL serializes them).
+struct FatalErrorsThrow {
+  FatalErrorsThrow() { llvm::install_fatal_error_handler(throwFatalError); }
+  ~FatalErrorsThrow() { llvm::remove_fatal_error_handler(); }
+};
+} // namespace
+
 TraceResult dynamir::frontend::trace(MLIRContext *context, py::handle fn, py::tuple args,
                                      py::dict kwargs, const TraceOptions &options) {
+  FatalErrorsThrow fatalErrorsThrow;
   Tracer tracer(context, options);
   return tracer.run(fn, args, kwargs);
 }

@@ -172,6 +172,14 @@ bool isTorchTensor(py::handle obj) {
   }
   return PyObject_IsInstance(obj.ptr(), tensorType) == 1;
 }
+
+/// torch.is_grad_enabled(), for a torch tensor argument (torch is loaded then).
+bool gradEnabled() {
+  // Kept for the process (released: no destructor may run after the interpreter is gone).
+  static py::handle isGradEnabled =
+      py::object(py::module_::import("torch").attr("is_grad_enabled")).release();
+  return isGradEnabled().cast<bool>();
+}
 } // namespace
 
 struct Entry::Guard {
@@ -287,6 +295,9 @@ struct Entry::Guard {
         return false;
       if (contiguous && !obj.attr("is_contiguous")().cast<bool>())
         return fail("is not contiguous");
+      // Graphs compute no gradients (the tracer runs such frames eagerly).
+      if (isTorchTensor(obj) && obj.attr("requires_grad").cast<bool>() && gradEnabled())
+        return fail("requires grad while autograd is enabled");
       return true;
     }
     }
@@ -571,6 +582,16 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
   }
   py::list results;
   py::object breakValues; // set when the program reached its graph break
+  // Every value the host hands out is a Python object of its own, as eagerly. The tracer
+  // returns the caller's own objects by their source, so an argument reaching a result here
+  // is another object with the same contents (a graph that folded `np.where(c, a, a)` or
+  // `a.copy()` to `a`), and so is a value returned twice (`return b, np.maximum(b, b)`).
+  auto ownObject = [&](Value v, py::object value, bool repeated) -> py::object {
+    bool argument = isa<BlockArgument>(v) && v.getParentBlock() == &host.getBody().front();
+    if ((argument || repeated) && py::isinstance<py::array>(value))
+      return value.attr("copy")();
+    return value;
+  };
 
   // A recursive lambda without std::function: nothing is allocated per call for it.
   auto runBlock = [&](auto &self, Block &block, SmallVectorImpl<py::object> &yielded) -> void {
@@ -661,15 +682,17 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
       }
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         // Device arrays in, device arrays out; otherwise results come back to the host.
+        llvm::SmallDenseSet<Value, 4> returned;
         for (Value v : ret.getOperands())
-          results.append(deviceArguments ? env.lookup(v) : toHost(env.lookup(v)));
+          results.append(ownObject(v, deviceArguments ? env.lookup(v) : toHost(env.lookup(v)),
+                                   !returned.insert(v).second));
         continue;
       }
       if (auto brk = dyn_cast<dyn::GraphBreakOp>(op)) {
         py::tuple live(brk.getLive().size());
         // Like results: a caller that passed device arrays gets device arrays in the frame.
         for (auto [i, v] : llvm::enumerate(brk.getLive()))
-          live[i] = deviceArguments ? env.lookup(v) : toHost(env.lookup(v));
+          live[i] = ownObject(v, deviceArguments ? env.lookup(v) : toHost(env.lookup(v)), false);
         breakValues = std::move(live);
         return;
       }

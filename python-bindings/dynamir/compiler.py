@@ -20,6 +20,7 @@ import builtins
 import collections
 import dataclasses
 import functools
+import importlib
 import inspect
 import os
 import re
@@ -99,22 +100,6 @@ def _is_known_layer(module):
     return type(module).__module__.startswith("torch.nn.modules.")
 
 
-def _has_torch_tensor(values):
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return False
-    stack = list(values)
-    while stack:
-        v = stack.pop()
-        if isinstance(v, torch.Tensor):
-            return True
-        if isinstance(v, (list, tuple)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-    return False
-
-
 class _Resume:
     """Returned by a continuation's frame: go on in `function` with `args` (a trampoline, so
     that a loop that breaks on every iteration does not nest Python calls)."""
@@ -131,6 +116,31 @@ _UNBOUND = object()  # a local not assigned yet
 
 
 _source_code = {}  # source text (L['x'], G['np'].pi) -> its compiled expression
+
+
+def _as_array(o):
+    return o
+
+
+def _as_scalar(o):
+    # Device arrays (backend="cuda" called with dynamir.cuda.Array) stay on the GPU.
+    return o if type(o) is _dynamir.DeviceArray else o[()]
+
+
+def _as_tensor(o):
+    return o if type(o) is _dynamir.DeviceArray else sys.modules["torch"].from_numpy(o)
+
+
+_OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor}
+
+
+def _import_type(path):
+    """A type named by the tracer as module:qualname (torch.return_types.max)."""
+    module, _, name = path.partition(":")
+    value = importlib.import_module(module)
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value
 
 
 class _Iterator(tuple):
@@ -235,6 +245,25 @@ class CompiledFunction:
         code = getattr(func, "__code__", None)
         cells = tuple(zip(code.co_freevars, func.__closure__)) if code and func.__closure__ else ()
 
+        def bind_defaults(local_vars):
+            # Defaults as the function holds them now (f.__defaults__ can be rebound after the
+            # signature was taken): the tracer reads and guards them as the frame's locals.
+            for parameter in signature.parameters.values():
+                name = parameter.name
+                if name in local_vars:
+                    continue
+                if parameter.kind is parameter.VAR_POSITIONAL:
+                    local_vars[name] = ()
+                elif parameter.kind is parameter.VAR_KEYWORD:
+                    local_vars[name] = {}
+                elif parameter.kind is parameter.KEYWORD_ONLY:
+                    local_vars[name] = (func.__kwdefaults__ or {})[name]
+                else:
+                    positional = code.co_varnames[:code.co_argcount]
+                    defaults = func.__defaults__ or ()
+                    local_vars[name] = defaults[positional.index(name) - len(positional) +
+                                                len(defaults)]
+
         # The common case as one dict display: {'x': args[0], ...} (names are identifiers).
         positional = eval("lambda args: {%s}" % ", ".join(  # our own generated text
             f"{name!r}: args[{i}]" for i, name in enumerate(names)))
@@ -244,8 +273,8 @@ class CompiledFunction:
                 local_vars = positional(args)
             else:
                 bound = signature.bind(*args, **kwargs)
-                bound.apply_defaults()
                 local_vars = dict(bound.arguments)
+                bind_defaults(local_vars)
             if bound_self:
                 local_vars.update(bound_self)
             for name, cell in cells:
@@ -308,7 +337,7 @@ class CompiledFunction:
                 continue
             self._last = entry
             if kind is list and entry.rebuild is not None:  # the common case, kept short
-                return entry.rebuild(outputs)
+                return entry.rebuild(outputs, local_vars, global_vars)
             outputs = self._finish(entry, outputs, args, kwargs, local_vars, global_vars)
             if type(outputs) is _Resume and not self._is_continuation:
                 return self._trampoline(outputs)
@@ -353,11 +382,8 @@ class CompiledFunction:
         if type(outputs) is tuple:
             return self._after_break(entry, outputs, args, kwargs, local_vars, global_vars)
         if entry.rebuild is None:
-            # The guards pin each argument's type, so an entry always returns the same kind.
-            to_torch = _has_torch_tensor(args) or (bool(kwargs) and
-                                                   _has_torch_tensor(kwargs.values()))
-            entry.rebuild = self._make_rebuild(entry.native.output_structure, to_torch)
-        return entry.rebuild(outputs)
+            entry.rebuild = self._make_rebuild(entry.native.output_structure)
+        return entry.rebuild(outputs, local_vars, global_vars)
 
     # -- after a graph break -------------------------------------------------------------------
     def _after_break(self, entry, live, args, kwargs, local_vars, global_vars):
@@ -391,12 +417,10 @@ class CompiledFunction:
             if kind == "live":
                 value = live[recipe[1]]
                 if type(value) is _dynamir.DeviceArray:  # backend="cuda" with device arrays
-                    return value.numpy()[()] if value.ndim == 0 else value
+                    return value.numpy()[()] if recipe[2] == "s" else value
                 if recipe[3]:
                     value = value.copy()
-                if recipe[2]:
-                    return sys.modules["torch"].from_numpy(value)
-                return value[()] if value.ndim == 0 else value
+                return _OUTPUT_KINDS[recipe[2]](value)
             if kind == "source":
                 code = _source_code.get(recipe[1])
                 if code is None:  # our own generated source text, e.g. L['x'].weight
@@ -412,6 +436,10 @@ class CompiledFunction:
                 return _UNBOUND
             if kind == "tuple":
                 return tuple(rebuild(r) for r in recipe[1])
+            if kind == "typed":
+                return _import_type(recipe[1])(tuple(rebuild(r) for r in recipe[2]))
+            if kind == "view":
+                return getattr(rebuild(recipe[1]), recipe[2])()
             if kind == "list":
                 return [rebuild(r) for r in recipe[1]]
             if kind == "dict":
@@ -501,27 +529,20 @@ class CompiledFunction:
         return step
 
     @staticmethod
-    def _make_rebuild(structure, to_torch):
-        """The function that turns the flat outputs into the traced function's result, as the
-        caller's library type (numpy in -> numpy out, torch in -> torch out, zero-copy)."""
-        if to_torch:
-            from_numpy = sys.modules["torch"].from_numpy
-            convert = from_numpy
-        else:
-            device_array = _dynamir.DeviceArray
-
-            def convert(o):
-                # Device arrays (backend="cuda" called with dynamir.cuda.Array) stay on the GPU.
-                if type(o) is device_array:
-                    return o
-                return o[()] if o.ndim == 0 else o
+    def _make_rebuild(structure):
+        """The function that turns the flat outputs into the traced function's result: each
+        output as the type eager code returns there (`%N` a numpy array, `%sN` a numpy scalar,
+        `%tN` a torch tensor sharing the array's memory), the caller's own objects by their
+        source (`L['x']`), torch.return_types by `_type('module:name')`."""
         if structure == "%0":
-            return lambda outputs: convert(outputs[0])
-        code = builtins_compile(re.sub(r"%(\d+)", r"_o[\1]", structure), "<dynamir output>",
-                                "eval")  # our own generated literal
+            return lambda outputs, local_vars, global_vars: outputs[0]
+        code = builtins_compile(re.sub(r"%([st]?)(\d+)", r"_\1(_o[\2])", structure),
+                                "<dynamir output>", "eval")  # our own generated literal
 
-        def rebuild(outputs):
-            return eval(code, {"__builtins__": {}}, {"_o": [convert(o) for o in outputs]})
+        def rebuild(outputs, local_vars, global_vars):
+            return eval(code, {"__builtins__": {}, "_": _as_array, "_s": _as_scalar,
+                               "_t": _as_tensor, "_type": _import_type},
+                        {"_o": outputs, "L": local_vars, "G": global_vars})
 
         return rebuild
 

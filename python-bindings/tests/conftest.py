@@ -17,3 +17,17 @@ def fresh():
     dynamir.reset()
     yield
     dynamir.reset()
+
+
+@pytest.fixture(autouse=True)
+def inference():
+    """Graphs compute no gradients, so a frame whose tensors would record them (a module's
+    parameters, with autograd on) runs eagerly. The tests compile models for inference, the way
+    they are run for it: under torch.no_grad(). Tests of autograd behaviour enable it."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    with torch.no_grad():
+        yield

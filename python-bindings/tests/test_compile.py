@@ -315,7 +315,7 @@ def test_numpy_scalar_arguments_hit_the_cache():
     assert close(f(x, 2.0), x * 2)  # a Python float is another type: one recompile
     c = dynamir.counters()
     assert c["cache_hits"] == 2 and c["recompiles"] == 1
-    assert c["guard_failures"] == ["L['s']: expected type numpy.float64, got float"]
+    assert c["guard_failures"] == ["L['s']: expected a numpy.float64, got float"]
 
 
 class Block(torch.nn.Module):

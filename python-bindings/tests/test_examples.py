@@ -50,6 +50,15 @@ def test_cli_runs_the_forum_script_on_dynamir(tmp_path):
     done = subprocess.run([sys.executable, "-m", "dynamir", "explain", str(script)],
                           capture_output=True, text=True, check=True)
     assert "same: True" in done.stdout
+    # The script runs with autograd on and the weights require grad: graphs compute no
+    # gradients, so the model runs eagerly and says why (never a detached result).
     assert "-- TestNet.forward" in done.stderr
+    assert "requires grad and autograd is enabled" in done.stderr
+
+    # For inference, the same model compiles into graphs.
+    script.write_text(FORUM_SCRIPT.replace("print(", "with torch.no_grad():\n    print("))
+    done = subprocess.run([sys.executable, "-m", "dynamir", "explain", str(script)],
+                          capture_output=True, text=True, check=True)
+    assert "same: True" in done.stdout
     assert "graph TestNet_forward_graph1 [traced, never compiled]: dyn.sin" in done.stderr
     assert "'frames_traced': 1" in done.stderr

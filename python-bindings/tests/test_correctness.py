@@ -1,0 +1,425 @@
+"""Regression tests for issue 11: compiling never changes what a program computes.
+
+Each test is a program that once gave a wrong value, a wrong type, an exception eager code does
+not raise, or killed the process. `same_as_eager` runs it eagerly and through dynamir.compile in
+three modes (default, capture_control_flow=True, backend="eager"), twice each, and compares the
+results, their types and dtypes, the arguments' state afterwards and what was printed. Programs
+that used to kill the process run in a child process, so a regression fails one test, not the
+session.
+"""
+
+import collections
+import contextlib
+import copy
+import io
+import itertools
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import dynamir
+
+torch = pytest.importorskip("torch")
+
+MODES = [{}, {"capture_control_flow": True}, {"backend": "eager"}]
+
+
+def snapshot(value):
+    """Everything eager code can observe about a value, as a comparable structure."""
+    # Values as their repr, where nan equals nan.
+    if isinstance(value, torch.Tensor):
+        return ("tensor", type(value).__name__, str(value.dtype), tuple(value.shape),
+                repr(value.detach().numpy().tolist()), value.requires_grad)
+    if isinstance(value, np.ndarray):
+        return ("ndarray", type(value).__name__, str(value.dtype), value.shape,
+                repr(np.asarray(value).tolist()))
+    if isinstance(value, np.generic):
+        return ("numpy scalar", type(value).__name__, value.item())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__qualname__, [snapshot(v) for v in value])
+    if isinstance(value, dict):
+        return ("dict", [(k, snapshot(v)) for k, v in value.items()])
+    if isinstance(value, float) and value != value:
+        return ("float", "nan")
+    return (type(value).__qualname__, repr(value))
+
+
+def observe(fn, args):
+    """Runs fn on copies of args: (result or exception type, arguments after, stdout)."""
+    args = copy.deepcopy(args)
+    out = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with contextlib.redirect_stdout(out):
+                result = ("returned", snapshot(fn(*args)))
+        except Exception as e:  # noqa: BLE001 - the exception type is what is compared
+            result = ("raised", type(e).__name__)
+    return result, [snapshot(a) for a in args], out.getvalue()
+
+
+def same_as_eager(fn, *args, modes=MODES):
+    want = observe(fn, args)
+    for mode in modes:
+        compiled = dynamir.compile(fn, **mode)
+        for call in range(2):
+            got = observe(compiled, args)
+            assert got == want, f"mode {mode}, call {call}"
+    return want
+
+
+def run_isolated(source):
+    """Runs a test program in a child process: a crash is a failed test, not a dead session."""
+    child = subprocess.run([sys.executable, "-c", textwrap.dedent(source)], capture_output=True,
+                           text=True, timeout=300)
+    assert child.returncode == 0, f"exit {child.returncode}\n{child.stderr[-3000:]}"
+    return child.stdout
+
+
+# -- Python values the tracer once approximated ------------------------------------------------
+
+def test_constant_tuples_reach_real_calls_as_themselves():
+    same_as_eager(lambda x: (sorted((7, 6, 5)), x + 1), np.ones(2))
+    same_as_eager(lambda x: sum([1, 2, 3]) * x, np.ones(2))
+    same_as_eager(lambda x: (list(itertools.zip_longest([1, 2, 3], ["a", "b"])), x),
+                  np.ones(2))
+    same_as_eager(lambda x: (torch.empty((2, 3)).shape, x + 1), torch.ones(2))
+
+
+def test_constant_index_tuple_of_a_store():
+    def f(x):
+        x[2, 0] = 7.0
+        return x
+    same_as_eager(f, np.zeros((3, 3)))
+
+
+def test_tensor_properties_are_not_methods():
+    def f(x):
+        if x.is_cuda or x.is_sparse or x.is_quantized:
+            return x
+        return x + 1
+    same_as_eager(f, torch.ones(2))
+
+
+def test_unknown_tensor_attributes_run_eagerly():
+    same_as_eager(lambda x: (x.flags.c_contiguous, x + 1), np.ones(2))
+
+
+def test_dict_views_are_live():
+    def f(x):
+        d = {1: x}
+        k = d.keys()
+        d[4] = x
+        return 4 in k, len(d.values()), sorted(d.keys() | {9: 0}.keys())
+    same_as_eager(f, np.ones(2))
+
+
+def test_numpy_function_of_a_tensor_returns_an_ndarray():
+    same_as_eager(lambda x: np.ones_like(x, dtype=np.float64), torch.ones(2))
+
+
+def test_unmodelled_keyword_arguments_run_for_real():
+    same_as_eager(lambda t: torch.add(2, 3, out=t), torch.ones(()))
+
+    def f(x):
+        np.add(x, 1, out=x)
+        return x
+    same_as_eager(f, np.zeros(3))
+
+
+def test_size_is_a_torch_size():
+    same_as_eager(lambda x, y: x.new(y.size()).shape, torch.ones(2), torch.ones(3, 2))
+
+    def f(x):
+        print(x.shape)
+        return x + 1
+    same_as_eager(f, torch.ones(2))
+
+
+def test_cat_with_keyword_tensors():
+    same_as_eager(lambda a, b: torch.cat(tensors=[a, b], dim=0), torch.ones(2), torch.ones(3))
+
+
+def test_return_types_keep_their_type():
+    same_as_eager(lambda a: a.max(dim=0), torch.arange(6.0).reshape(2, 3))
+
+
+P = collections.namedtuple("P", ["x", "y"])
+
+
+def test_namedtuple_arguments():
+    same_as_eager(lambda p: p.x + 1 if isinstance(p, P) else p.y, P(np.ones(2), np.zeros(2)))
+    same_as_eager(lambda p: P(p.x + 1, p.y), P(np.ones(2), np.zeros(2)))
+
+
+def test_isinstance_of_modelled_values():
+    same_as_eager(lambda x: (isinstance(x, np.ndarray), isinstance([x], (list, tuple)),
+                             isinstance(x.sum(), np.floating), isinstance(3, int)), np.ones(2))
+    same_as_eager(lambda x: isinstance(x, torch.nn.Parameter), torch.ones(2))
+
+
+# -- aliasing: each Python object stays one object ---------------------------------------------
+
+def test_copies_are_not_the_argument():
+    def copy_then_store(a):
+        t = a.copy()
+        a[...] = 7
+        return t
+    same_as_eager(copy_then_store, np.zeros(3))
+
+    def where_then_store(a, c):
+        t = np.where(c, a, a)
+        a[...] = 7
+        return t
+    same_as_eager(where_then_store, np.zeros(3), np.array([True, False, True]))
+
+    def difference(u):
+        un = u.copy()
+        u[:] = un + 1
+        return np.sum(u) - np.sum(un)
+    same_as_eager(difference, np.zeros(3))
+
+
+def test_returning_an_argument_returns_that_object():
+    x = np.ones(3)
+    f = dynamir.compile(lambda x, y: (x, y + 1))
+    for _ in range(2):
+        out = f(x, x)
+        assert out[0] is x and out[1] is not x
+
+
+def test_one_value_returned_twice_is_two_arrays():
+    def f(a):
+        b = a + 1
+        return b, np.maximum(b, b)
+    same_as_eager(f, np.ones(2))
+    first, second = dynamir.compile(f)(np.ones(2))
+    assert first is not second
+
+
+# -- indexing ---------------------------------------------------------------------------------
+
+def test_ellipsis_and_newaxis_indexing():
+    same_as_eager(lambda b: (b[..., 0], b[0, ...], b[:, None, 1], b[None], b[..., None]),
+                  np.arange(24.0).reshape(2, 3, 4))
+    same_as_eager(lambda b: (b[..., 0], b[None, ..., 1]), torch.arange(24.0).reshape(2, 3, 4))
+
+
+def test_zero_d_results_keep_numpy_types():
+    same_as_eager(lambda x: (x[...], x[()], x + 1, x.copy(), x.sum(), np.sum(x, keepdims=True)),
+                  np.array(3.0))
+    same_as_eager(lambda x: (x[1], x[1:2], x.max(), np.where(x > 1, x, 0)), np.arange(3.0))
+
+
+# -- data-dependent control flow after a break -------------------------------------------------
+
+def test_numpy_bools_after_a_break_are_data():
+    def f(a):
+        print("x")
+        if (a > 0).any():
+            return a + 1
+        return a - 1
+    same_as_eager(f, -np.ones(3))
+    same_as_eager(f, np.ones(3))
+
+
+def test_while_over_array_values():
+    def f(a):
+        d, n = 1.0, 0
+        while d > .001:
+            a = a * 0.5
+            d = float(np.abs(a).max())
+            n += 1
+        return a, n
+    assert same_as_eager(f, np.ones(3))[0][1][1][1] == ("int", "10")
+
+
+# -- inputs the tracer does not model run eagerly ----------------------------------------------
+
+def test_array_subclasses_run_eagerly():
+    same_as_eager(lambda x: x * x, np.matrix([[1., 2.], [3., 4.]]))
+    same_as_eager(lambda x: x + 1, np.ma.masked_array([1., 2.], mask=[0, 1]))
+
+
+def test_inputs_that_require_grad_keep_their_gradients():
+    x = torch.ones(2, requires_grad=True)
+    compiled = dynamir.compile(lambda x: (x * 2).sum())
+    assert compiled(x.detach()).item() == 4.0  # compiled without autograd first
+    with torch.enable_grad():
+        for _ in range(2):
+            y = compiled(x)
+            assert y.requires_grad
+            y.backward()
+    assert x.grad.tolist() == [4.0, 4.0]
+
+
+# -- dtypes -------------------------------------------------------------------------------------
+
+def test_numpy_2_dtypes_of_rounding_and_float_functions():
+    same_as_eager(lambda x: (np.floor(x), np.ceil(x), np.sin(x)), np.arange(3))
+    same_as_eager(lambda x: (np.floor(x), np.sin(x)), np.array([True, False]))
+
+
+def test_boolean_arithmetic():
+    same_as_eager(lambda x, y: (x * y, x + y, np.square(x), np.minimum(x, y),
+                                np.maximum(x, y), x // y),
+                  np.array([True, False]), np.array([True, True]))
+
+
+def test_reductions_over_tuples_of_axes_and_empty_arrays():
+    same_as_eager(lambda x: (np.all(x > 0, axis=(0, 1)), x.sum(axis=(-1, 0))), np.ones((2, 3)))
+    same_as_eager(lambda x: x.max(), np.ones((0, 3)))
+    same_as_eager(lambda x: x.sum(axis=(0, 0)), np.ones((2, 3)))
+
+
+def test_integer_constructors_and_promotion():
+    same_as_eager(lambda x: np.ones(3, dtype=np.int64) + x, np.ones(3))
+    same_as_eager(lambda x: np.zeros(2, np.int32) + x, np.ones(2))
+    same_as_eager(lambda x, m: x.masked_fill(m, float("-inf")), torch.ones(3),
+                  torch.tensor([True, False, True]))
+
+
+def test_numpy_scalar_arguments_are_strongly_typed():
+    same_as_eager(lambda x, s: x * s, np.ones(2, np.float32), np.float64(2.0))
+    same_as_eager(lambda x, s: (x + s, s * 2), np.ones(2, np.float32), np.int64(3))
+
+
+# -- constants and names across a graph break ------------------------------------------------
+
+def test_non_literal_constants_across_a_break():
+    def f(x):
+        s = float("nan")
+        print("a")
+        return x + s, s, np.inf, x.dtype
+    same_as_eager(f, np.ones(2))
+
+
+def test_library_globals_of_inlined_functions():
+    def f(x):
+        if torch.distributed.is_available():
+            return x + 1
+        return x
+    same_as_eager(f, torch.ones(2))
+
+
+# -- guards -------------------------------------------------------------------------------------
+
+def test_default_arguments_are_guarded():
+    def cf(x, y=3):
+        return x + y
+    compiled = dynamir.compile(cf)
+    x = np.ones(2)
+    assert compiled(x).tolist() == [4.0, 4.0]
+    assert compiled(x, 5).tolist() == [6.0, 6.0]
+    assert compiled(x, y=7).tolist() == [8.0, 8.0]
+    cf.__defaults__ = (10,)
+    assert compiled(x).tolist() == [11.0, 11.0]
+
+
+def test_mutable_defaults_keep_their_side_effects():
+    def f(x, acc=[]):  # noqa: B006 - the mutable default is the point
+        acc.append(1)
+        return x + len(acc)
+    eager_acc, compiled_acc = [], []
+    want = [f(np.ones(1), eager_acc).tolist() for _ in range(3)]
+    compiled = dynamir.compile(f)
+    got = [compiled(np.ones(1), compiled_acc).tolist() for _ in range(3)]
+    assert got == want and compiled_acc == eager_acc
+
+
+class Config:
+    scale = 2.0
+
+
+config = Config()
+
+
+def test_attributes_of_globals_and_arguments_are_guarded():
+    def f(x, c):
+        return x * c.scale + config.scale
+    compiled = dynamir.compile(f)
+    x, c = np.ones(2), Config()
+    assert compiled(x, c).tolist() == [4.0, 4.0]
+    c.scale = 3.0
+    config.scale = 5.0
+    try:
+        assert compiled(x, c).tolist() == [8.0, 8.0]
+    finally:
+        config.scale = 2.0
+
+
+def test_rebound_globals_are_guarded():
+    global offset
+    offset = 1.0
+    compiled = dynamir.compile(lambda x: x + offset)
+    assert compiled(np.ones(1)).tolist() == [2.0]
+    offset = 5.0
+    assert compiled(np.ones(1)).tolist() == [6.0]
+
+
+# -- programs that used to kill the process -----------------------------------------------------
+
+PRELUDE = """
+import collections, warnings
+import numpy as np, torch, dynamir
+warnings.simplefilter("ignore")
+"""
+
+
+def test_tensor_type_method_does_not_crash():
+    out = run_isolated(PRELUDE + """
+x = torch.randn(2)
+print(dynamir.compile(lambda a: a.type())(x))
+""")
+    assert out.strip() == "torch.FloatTensor"
+
+
+def test_namedtuple_made_inside_the_frame_does_not_crash():
+    out = run_isolated(PRELUDE + """
+def f(a):
+    T = collections.namedtuple("T", ["x"])
+    return T(a + 1)
+print(dynamir.compile(f)(np.ones(2)))
+""")
+    assert out.strip() == "T(x=array([2., 2.]))"
+
+
+def test_isinstance_of_a_namedtuple_argument_does_not_crash():
+    out = run_isolated(PRELUDE + """
+P = collections.namedtuple("P", ["x"])
+print(dynamir.compile(lambda p: isinstance(p, P))(P(np.ones(2))))
+""")
+    assert out.strip() == "True"
+
+
+def test_reductions_of_zero_d_values_do_not_abort():
+    out = run_isolated(PRELUDE + """
+try:
+    dynamir.compile(lambda a: a.sum(axis=0))(np.array(1.0))
+except np.exceptions.AxisError:
+    print("AxisError")
+print(dynamir.compile(lambda a: a.amin(dim=0))(torch.tensor(10.)))
+print(dynamir.compile(lambda a: (a.sum(-1), a.argmax(0)))(torch.tensor(3.)))
+""")
+    assert out.split("\n")[:3] == ["AxisError", "tensor(10.)", "(tensor(3.), tensor(0))"]
+
+
+def test_integer_division_by_zero_matches_numpy_and_torch():
+    out = run_isolated(PRELUDE + """
+x = np.array([1, 0, 2, -7])
+print(dynamir.compile(lambda x: (7 // x, x % np.zeros(4, np.int64), x // x, -x // 2))(x))
+try:
+    dynamir.compile(lambda x: x // x)(torch.tensor([1, 0]))
+except RuntimeError:
+    print("RuntimeError")
+""")
+    lines = out.strip().split("\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = np.array([1, 0, 2, -7])
+        want = str((7 // x, x % np.zeros(4, np.int64), x // x, -x // 2))
+    assert "\n".join(lines[:-1]) == want and lines[-1] == "RuntimeError"
