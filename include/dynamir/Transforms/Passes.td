@@ -137,6 +137,33 @@ def DynCPULoopOrder : Pass<"dyn-cpu-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DynDistinctResults : Pass<"dyn-distinct-results"> {
+  let summary = "Return a copy for each repeat of a tensor a function already returns";
+  let description = [{
+    A graph may return one tensor at several positions (`return %b, %b`, e.g. after
+    `maximum(b, b)` folds to `b`). Bufferized, that is one buffer at several positions:
+    `buffer-results-to-out-params` crashes on it (it hoists the one allocation once per
+    position), and a caller that owns each returned buffer would free it twice. The runtime
+    maps results by position, so the signature must stay: every repeat of a returned tensor is
+    replaced by a copy (`bufferization.alloc_tensor ... copy`), which bufferizes to its own
+    buffer. Runs on every `func.return` nested in the anchor, on tensors, before bufferization.
+
+    Example:
+
+    ```mlir
+    return %b, %b : tensor<4xf32>, tensor<4xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %copy = bufferization.alloc_tensor() copy(%b) : tensor<4xf32>
+    return %b, %copy : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def DynGPUMap : Pass<"dyn-gpu-map"> {
   let summary = "Map bufferized elementwise ops and row reductions to GPU kernels";
   let description = [{
