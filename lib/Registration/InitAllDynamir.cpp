@@ -32,7 +32,7 @@ static void buildLowerToLLVM(mlir::OpPassManager &pm) {
     if (mlir::failed(mlir::parsePassPipeline(text, pm)))
       llvm::report_fatal_error(llvm::Twine("bad built-in pipeline: ") + text);
   };
-  parse("linalg-generalize-named-ops,dyn-cpu-loop-order");
+  parse("dyn-strip-guards,linalg-generalize-named-ops,dyn-cpu-loop-order");
   // A tensor returned twice would be one buffer returned twice (see dyn-distinct-results).
   parse("dyn-distinct-results,one-shot-bufferize{bufferize-function-boundaries=1 "
         "function-boundary-type-conversion=identity-layout-map}");
@@ -64,7 +64,7 @@ struct NVVMPipelineOptions : mlir::PassPipelineOptions<NVVMPipelineOptions> {
 
 static void buildLowerToNVVM(mlir::OpPassManager &pm, const NVVMPipelineOptions &options) {
   std::string text =
-      "dyn-distinct-results,one-shot-bufferize{bufferize-function-boundaries=1 "
+      "dyn-strip-guards,dyn-distinct-results,one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
       "buffer-deallocation-pipeline,convert-bufferization-to-memref,"

@@ -164,6 +164,19 @@ def DynDistinctResults : Pass<"dyn-distinct-results"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def DynStripGuards : Pass<"dyn-strip-guards"> {
+  let summary = "Erase guards before a module is lowered to native code";
+  let description = [{
+    Guards are checks on the caller's Python objects (their types, identities, values and
+    tensor layouts) that the runtime evaluates before it runs any compiled code, from the
+    `dyn.guards` list `dyn-optimize-guards` attaches to each function. Compiled code never sees
+    those objects, so a host program lowered to LLVM or NVVM (as in
+    `tensor-opt examples/seed.mlir -dyn-split-graphs -dyn-to-linalg -dyn-lower-to-llvm`) has
+    nothing to check them against: `dyn-lower-to-llvm` and `dyn-lower-to-nvvm` start with this
+    pass, which erases every op implementing `GuardOpInterface`. Graphs carry no guards.
+  }];
+}
+
 def DynGPUMap : Pass<"dyn-gpu-map"> {
   let summary = "Map bufferized elementwise ops and row reductions to GPU kernels";
   let description = [{
