@@ -80,6 +80,21 @@ static int64_t toInt64(const APInt &value) {
   return value.getBitWidth() == 1 ? value.getZExtValue() : value.getSExtValue();
 }
 
+/// The number of elements of a static `shape` when it is at most kMaxFoldElements. A splat
+/// may have any shape, and ShapedType::getNumElements overflows int64 on huge ones (wrapping to
+/// a small count that passed the bound, then a fold sized buffers by the shape).
+static std::optional<int64_t> getFoldableCount(ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t count = 1;
+  for (int64_t size : shape) {
+    if (ShapedType::isDynamic(size) || size > kMaxFoldElements / count)
+      return std::nullopt;
+    count *= size;
+  }
+  return count;
+}
+
 static std::optional<ConstantElements> getConstantElements(Attribute attr,
                                                            bool expandSplat = false) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
@@ -88,8 +103,7 @@ static std::optional<ConstantElements> getConstantElements(Attribute attr,
   ConstantElements c;
   c.type = cast<RankedTensorType>(dense.getType());
   c.isSplat = dense.isSplat() && !expandSplat;
-  int64_t count = c.isSplat ? 1 : dense.getNumElements();
-  if (count > kMaxFoldElements)
+  if (!c.isSplat && !getFoldableCount(c.type.getShape()))
     return std::nullopt;
   c.isFloat = isa<FloatType>(c.type.getElementType());
   if (c.isFloat) {
@@ -193,12 +207,13 @@ static std::optional<int64_t> forEachBroadcastPair(const ConstantElements &a,
                                                    Fn fn) {
   if (!type.hasStaticShape() || a.isFloat != b.isFloat)
     return std::nullopt;
-  int64_t count = a.isSplat && b.isSplat ? 1 : type.getNumElements();
-  if (count > kMaxFoldElements)
+  std::optional<int64_t> count =
+      a.isSplat && b.isSplat ? std::optional<int64_t>(1) : getFoldableCount(type.getShape());
+  if (!count)
     return std::nullopt;
-  SmallVector<int64_t> ia = broadcastIndices(a, type.getShape(), count);
-  SmallVector<int64_t> ib = broadcastIndices(b, type.getShape(), count);
-  for (int64_t i = 0; i < count; ++i)
+  SmallVector<int64_t> ia = broadcastIndices(a, type.getShape(), *count);
+  SmallVector<int64_t> ib = broadcastIndices(b, type.getShape(), *count);
+  for (int64_t i = 0; i < *count; ++i)
     fn(ia[i], ib[i]);
   return count;
 }
@@ -353,15 +368,16 @@ static OpFoldResult constFoldReduction(Attribute operand, ArrayRef<int64_t> dims
   if (!type || !type.hasStaticShape() || !dense)
     return {};
   std::optional<ConstantElements> c = getConstantElements(dense, /*expandSplat=*/true);
-  if (!c)
+  std::optional<int64_t> outCountOrNone = getFoldableCount(type.getShape());
+  if (!c || !outCountOrNone)
     return {};
   ArrayRef<int64_t> shape = c->type.getShape();
   llvm::SmallBitVector reduced(shape.size());
   for (int64_t d : dims)
     reduced.set(d);
-  int64_t outCount = type.getNumElements();
+  int64_t outCount = *outCountOrNone;
   bool isArg = kind == ReductionKind::ArgMax || kind == ReductionKind::ArgMin;
-  int64_t total = c->type.getNumElements();
+  int64_t total = static_cast<int64_t>(c->isFloat ? c->floats.size() : c->ints.size());
   // numpy raises on the extremes of an empty reduction (max, min and their args): leave it to
   // run time. An empty result (outCount == 0) reduces nothing and folds.
   bool extreme =
@@ -530,9 +546,10 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   std::optional<ConstantElements> a = getConstantElements(adaptor.getLhs());
   std::optional<ConstantElements> b = getConstantElements(adaptor.getRhs());
   auto type = cast<RankedTensorType>(getType());
-  if (!c || !a || !b || !type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+  std::optional<int64_t> countOrNone = getFoldableCount(type.getShape());
+  if (!c || !a || !b || !countOrNone)
     return {};
-  int64_t count = type.getNumElements();
+  int64_t count = *countOrNone;
   SmallVector<int64_t> ic = broadcastIndices(*c, type.getShape(), count);
   SmallVector<int64_t> ia = broadcastIndices(*a, type.getShape(), count);
   SmallVector<int64_t> ib = broadcastIndices(*b, type.getShape(), count);

@@ -292,3 +292,20 @@ func.func @no_fold_large(%x: tensor<8192xf32>) -> tensor<8192xf32> {
   %0 = dyn.sin %a : tensor<8192xf32>
   return %0 : tensor<8192xf32>
 }
+
+// -----
+
+// Splats of huge shapes (whose element count overflows int64) are not expanded: folding them
+// used to size buffers by the wrapped count and abort.
+// CHECK-LABEL: func.func @no_fold_huge_splats
+func.func @no_fold_huge_splats() -> (tensor<4611686018427387904xf32>,
+                                     tensor<4611686018427387904x2xf32>) {
+  %c = dyn.constant dense<1.0> : tensor<4611686018427387904x4xf32>
+  // CHECK: dyn.sum
+  %0 = dyn.sum %c dims [1] : tensor<4611686018427387904x4xf32>
+  %s = dyn.constant dense<1.0> : tensor<4611686018427387904x2xf32>
+  %r = dyn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // CHECK: dyn.add
+  %1 = dyn.add %s, %r : tensor<4611686018427387904x2xf32>, tensor<2xf32>
+  return %0, %1 : tensor<4611686018427387904xf32>, tensor<4611686018427387904x2xf32>
+}
