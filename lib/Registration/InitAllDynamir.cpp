@@ -32,8 +32,9 @@ static void buildLowerToLLVM(mlir::OpPassManager &pm) {
     if (mlir::failed(mlir::parsePassPipeline(text, pm)))
       llvm::report_fatal_error(llvm::Twine("bad built-in pipeline: ") + text);
   };
-  parse("linalg-generalize-named-ops,dyn-cpu-loop-order");
-  parse("one-shot-bufferize{bufferize-function-boundaries=1 "
+  parse("dyn-strip-guards,linalg-generalize-named-ops,dyn-cpu-loop-order");
+  // A tensor returned twice would be one buffer returned twice (see dyn-distinct-results).
+  parse("dyn-distinct-results,one-shot-bufferize{bufferize-function-boundaries=1 "
         "function-boundary-type-conversion=identity-layout-map}");
   parse("buffer-deallocation-pipeline,convert-bufferization-to-memref");
   parse("func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
@@ -63,7 +64,7 @@ struct NVVMPipelineOptions : mlir::PassPipelineOptions<NVVMPipelineOptions> {
 
 static void buildLowerToNVVM(mlir::OpPassManager &pm, const NVVMPipelineOptions &options) {
   std::string text =
-      "one-shot-bufferize{bufferize-function-boundaries=1 "
+      "dyn-strip-guards,dyn-distinct-results,one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},"
       "buffer-deallocation-pipeline,convert-bufferization-to-memref,"

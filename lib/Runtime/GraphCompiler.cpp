@@ -60,7 +60,7 @@ std::string cudaGraphPipeline(const CompileOptions &options) {
 std::string graphPipeline(bool resultsAsOutParams) {
   std::string pipeline =
       "builtin.module(dyn-to-linalg,linalg-generalize-named-ops,dyn-cpu-loop-order,"
-      "one-shot-bufferize{bufferize-function-boundaries=1 "
+      "dyn-distinct-results,one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},";
   if (resultsAsOutParams)
     pipeline += "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},";

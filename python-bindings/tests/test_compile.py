@@ -288,6 +288,21 @@ def test_large_outputs_are_recycled_only_when_dropped():
     assert np.array_equal(a, x * 2) and np.array_equal(c, x * 2)
 
 
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_a_value_returned_twice(dynamic):
+    # One graph result at several positions: buffer-results-to-out-params crashed (static
+    # shapes) and the runtime freed the one buffer twice (dynamic shapes).
+    def f(a):
+        b = a + 1
+        return b, b, a, np.maximum(b, b)
+
+    compiled = dynamir.compile(f, dynamic=dynamic)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for _ in range(2):
+        for got, want in zip(compiled(a), f(a)):
+            assert np.array_equal(got, want)
+
+
 def test_dynamic_shapes_do_not_recompile():
     def f(x, y):
         z = np.cos(x) * 2 + y

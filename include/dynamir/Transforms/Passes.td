@@ -137,6 +137,46 @@ def DynCPULoopOrder : Pass<"dyn-cpu-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DynDistinctResults : Pass<"dyn-distinct-results"> {
+  let summary = "Return a copy for each repeat of a tensor a function already returns";
+  let description = [{
+    A graph may return one tensor at several positions (`return %b, %b`, e.g. after
+    `maximum(b, b)` folds to `b`). Bufferized, that is one buffer at several positions:
+    `buffer-results-to-out-params` crashes on it (it hoists the one allocation once per
+    position), and a caller that owns each returned buffer would free it twice. The runtime
+    maps results by position, so the signature must stay: every repeat of a returned tensor is
+    replaced by a copy (`bufferization.alloc_tensor ... copy`), which bufferizes to its own
+    buffer. Runs on every `func.return` nested in the anchor, on tensors, before bufferization.
+
+    Example:
+
+    ```mlir
+    return %b, %b : tensor<4xf32>, tensor<4xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %copy = bufferization.alloc_tensor() copy(%b) : tensor<4xf32>
+    return %b, %copy : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def DynStripGuards : Pass<"dyn-strip-guards"> {
+  let summary = "Erase guards before a module is lowered to native code";
+  let description = [{
+    Guards are checks on the caller's Python objects (their types, identities, values and
+    tensor layouts) that the runtime evaluates before it runs any compiled code, from the
+    `dyn.guards` list `dyn-optimize-guards` attaches to each function. Compiled code never sees
+    those objects, so a host program lowered to LLVM or NVVM (as in
+    `tensor-opt examples/seed.mlir -dyn-split-graphs -dyn-to-linalg -dyn-lower-to-llvm`) has
+    nothing to check them against: `dyn-lower-to-llvm` and `dyn-lower-to-nvvm` start with this
+    pass, which erases every op implementing `GuardOpInterface`. Graphs carry no guards.
+  }];
+}
+
 def DynGPUMap : Pass<"dyn-gpu-map"> {
   let summary = "Map bufferized elementwise ops and row reductions to GPU kernels";
   let description = [{

@@ -160,6 +160,27 @@ Value floatOrInt(OpBuilder &b, Location loc, bool fp, Value x, Value y) {
   return IntOp::create(b, loc, x, y);
 }
 
+/// The divisor for numpy's integer `x // y` and `x % y`: 1 where `y` is 0 or where `x` is the
+/// minimum and `y` is -1. Both trap in hardware (SIGFPE on x86) and are undefined in arith, so
+/// they must never reach the division; numpy defines them (x // 0 == x % 0 == 0,
+/// MIN // -1 == MIN, MIN % -1 == 0), and dividing by 1 already gives MIN // -1 and both
+/// remainders. The caller selects 0 for x // 0.
+Value safeIntegerDivisor(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = y.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value one = scalarConstant(b, loc, t, 1);
+  Value minusOne = scalarConstant(b, loc, t, -1);
+  Value min =
+      arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, APInt::getSignedMinValue(width)));
+  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value xIsMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, min);
+  Value yIsMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
+  Value overflows = arith::AndIOp::create(b, loc, xIsMin, yIsMinusOne);
+  Value unsafe = arith::OrIOp::create(b, loc, byZero, overflows);
+  return arith::SelectOp::create(b, loc, unsafe, one, y);
+}
+
 /// The scalar semantics of every elementwise dyn op (the body of its linalg.generic).
 Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
@@ -215,12 +236,17 @@ Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
       .Case([&](FloorDivOp) -> Value {
         if (fp)
           return math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, x, y()));
-        return arith::FloorDivSIOp::create(b, loc, x, y());
+        // x // 0 is 0 in numpy; the division by the safe divisor 1 gives x there.
+        Value q = arith::FloorDivSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y()));
+        Value zero = scalarConstant(b, loc, t, 0);
+        Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y(), zero);
+        return arith::SelectOp::create(b, loc, byZero, zero, q);
       })
       .Case([&](ModOp) -> Value {
-        // Python's modulo: the remainder takes the divisor's sign.
+        // Python's modulo: the remainder takes the divisor's sign. Integers divide by the safe
+        // divisor, whose remainder 0 is numpy's x % 0 and MIN % -1.
         Value r = fp ? Value(arith::RemFOp::create(b, loc, x, y()))
-                     : Value(arith::RemSIOp::create(b, loc, x, y()));
+                     : Value(arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y())));
         Value zero = scalarConstant(b, loc, t, 0);
         Value rNeg, yNeg, rNonZero;
         if (fp) {

@@ -80,6 +80,21 @@ static int64_t toInt64(const APInt &value) {
   return value.getBitWidth() == 1 ? value.getZExtValue() : value.getSExtValue();
 }
 
+/// The number of elements of a static `shape` when it is at most kMaxFoldElements. A splat
+/// may have any shape, and ShapedType::getNumElements overflows int64 on huge ones (wrapping to
+/// a small count that passed the bound, then a fold sized buffers by the shape).
+static std::optional<int64_t> getFoldableCount(ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t count = 1;
+  for (int64_t size : shape) {
+    if (ShapedType::isDynamic(size) || size > kMaxFoldElements / count)
+      return std::nullopt;
+    count *= size;
+  }
+  return count;
+}
+
 static std::optional<ConstantElements> getConstantElements(Attribute attr,
                                                            bool expandSplat = false) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
@@ -88,8 +103,7 @@ static std::optional<ConstantElements> getConstantElements(Attribute attr,
   ConstantElements c;
   c.type = cast<RankedTensorType>(dense.getType());
   c.isSplat = dense.isSplat() && !expandSplat;
-  int64_t count = c.isSplat ? 1 : dense.getNumElements();
-  if (count > kMaxFoldElements)
+  if (!c.isSplat && !getFoldableCount(c.type.getShape()))
     return std::nullopt;
   c.isFloat = isa<FloatType>(c.type.getElementType());
   if (c.isFloat) {
@@ -193,12 +207,13 @@ static std::optional<int64_t> forEachBroadcastPair(const ConstantElements &a,
                                                    Fn fn) {
   if (!type.hasStaticShape() || a.isFloat != b.isFloat)
     return std::nullopt;
-  int64_t count = a.isSplat && b.isSplat ? 1 : type.getNumElements();
-  if (count > kMaxFoldElements)
+  std::optional<int64_t> count =
+      a.isSplat && b.isSplat ? std::optional<int64_t>(1) : getFoldableCount(type.getShape());
+  if (!count)
     return std::nullopt;
-  SmallVector<int64_t> ia = broadcastIndices(a, type.getShape(), count);
-  SmallVector<int64_t> ib = broadcastIndices(b, type.getShape(), count);
-  for (int64_t i = 0; i < count; ++i)
+  SmallVector<int64_t> ia = broadcastIndices(a, type.getShape(), *count);
+  SmallVector<int64_t> ib = broadcastIndices(b, type.getShape(), *count);
+  for (int64_t i = 0; i < *count; ++i)
     fn(ia[i], ib[i]);
   return count;
 }
@@ -244,10 +259,42 @@ static OpFoldResult constFoldCompare(Attribute lhs, Attribute rhs, Type resultTy
   return makeElements(type, bits);
 }
 
-/// Python's floor division and modulo (numpy follows them for integers and floats).
-static int64_t floorDiv(int64_t a, int64_t b) {
+/// Integer folds compute in int64_t whatever the element width; makeAPInt truncates to the
+/// width. numpy's fixed-width integers wrap (two's complement) where C++ signed overflow is
+/// undefined, so these go through uint64_t. Wrapping at 64 bits then truncating gives the same
+/// bits as wrapping at the narrower width.
+static int64_t wrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
+static int64_t wrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+static int64_t wrapMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+static int64_t wrapNeg(int64_t v) { return wrapSub(0, v); }
+
+/// numpy's integer floor division: Python's rounding toward negative infinity, except that
+/// x // 0 is 0 (numpy warns) and MIN // -1 wraps to MIN. The divisor -1 is negation so that
+/// INT64_MIN / -1, which traps on x86, is never evaluated.
+static int64_t pyFloorDiv(int64_t a, int64_t b) {
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return wrapNeg(a);
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// numpy's integer remainder: the sign of the divisor, x % 0 == 0 and MIN % -1 == 0.
+static int64_t pyMod(int64_t a, int64_t b) {
+  if (b == 0 || b == -1)
+    return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
 static double pyFloatMod(double a, double b) {
@@ -321,19 +368,28 @@ static OpFoldResult constFoldReduction(Attribute operand, ArrayRef<int64_t> dims
   if (!type || !type.hasStaticShape() || !dense)
     return {};
   std::optional<ConstantElements> c = getConstantElements(dense, /*expandSplat=*/true);
-  if (!c)
+  std::optional<int64_t> outCountOrNone = getFoldableCount(type.getShape());
+  if (!c || !outCountOrNone)
     return {};
   ArrayRef<int64_t> shape = c->type.getShape();
   llvm::SmallBitVector reduced(shape.size());
   for (int64_t d : dims)
     reduced.set(d);
-  int64_t outCount = type.getNumElements();
+  int64_t outCount = *outCountOrNone;
   bool isArg = kind == ReductionKind::ArgMax || kind == ReductionKind::ArgMin;
-  // Accumulate in double (floats) or int64 (integers); `index` tracks arg-reductions.
-  SmallVector<double> accF(outCount, 0.0);
-  SmallVector<int64_t> accI(outCount, 0), index(outCount, -1), seen(outCount, 0);
+  int64_t total = static_cast<int64_t>(c->isFloat ? c->floats.size() : c->ints.size());
+  // numpy raises on the extremes of an empty reduction (max, min and their args): leave it to
+  // run time. An empty result (outCount == 0) reduces nothing and folds.
+  bool extreme =
+      kind != ReductionKind::Sum && kind != ReductionKind::Mean && kind != ReductionKind::Prod;
+  if (extreme && total == 0 && outCount != 0)
+    return {};
+  // Accumulate in double (floats) or int64 (integers) from the identity (the empty sum is 0,
+  // the empty product 1); `index` tracks arg-reductions.
+  bool isProd = kind == ReductionKind::Prod;
+  SmallVector<double> accF(outCount, isProd ? 1.0 : 0.0);
+  SmallVector<int64_t> accI(outCount, isProd ? 1 : 0), index(outCount, -1), seen(outCount, 0);
   SmallVector<int64_t> position(shape.size(), 0);
-  int64_t total = c->type.getNumElements();
   for (int64_t linear = 0; linear < total; ++linear) {
     int64_t out = 0, inner = 0;
     for (auto [d, size] : llvm::enumerate(shape)) {
@@ -358,11 +414,11 @@ static OpFoldResult constFoldReduction(Attribute operand, ArrayRef<int64_t> dims
     case ReductionKind::Sum:
     case ReductionKind::Mean:
       accF[out] += f;
-      accI[out] += i;
+      accI[out] = wrapAdd(accI[out], i);
       break;
     case ReductionKind::Prod:
-      accF[out] = first ? f : accF[out] * f;
-      accI[out] = first ? i : accI[out] * i;
+      accF[out] *= f;
+      accI[out] = wrapMul(accI[out], i);
       break;
     case ReductionKind::Max:
     case ReductionKind::Min:
@@ -383,8 +439,6 @@ static OpFoldResult constFoldReduction(Attribute operand, ArrayRef<int64_t> dims
   }
   if (isArg)
     return makeElements(type, index);
-  if (total == 0 && (kind == ReductionKind::Max || kind == ReductionKind::Min))
-    return {}; // numpy raises on an empty max/min: leave it to run time.
   if (kind == ReductionKind::Mean) {
     int64_t perOutput = outCount ? total / outCount : 0;
     for (double &v : accF)
@@ -492,9 +546,10 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   std::optional<ConstantElements> a = getConstantElements(adaptor.getLhs());
   std::optional<ConstantElements> b = getConstantElements(adaptor.getRhs());
   auto type = cast<RankedTensorType>(getType());
-  if (!c || !a || !b || !type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+  std::optional<int64_t> countOrNone = getFoldableCount(type.getShape());
+  if (!c || !a || !b || !countOrNone)
     return {};
-  int64_t count = type.getNumElements();
+  int64_t count = *countOrNone;
   SmallVector<int64_t> ic = broadcastIndices(*c, type.getShape(), count);
   SmallVector<int64_t> ia = broadcastIndices(*a, type.getShape(), count);
   SmallVector<int64_t> ib = broadcastIndices(*b, type.getShape(), count);
@@ -605,8 +660,13 @@ OpFoldResult ArangeOp::fold(FoldAdaptor) {
     return makeElements(type, values);
   }
   SmallVector<int64_t> values;
-  for (int64_t i = 0; i < count; ++i)
-    values.push_back(static_cast<int64_t>(start + static_cast<double>(i) * step));
+  for (int64_t i = 0; i < count; ++i) {
+    double v = start + static_cast<double>(i) * step;
+    // Converting a double outside int64's range (or NaN) is undefined: left to run time.
+    if (!(std::fabs(v) < 0x1p63))
+      return {};
+    values.push_back(static_cast<int64_t>(v));
+  }
   return makeElements(type, values);
 }
 

@@ -66,10 +66,26 @@ func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
 
 // -----
 
-// Python semantics of // and % on integers and floats.
+// Python semantics of // and % on integers and floats. Integers divide by a safe divisor (1
+// where the divisor is 0 or the division is MIN / -1) and x // 0 selects 0.
 // CHECK-LABEL: func.func @division
-// CHECK: arith.floordivsi
-// CHECK: %[[R:.*]] = arith.remsi %[[A:.*]], %[[B:.*]] : i64
+// CHECK: ^bb0(%[[A:.*]]: i64, %[[B:.*]]: i64, %{{.*}}: i64):
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[MONE:.*]] = arith.constant -1 : i64
+// CHECK-DAG: %[[MIN:.*]] = arith.constant -9223372036854775808 : i64
+// CHECK: %[[BZ:.*]] = arith.cmpi eq, %[[B]], %[[ZERO]]
+// CHECK: %[[AMIN:.*]] = arith.cmpi eq, %[[A]], %[[MIN]]
+// CHECK: %[[BMONE:.*]] = arith.cmpi eq, %[[B]], %[[MONE]]
+// CHECK: %[[OVF:.*]] = arith.andi %[[AMIN]], %[[BMONE]]
+// CHECK: %[[UNSAFE:.*]] = arith.ori %[[BZ]], %[[OVF]]
+// CHECK: %[[SAFE:.*]] = arith.select %[[UNSAFE]], %[[ONE]], %[[B]]
+// CHECK: %[[FD:.*]] = arith.floordivsi %[[A]], %[[SAFE]]
+// CHECK: %[[BZ2:.*]] = arith.cmpi eq, %[[B]]
+// CHECK: arith.select %[[BZ2]], %{{.*}}, %[[FD]]
+// CHECK: ^bb0(%[[A:.*]]: i64, %[[B:.*]]: i64, %{{.*}}: i64):
+// CHECK: %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[B]]
+// CHECK: %[[R:.*]] = arith.remsi %[[A]], %[[SAFE]] : i64
 // CHECK: %[[RN:.*]] = arith.cmpi slt, %[[R]]
 // CHECK: %[[BN:.*]] = arith.cmpi slt, %[[B]]
 // CHECK: %[[NZ:.*]] = arith.cmpi ne, %[[R]]

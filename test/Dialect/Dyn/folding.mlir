@@ -68,14 +68,53 @@ func.func @integer_semantics() -> (tensor<4xi64>, tensor<4xi64>, tensor<i32>, te
 
 // -----
 
-// Integer division by zero is left to run time.
-// CHECK-LABEL: func.func @no_fold_division_by_zero
-func.func @no_fold_division_by_zero() -> tensor<2xi64> {
-  %a = dyn.constant dense<[4, 5]> : tensor<2xi64>
-  %z = dyn.constant dense<[1, 0]> : tensor<2xi64>
-  // CHECK: dyn.floordiv
-  %0 = dyn.floordiv %a, %z : tensor<2xi64>, tensor<2xi64>
-  return %0 : tensor<2xi64>
+// Integer // and % by zero and MIN // -1 fold to numpy's results (x // 0 == x % 0 == 0,
+// MIN // -1 == MIN, MIN % -1 == 0) at every width; folding them used to raise SIGFPE.
+// CHECK-LABEL: func.func @division_edge_cases
+func.func @division_edge_cases() -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<4xi32>) {
+  %a = dyn.constant dense<[-9223372036854775808, 5, -5, 0]> : tensor<4xi64>
+  %b = dyn.constant dense<[-1, 0, 0, 0]> : tensor<4xi64>
+  // CHECK-DAG: %[[FD:.*]] = dyn.constant dense<[-9223372036854775808, 0, 0, 0]> : tensor<4xi64>
+  %0 = dyn.floordiv %a, %b : tensor<4xi64>, tensor<4xi64>
+  // CHECK-DAG: %[[MOD:.*]] = dyn.constant dense<0> : tensor<4xi64>
+  %1 = dyn.mod %a, %b : tensor<4xi64>, tensor<4xi64>
+  %c = dyn.constant dense<[-2147483648, 7, -7, -2147483648]> : tensor<4xi32>
+  %d = dyn.constant dense<[-1, 0, -1, 3]> : tensor<4xi32>
+  // CHECK-DAG: %[[FD32:.*]] = dyn.constant dense<[-2147483648, 0, 7, -715827883]> : tensor<4xi32>
+  %2 = dyn.floordiv %c, %d : tensor<4xi32>, tensor<4xi32>
+  // CHECK-DAG: %[[MOD32:.*]] = dyn.constant dense<[0, 0, 0, 1]> : tensor<4xi32>
+  %3 = dyn.mod %c, %d : tensor<4xi32>, tensor<4xi32>
+  // CHECK: return %[[FD]], %[[MOD]], %[[FD32]], %[[MOD32]]
+  return %0, %1, %2, %3 : tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// i64 arithmetic wraps like numpy's int64 (it used to be C++ signed overflow: undefined).
+// CHECK-LABEL: func.func @int64_wraps
+func.func @int64_wraps() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>,
+                             tensor<3xi64>, tensor<i64>, tensor<i64>) {
+  %a = dyn.constant dense<[9223372036854775807, -9223372036854775808, 4611686018427387904]> : tensor<3xi64>
+  %b = dyn.constant dense<[1, 1, 2]> : tensor<3xi64>
+  // CHECK-DAG: %[[ADD:.*]] = dyn.constant dense<[-9223372036854775808, -9223372036854775807, 4611686018427387906]> : tensor<3xi64>
+  %0 = dyn.add %a, %b : tensor<3xi64>, tensor<3xi64>
+  // CHECK-DAG: %[[SUB:.*]] = dyn.constant dense<[9223372036854775806, 9223372036854775807, 4611686018427387902]> : tensor<3xi64>
+  %1 = dyn.sub %a, %b : tensor<3xi64>, tensor<3xi64>
+  // CHECK-DAG: %[[MUL:.*]] = dyn.constant dense<[9223372036854775807, -9223372036854775808, -9223372036854775808]> : tensor<3xi64>
+  %2 = dyn.mul %a, %b : tensor<3xi64>, tensor<3xi64>
+  // CHECK-DAG: %[[NEG:.*]] = dyn.constant dense<[-9223372036854775807, -9223372036854775808, -4611686018427387904]> : tensor<3xi64>
+  %3 = dyn.neg %a : tensor<3xi64>
+  // CHECK-DAG: %[[ABS:.*]] = dyn.constant dense<[9223372036854775807, -9223372036854775808, 4611686018427387904]> : tensor<3xi64>
+  %4 = dyn.abs %a : tensor<3xi64>
+  %m = dyn.constant dense<[9223372036854775807, 1]> : tensor<2xi64>
+  // CHECK-DAG: %[[SUM:.*]] = dyn.constant dense<-9223372036854775808> : tensor<i64>
+  %5 = dyn.sum %m dims [0] : tensor<2xi64>
+  %big = dyn.constant dense<[4611686018427387904, 3]> : tensor<2xi64>
+  // CHECK-DAG: %[[PROD:.*]] = dyn.constant dense<-4611686018427387904> : tensor<i64>
+  %6 = dyn.prod %big dims [0] : tensor<2xi64>
+  // CHECK: return %[[ADD]], %[[SUB]], %[[MUL]], %[[NEG]], %[[ABS]], %[[SUM]], %[[PROD]]
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>,
+                                      tensor<3xi64>, tensor<i64>, tensor<i64>
 }
 
 // -----
@@ -168,6 +207,51 @@ func.func @reductions() -> (tensor<2xf32>, tensor<1x3xf32>, tensor<f32>, tensor<
 
 // -----
 
+// Reductions over no elements: the empty sum is 0 and the empty product 1; max, min and their
+// arg-reductions raise in numpy and stay for run time.
+// CHECK-LABEL: func.func @empty_reductions
+func.func @empty_reductions() -> (tensor<f32>, tensor<2xi64>, tensor<2xf32>, tensor<f32>,
+                                  tensor<2xi64>, tensor<0xf32>) {
+  %e = dyn.constant dense<> : tensor<0xf32>
+  %ei = dyn.constant dense<> : tensor<2x0xi64>
+  // CHECK-DAG: %[[PROD:.*]] = dyn.constant dense<1.000000e+00> : tensor<f32>
+  %0 = dyn.prod %e dims [0] : tensor<0xf32>
+  // CHECK-DAG: %[[PRODI:.*]] = dyn.constant dense<1> : tensor<2xi64>
+  %1 = dyn.prod %ei dims [1] : tensor<2x0xi64>
+  %ef = dyn.constant dense<> : tensor<2x0xf32>
+  // CHECK-DAG: %[[SUM:.*]] = dyn.constant dense<0.000000e+00> : tensor<2xf32>
+  %2 = dyn.sum %ef dims [1] : tensor<2x0xf32>
+  // CHECK-DAG: %[[MAX:.*]] = dyn.max %{{.*}} dims [0] : tensor<0xf32>
+  %3 = dyn.max %e dims [0] : tensor<0xf32>
+  // CHECK-DAG: %[[ARG:.*]] = dyn.argmin %{{.*}} dims [1] : tensor<2x0xi64>
+  %4 = dyn.argmin %ei dims [1] : tensor<2x0xi64>
+  // Nothing is reduced into an empty result: it folds.
+  // CHECK-DAG: %[[NONE:.*]] = dyn.constant dense<> : tensor<0xf32>
+  %5 = dyn.min %ef dims [0] : tensor<2x0xf32>
+  // CHECK: return %[[PROD]], %[[PRODI]], %[[SUM]], %[[MAX]], %[[ARG]], %[[NONE]]
+  return %0, %1, %2, %3, %4, %5 : tensor<f32>, tensor<2xi64>, tensor<2xf32>, tensor<f32>,
+                                  tensor<2xi64>, tensor<0xf32>
+}
+
+// -----
+
+// relu, maximum and minimum fold like the arith ops they lower to: NaN propagates (relu(NaN)
+// used to fold to 0) and -0.0 < +0.0.
+// CHECK-LABEL: func.func @nan_and_signed_zero
+func.func @nan_and_signed_zero() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %n = dyn.constant dense<[0x7FC00000, -0.0]> : tensor<2xf32>
+  %p = dyn.constant dense<[1.0, 0.0]> : tensor<2xf32>
+  // CHECK-DAG: %[[RELU:.*]] = dyn.constant dense<[0x7FC00000, 0.000000e+00]> : tensor<2xf32>
+  %0 = dyn.relu %n : tensor<2xf32>
+  %1 = dyn.maximum %p, %n : tensor<2xf32>, tensor<2xf32>
+  // CHECK-DAG: %[[MIN:.*]] = dyn.constant dense<[0x7FC00000, -0.000000e+00]> : tensor<2xf32>
+  %2 = dyn.minimum %p, %n : tensor<2xf32>, tensor<2xf32>
+  // CHECK: return %[[RELU]], %[[RELU]], %[[MIN]]
+  return %0, %1, %2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @generators_and_shapes
 func.func @generators_and_shapes() -> (tensor<2x3xf32>, tensor<4xi64>, tensor<3x2xf32>, tensor<3x2xf32>) {
   // CHECK-DAG: %[[FULL:.*]] = dyn.constant dense<1.500000e+00> : tensor<2x3xf32>
@@ -207,4 +291,21 @@ func.func @no_fold_large(%x: tensor<8192xf32>) -> tensor<8192xf32> {
   // CHECK: dyn.sin
   %0 = dyn.sin %a : tensor<8192xf32>
   return %0 : tensor<8192xf32>
+}
+
+// -----
+
+// Splats of huge shapes (whose element count overflows int64) are not expanded: folding them
+// used to size buffers by the wrapped count and abort.
+// CHECK-LABEL: func.func @no_fold_huge_splats
+func.func @no_fold_huge_splats() -> (tensor<4611686018427387904xf32>,
+                                     tensor<4611686018427387904x2xf32>) {
+  %c = dyn.constant dense<1.0> : tensor<4611686018427387904x4xf32>
+  // CHECK: dyn.sum
+  %0 = dyn.sum %c dims [1] : tensor<4611686018427387904x4xf32>
+  %s = dyn.constant dense<1.0> : tensor<4611686018427387904x2xf32>
+  %r = dyn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // CHECK: dyn.add
+  %1 = dyn.add %s, %r : tensor<4611686018427387904x2xf32>, tensor<2xf32>
+  return %0, %1 : tensor<4611686018427387904xf32>, tensor<4611686018427387904x2xf32>
 }

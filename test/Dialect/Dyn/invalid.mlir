@@ -121,6 +121,42 @@ func.func @reduction_dim_out_of_range(%a: tensor<3x4xf32>) {
 
 // -----
 
+// A 0-d tensor has no dimension to reduce (numpy: np.array(1.0).sum(axis=0) raises AxisError;
+// torch's dim=0 on a 0-d tensor is the tracer's to map). Every form is a diagnostic, never the
+// ODS builder's "Failed to infer result type(s)" abort.
+func.func @reduction_of_0d(%a: tensor<f32>) {
+  // expected-error@+1 {{reduction dim 0 is out of range for a tensor of rank 0}}
+  %0 = dyn.sum %a dims [0] : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduction_of_0d_keepdim(%a: tensor<i64>) {
+  // expected-error@+1 {{reduction dim -1 is out of range for a tensor of rank 0}}
+  %0 = dyn.argmin %a dims [-1] keepdim : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @reduction_of_0d_generic(%a: tensor<f32>) {
+  // expected-error@+2 {{reduction dim 0 is out of range for a tensor of rank 0}}
+  // expected-error@+1 {{'dyn.max' op failed to infer returned types}}
+  %0 = "dyn.max"(%a) <{dims = array<i64: 0>}> : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @softmax_of_0d(%a: tensor<f32>) {
+  // expected-error@+1 {{dim 0 is out of range for a tensor of rank 0}}
+  %0 = dyn.softmax %a dim 0 : tensor<f32>
+  return
+}
+
+// -----
+
 func.func @reduction_dim_twice(%a: tensor<3x4xf32>) {
   // expected-error@+1 {{reduction dim 1 appears twice}}
   %0 = dyn.max %a dims [1, 1] : tensor<3x4xf32>

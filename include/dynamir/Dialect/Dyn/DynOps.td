@@ -52,8 +52,8 @@ class Dyn_UnaryOp<string mnemonic, Type tensorType, string floatExpr, string int
   }];
 }
 
-def Dyn_NegOp : Dyn_UnaryOp<"neg", Dyn_NumericTensor, "-v", "-v", "negation">;
-def Dyn_AbsOp : Dyn_UnaryOp<"abs", Dyn_NumericTensor, "std::fabs(v)", "v < 0 ? -v : v",
+def Dyn_NegOp : Dyn_UnaryOp<"neg", Dyn_NumericTensor, "-v", "wrapNeg(v)", "negation">;
+def Dyn_AbsOp : Dyn_UnaryOp<"abs", Dyn_NumericTensor, "std::fabs(v)", "v < 0 ? wrapNeg(v) : v",
                             "absolute value">;
 def Dyn_ExpOp : Dyn_UnaryOp<"exp", Dyn_FloatTensor, "std::exp(v)", "", "exponential">;
 def Dyn_LogOp : Dyn_UnaryOp<"log", Dyn_FloatTensor, "std::log(v)", "", "natural logarithm">;
@@ -67,7 +67,8 @@ def Dyn_TanhOp : Dyn_UnaryOp<"tanh", Dyn_FloatTensor, "std::tanh(v)", "",
                              "hyperbolic tangent">;
 def Dyn_SigmoidOp : Dyn_UnaryOp<"sigmoid", Dyn_FloatTensor, "1.0 / (1.0 + std::exp(-v))", "",
                                 "logistic sigmoid 1 / (1 + exp(-x))">;
-def Dyn_ReluOp : Dyn_UnaryOp<"relu", Dyn_NumericTensor, "v > 0 ? v : 0.0", "v > 0 ? v : 0",
+def Dyn_ReluOp : Dyn_UnaryOp<"relu", Dyn_NumericTensor, "std::isnan(v) || v > 0 ? v : 0.0",
+                             "v > 0 ? v : 0",
                              "rectified linear unit max(x, 0)">;
 def Dyn_ErfOp : Dyn_UnaryOp<"erf", Dyn_FloatTensor, "std::erf(v)", "", "error function">;
 def Dyn_FloorOp : Dyn_UnaryOp<"floor", Dyn_FloatTensor, "std::floor(v)", "",
@@ -85,8 +86,9 @@ class Dyn_BroadcastingOp<string mnemonic, list<Trait> traits = []>
     : Dyn_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])>;
 
 // `floatExpr` / `intExpr` are the scalar semantics in terms of `a` and `b` (an empty one: not
-// defined for that element kind). An integer expression may return std::nullopt (division by
-// zero), in which case nothing is folded.
+// defined for that element kind). An integer expression may return std::nullopt (a negative
+// integer power, which numpy rejects), in which case nothing is folded. Integer expressions
+// must wrap like numpy's fixed-width integers and never divide by zero (wrap*, pyFloorDiv).
 class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
                    string what, string identity = "", string exampleElement = "f32">
     : Dyn_BroadcastingOp<mnemonic> {
@@ -130,27 +132,26 @@ class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string in
   }];
 }
 
-def Dyn_AddOp : Dyn_BinaryOp<"add", Dyn_NumericTensor, "a + b", "a + b", "addition",
+def Dyn_AddOp : Dyn_BinaryOp<"add", Dyn_NumericTensor, "a + b", "wrapAdd(a, b)", "addition",
                              "AddZero">;
-def Dyn_SubOp : Dyn_BinaryOp<"sub", Dyn_NumericTensor, "a - b", "a - b", "subtraction",
+def Dyn_SubOp : Dyn_BinaryOp<"sub", Dyn_NumericTensor, "a - b", "wrapSub(a, b)", "subtraction",
                              "SubZero">;
-def Dyn_MulOp : Dyn_BinaryOp<"mul", Dyn_NumericTensor, "a * b", "a * b", "multiplication",
-                             "MulOne">;
+def Dyn_MulOp : Dyn_BinaryOp<"mul", Dyn_NumericTensor, "a * b", "wrapMul(a, b)",
+                             "multiplication", "MulOne">;
 def Dyn_DivOp : Dyn_BinaryOp<"div", Dyn_FloatTensor, "a / b", "", "true division", "DivOne">;
 def Dyn_FloorDivOp : Dyn_BinaryOp<"floordiv", Dyn_NumericTensor, "std::floor(a / b)",
-    "b == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, b))",
-    "floor division (Python's //)">;
-def Dyn_ModOp : Dyn_BinaryOp<"mod", Dyn_NumericTensor, "pyFloatMod(a, b)",
-    "b == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, b) * b)",
-    "remainder with the sign of the divisor (Python's %)">;
+    "pyFloorDiv(a, b)",
+    "floor division (Python's //; for integers numpy's x // 0 == 0 and MIN // -1 == MIN)">;
+def Dyn_ModOp : Dyn_BinaryOp<"mod", Dyn_NumericTensor, "pyFloatMod(a, b)", "pyMod(a, b)",
+    "remainder with the sign of the divisor (Python's %; for integers numpy's x % 0 == 0)">;
 def Dyn_PowOp : Dyn_BinaryOp<"pow", Dyn_NumericTensor, "std::pow(a, b)",
     "b < 0 ? std::nullopt : std::optional<int64_t>(intPow(a, b))", "power">;
 def Dyn_MaximumOp : Dyn_BinaryOp<"maximum", Dyn_NumericTensor,
-    "std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b)", "a > b ? a : b",
-    "maximum (NaN-propagating)">;
+    "::llvm::maximum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a > b ? a : b",
+    "maximum (NaN-propagating, -0 < +0)">;
 def Dyn_MinimumOp : Dyn_BinaryOp<"minimum", Dyn_NumericTensor,
-    "std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b)", "a < b ? a : b",
-    "minimum (NaN-propagating)">;
+    "::llvm::minimum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a < b ? a : b",
+    "minimum (NaN-propagating, -0 < +0)">;
 def Dyn_LogicalAndOp : Dyn_BinaryOp<"logical_and", Dyn_BoolTensor, "", "a & b", "logical and",
                                     "", "i1">;
 def Dyn_LogicalOrOp : Dyn_BinaryOp<"logical_or", Dyn_BoolTensor, "", "a | b", "logical or",
