@@ -13,12 +13,14 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -30,6 +32,8 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -73,9 +77,13 @@ std::string graphPipeline(bool resultsAsOutParams) {
   return pipeline;
 }
 
-/// Bump when the generated code's ABI or the pipeline's meaning changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v6";
+/// Bump when the generated code's ABI, the pipeline's meaning or the layout of cache entries
+/// changes.
+constexpr const char *kCacheVersion = "dynamir-graph-v7";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
+/// The cache key a graph library was built for, as a C string inside the library.
+constexpr const char *kKeySymbol = "dynamir_graph_key";
+constexpr llvm::StringLiteral kTrailerMagic = "dynamir-graph-entry ";
 
 /// Appends a ranked strided memref descriptor, as the LLVM lowering lays it out, to `words`;
 /// returns where it starts.
@@ -173,6 +181,63 @@ void addRuntimeHooks(llvm::Module &module) {
   forward("dynamir_sgemm", "dynamir_sgemm_hook",
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(11, i64), false));
 }
+
+/// Puts the cache key into the library (kKeySymbol), so that after dlopen the runtime can ask
+/// the loaded code itself which graph it is.
+void addKeySymbol(llvm::Module &module, llvm::StringRef key) {
+  llvm::Constant *text = llvm::ConstantDataArray::getString(module.getContext(), key);
+  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, text, kKeySymbol);
+}
+
+/// A cache entry is the graph's shared library followed by a one-line trailer,
+///   "dynamir-graph-entry <key> <library size, 20 digits> <SHA-256 of the library>\n".
+/// The dynamic loader never reads it (it maps only what the ELF headers point at, as with the
+/// signatures appended to kernel modules). One file renamed into place whole: no library and
+/// record to pair up, which a crash or a concurrent writer could leave mismatched.
+std::string entryTrailer(llvm::StringRef key, llvm::StringRef library) {
+  std::string size = std::to_string(library.size());
+  return kTrailerMagic.str() + key.str() + " " + std::string(20 - size.size(), '0') + size + " " +
+         llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(library)),
+                     /*LowerCase=*/true) +
+         "\n";
+}
+
+/// Checks, before anything maps it, that the file at `path` is a whole entry written for
+/// `key`: a truncated or overwritten library would crash every process that loads it
+/// (SIGBUS, SIGILL), and another graph's library would compute something else.
+bool verifyEntry(llvm::StringRef path, llvm::StringRef key, std::string &why) {
+  // Read, not mapped: a file cut short under a mapping raises SIGBUS.
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
+  if (!file) {
+    why = "unreadable (" + file.getError().message() + ")";
+    return false;
+  }
+  llvm::StringRef bytes = (*file)->getBuffer();
+  size_t trailerSize = entryTrailer(key, "").size();
+  llvm::StringRef trailer = bytes.take_back(trailerSize);
+  if (bytes.size() < trailerSize || !trailer.starts_with(kTrailerMagic))
+    why = "no entry trailer (truncated or overwritten)";
+  else if (trailer.substr(kTrailerMagic.size(), key.size()) != key)
+    why = "built for key " + trailer.substr(kTrailerMagic.size(), key.size()).str();
+  else if (trailer != entryTrailer(key, bytes.drop_back(trailerSize)))
+    why = "size or SHA-256 differs from its trailer (corrupted)";
+  else
+    return true;
+  return false;
+}
+
+/// Deletes a bad cache entry, so that it is built again; DYNAMIR_LOGS=cache says why.
+void rejectEntry(llvm::StringRef path, llvm::StringRef why) {
+  if (const char *logs = std::getenv("DYNAMIR_LOGS")) {
+    llvm::SmallVector<llvm::StringRef> channels;
+    llvm::StringRef(logs).split(channels, ',');
+    if (llvm::any_of(channels, [](llvm::StringRef c) { return c.trim() == "cache"; }))
+      llvm::errs() << "[dynamir cache] rejected " << path << ": " << why << "\n";
+  }
+  llvm::sys::fs::remove(path);
+}
 } // namespace
 
 std::string CompiledGraph::cacheDirectory() {
@@ -188,6 +253,159 @@ std::string CompiledGraph::cacheDirectory() {
   llvm::sys::path::append(path, "dynamir");
   return std::string(path);
 }
+
+namespace {
+/// Lowers `module` (in place), compiles it into a shared library that says it was built for
+/// `key`, and stores it with its trailer at `libraryPath` in the cache folder `dir`.
+bool buildEntry(ModuleOp module, const std::string &pipeline, bool cuda,
+                const std::string &graphName, const std::string &key, const std::string &dir,
+                llvm::StringRef libraryPath, std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  // Lower to the LLVM dialect.
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << diag.getLocation() << ": " << diag << "\n";
+      return success();
+    });
+    PassManager pm(ctx);
+    std::string parseErrors;
+    llvm::raw_string_ostream es(parseErrors);
+    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, es);
+    if (failed(parsed)) {
+      error = "internal pipeline does not parse: " + parseErrors;
+      return false;
+    }
+    static_cast<OpPassManager &>(pm) = std::move(*parsed);
+    if (failed(pm.run(module))) {
+      error = "lowering graph '" + graphName + "' failed:\n" + diagnostics;
+      return false;
+    }
+  }
+  // Translate, optimize and emit an object for this very CPU: without the host's triple and
+  // features nothing vectorizes.
+  {
+    DialectRegistry registry;
+    registerAllToLLVMIRTranslations(registry);
+    registerAllGPUToLLVMIRTranslations(registry); // gpu.binary and gpu.launch_func
+    ctx->appendDialectRegistry(registry);
+  }
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    error = llvm::toString(builder.takeError());
+    return false;
+  }
+  if (cuda) {
+    // The host side only launches kernels: build it for any x86-64.
+    builder->setCPU("x86-64");
+    builder->getFeatures() = llvm::SubtargetFeatures();
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  auto machine = builder->createTargetMachine();
+  if (!machine) {
+    error = llvm::toString(machine.takeError());
+    return false;
+  }
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error = "translating graph '" + graphName + "' to LLVM IR failed";
+    return false;
+  }
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  addPackedEntry(*llvmModule);
+  addRuntimeHooks(*llvmModule);
+  addKeySymbol(*llvmModule, key);
+  if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
+    error = llvm::toString(std::move(e));
+    return false;
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    error = "cannot create the cache folder " + dir + ": " + ec.message();
+    return false;
+  }
+  // Unique temporaries, renamed into place when whole: neither a crash nor another process
+  // compiling the same graph can leave part of a library under the entry's name. The object
+  // file reserves the library's temporary name until the end.
+  llvm::SmallString<256> objectPath, tempLibrary;
+  llvm::scope_exit removeTemporaries([&] {
+    llvm::sys::fs::remove(tempLibrary);
+    llvm::sys::fs::remove(objectPath);
+  });
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(dir + "/" + key + "-%%%%%%%%.o.tmp", fd, objectPath)) {
+    error = "cannot write to " + dir + ": " + ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    llvm::legacy::PassManager codegen;
+    if ((*machine)->addPassesToEmitFile(codegen, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+      error = "the target cannot emit object files";
+      return false;
+    }
+    codegen.run(*llvmModule);
+    out.close();
+    if (std::error_code ec = out.error()) {
+      out.clear_error(); // a full disk is an error to report, not a reason to abort
+      error = "cannot write " + std::string(objectPath) + ": " + ec.message();
+      return false;
+    }
+  }
+  tempLibrary = objectPath.str().drop_back(std::strlen(".o.tmp"));
+  tempLibrary += ".so.tmp";
+  auto linker = llvm::sys::findProgramByName("ld.lld-22");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("ld.lld");
+  if (!linker) {
+    error = "ld.lld not found (install lld-22)";
+    return false;
+  }
+  std::string libDir = DYNAMIR_LLVM_LIBRARY_DIR;
+  // libm's symbols resolve against the process at dlopen; memref.copy needs MLIR's C runner
+  // utilities. A CUDA graph's mgpu* calls resolve against libdynamir_cuda.so, which is
+  // loaded with global symbols first; it needs nothing from LLVM (so it can be carried).
+  llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-o", tempLibrary, objectPath};
+  if (!cuda)
+    args.append({"-L", libDir, "-lmlir_c_runner_utils", "-rpath", libDir});
+  std::string linkError;
+  int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &linkError);
+  if (rc != 0) {
+    error = "linking graph '" + graphName + "' failed: " + linkError;
+    return false;
+  }
+  auto linked = llvm::MemoryBuffer::getFile(tempLibrary, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!linked) {
+    error = "cannot read " + std::string(tempLibrary) + ": " + linked.getError().message();
+    return false;
+  }
+  std::string trailer = entryTrailer(key, (*linked)->getBuffer());
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(tempLibrary, ec, llvm::sys::fs::OF_Append);
+    if (!ec) {
+      out << trailer;
+      out.close();
+      ec = out.error();
+      out.clear_error();
+    }
+    if (ec) {
+      error = "cannot write " + std::string(tempLibrary) + ": " + ec.message();
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, libraryPath)) {
+    error = "cannot store " + libraryPath.str() + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+} // namespace
 
 CompiledGraph::~CompiledGraph() {
   if (handle)
@@ -256,155 +474,65 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   llvm::sys::path::append(libraryPath, key + ".so");
   compiled->library = std::string(libraryPath);
 
-  if (!llvm::sys::fs::exists(libraryPath)) {
-    // Lower to the LLVM dialect.
-    std::string diagnostics;
-    {
-      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-        llvm::raw_string_ostream os(diagnostics);
-        os << diag.getLocation() << ": " << diag << "\n";
-        return success();
-      });
-      PassManager pm(ctx);
-      std::string parseErrors;
-      llvm::raw_string_ostream es(parseErrors);
-      FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, es);
-      if (failed(parsed)) {
-        error = "internal pipeline does not parse: " + parseErrors;
-        return nullptr;
-      }
-      static_cast<OpPassManager &>(pm) = std::move(*parsed);
-      if (failed(pm.run(*module))) {
-        error = "lowering graph '" + compiled->graphName + "' failed:\n" + diagnostics;
-        return nullptr;
-      }
-    }
-    // Translate, optimize and emit an object for this very CPU: without the host's triple and
-    // features nothing vectorizes.
-    {
-      DialectRegistry registry;
-      registerAllToLLVMIRTranslations(registry);
-      registerAllGPUToLLVMIRTranslations(registry); // gpu.binary and gpu.launch_func
-      ctx->appendDialectRegistry(registry);
-    }
-    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!builder) {
-      error = llvm::toString(builder.takeError());
-      return nullptr;
-    }
-    if (cuda) {
-      // The host side only launches kernels: build it for any x86-64.
-      builder->setCPU("x86-64");
-      builder->getFeatures() = llvm::SubtargetFeatures();
-    }
-    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-    builder->setRelocationModel(llvm::Reloc::PIC_);
-    auto machine = builder->createTargetMachine();
-    if (!machine) {
-      error = llvm::toString(machine.takeError());
-      return nullptr;
-    }
-    llvm::LLVMContext llvmContext;
-    std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*module, llvmContext);
-    if (!llvmModule) {
-      error = "translating graph '" + compiled->graphName + "' to LLVM IR failed";
-      return nullptr;
-    }
-    llvmModule->setDataLayout((*machine)->createDataLayout());
-    llvmModule->setTargetTriple((*machine)->getTargetTriple());
-    addPackedEntry(*llvmModule);
-    addRuntimeHooks(*llvmModule);
-    if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
-      error = llvm::toString(std::move(e));
-      return nullptr;
-    }
-    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-      error = "cannot create the cache folder " + dir + ": " + ec.message();
-      return nullptr;
-    }
-    // Write to unique temporaries, then rename: concurrent processes never see half a file.
-    llvm::SmallString<256> objectPath, tempLibrary;
-    int fd;
-    if (std::error_code ec = llvm::sys::fs::createUniqueFile(dir + "/%%%%%%%%.o", fd, objectPath)) {
-      error = "cannot write to " + dir + ": " + ec.message();
-      return nullptr;
-    }
-    {
-      llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-      llvm::legacy::PassManager codegen;
-      if ((*machine)->addPassesToEmitFile(codegen, out, nullptr,
-                                          llvm::CodeGenFileType::ObjectFile)) {
-        error = "the target cannot emit object files";
-        return nullptr;
-      }
-      codegen.run(*llvmModule);
-    }
-    tempLibrary = objectPath;
-    llvm::sys::path::replace_extension(tempLibrary, "so");
-    auto linker = llvm::sys::findProgramByName("ld.lld-22");
-    if (!linker)
-      linker = llvm::sys::findProgramByName("ld.lld");
-    if (!linker) {
-      error = "ld.lld not found (install lld-22)";
-      llvm::sys::fs::remove(objectPath);
-      return nullptr;
-    }
-    std::string libDir = DYNAMIR_LLVM_LIBRARY_DIR;
-    // libm's symbols resolve against the process at dlopen; memref.copy needs MLIR's C runner
-    // utilities. A CUDA graph's mgpu* calls resolve against libdynamir_cuda.so, which is
-    // loaded with global symbols first; it needs nothing from LLVM (so it can be carried).
-    llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-o", tempLibrary, objectPath};
-    if (!cuda)
-      args.append({"-L", libDir, "-lmlir_c_runner_utils", "-rpath", libDir});
-    std::string linkError;
-    int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &linkError);
-    llvm::sys::fs::remove(objectPath);
-    if (rc != 0) {
-      error = "linking graph '" + compiled->graphName + "' failed: " + linkError;
-      llvm::sys::fs::remove(tempLibrary);
-      return nullptr;
-    }
-    if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, libraryPath)) {
-      error = "cannot store " + std::string(libraryPath) + ": " + ec.message();
-      return nullptr;
-    }
-  } else {
-    compiled->cached = true;
-  }
-
-  if (!options.load)
-    return compiled;
-  if (cuda) {
+  // An entry that fails its checks is deleted and built again. At most one build: a second
+  // failure to load is an error, not a loop.
+  for (int attempt = 0;; ++attempt) {
     std::string why;
-    if (!loadCudaRuntime(why)) {
+    compiled->cached = llvm::sys::fs::exists(libraryPath);
+    if (compiled->cached && !verifyEntry(libraryPath, key, why)) {
+      rejectEntry(libraryPath, why);
+      compiled->cached = false;
+    }
+    if (!compiled->cached &&
+        !buildEntry(*module, pipeline, cuda, compiled->graphName, key, dir, libraryPath, error))
+      return nullptr;
+    if (!options.load)
+      break;
+    if (cuda && !loadCudaRuntime(error))
+      return nullptr;
+    if (compiled->load(key, why))
+      break;
+    if (!compiled->cached || attempt > 0) {
       error = why;
       return nullptr;
     }
-  }
-  compiled->handle = dlopen(compiled->library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!compiled->handle) {
-    error = std::string("cannot load ") + compiled->library + ": " + dlerror();
-    return nullptr;
-  }
-  compiled->entry = reinterpret_cast<void (*)(void **)>(dlsym(compiled->handle, kPackedEntry));
-  if (!compiled->entry) {
-    error = "no entry point in " + compiled->library;
-    return nullptr;
-  }
-  // A graph without temporaries has no hooks.
-  if (auto *hook = static_cast<void *(**)(uint64_t)>(dlsym(compiled->handle, "dynamir_alloc_hook")))
-    *hook = poolAllocate;
-  if (auto *hook = static_cast<void (**)(void *)>(dlsym(compiled->handle, "dynamir_free_hook")))
-    *hook = poolFree;
-  using Sgemm = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t);
-  if (auto *hook = static_cast<Sgemm *>(dlsym(compiled->handle, "dynamir_sgemm_hook"))) {
-    blasLibrary(); // find it now, while the caller holds the GIL
-    *hook = dynamirSgemm;
+    rejectEntry(libraryPath, why);
   }
   compiled->seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return compiled;
+}
+
+bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
+  handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    error = "cannot load " + library + ": " + dlerror();
+    return false;
+  }
+  // The trailer was checked before dlopen; the library's own record of its key also catches
+  // a file replaced in between, and a library the loader had already mapped for another path
+  // (it recognizes files by inode).
+  auto *builtFor = static_cast<const char *>(dlsym(handle, kKeySymbol));
+  entry = reinterpret_cast<void (*)(void **)>(dlsym(handle, kPackedEntry));
+  if (!builtFor || key != builtFor || !entry) {
+    error = library + " is not the library of this graph";
+    dlclose(handle);
+    handle = nullptr;
+    entry = nullptr;
+    return false;
+  }
+  // A graph without temporaries has no hooks.
+  if (auto *hook = static_cast<void *(**)(uint64_t)>(dlsym(handle, "dynamir_alloc_hook")))
+    *hook = poolAllocate;
+  if (auto *hook = static_cast<void (**)(void *)>(dlsym(handle, "dynamir_free_hook")))
+    *hook = poolFree;
+  using Sgemm = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t);
+  if (auto *hook = static_cast<Sgemm *>(dlsym(handle, "dynamir_sgemm_hook"))) {
+    blasLibrary(); // find it now, while the caller holds the GIL
+    *hook = dynamirSgemm;
+  }
+  return true;
 }
 
 bool CompiledGraph::run(llvm::ArrayRef<Buffer> inputBuffers, llvm::ArrayRef<Buffer> outputBuffers,

@@ -5,8 +5,9 @@
 // compiled for the host CPU (target triple and CPU features set, so LLVM vectorizes) into an
 // object file, linked with lld into a shared library and loaded with dlopen. The library lives
 // in a persistent cache keyed by the graph's IR, the pipeline, the CPU, the LLVM version and the
-// Dynamir build, so another process loads it without compiling. Callers own every buffer: inputs
-// and outputs are passed as strided memref descriptors.
+// Dynamir build, so another process loads it without compiling. Each entry carries its key, size
+// and SHA-256, checked before it is loaded: a damaged or misplaced entry is built again. Callers
+// own every buffer: inputs and outputs are passed as strided memref descriptors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,6 +91,8 @@ public:
 
 private:
   CompiledGraph() = default;
+  /// dlopens the library and checks that it was built for `key`.
+  bool load(llvm::StringRef key, std::string &error);
 
   std::string graphName;
   std::vector<mlir::RankedTensorType> inputs, outputs;
