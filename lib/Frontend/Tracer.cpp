@@ -1134,8 +1134,6 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
   };
   auto result = [&](Value v) { return tensorVar(v, lib); };
   auto ufunc = [&](Value v) { return ufuncResult(v, lib); };
-  // A reduction with keepdims=True returns an array, whatever its rank.
-  auto reduced = [&](Value v, bool keepdim) { return keepdim ? result(v) : ufunc(v); };
 
   if (name == "item" || name == "tolist" || name == "numpy" || name == "__bool__")
     breakTrace(dyn::BreakKind::data_dependent_value,
@@ -1417,23 +1415,20 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
     if (name == "sum" || name == "prod") {
       if (!isa<FloatType>(element))
         v = castTo(v, i64());
-      return reduced(name == "sum" ? Value(dyn::SumOp::create(b, l, v, attr, keepdim))
-                                   : Value(dyn::ProdOp::create(b, l, v, attr, keepdim)),
-                     keepdim);
+      return ufunc(name == "sum" ? Value(dyn::SumOp::create(b, l, v, attr, keepdim))
+                                 : Value(dyn::ProdOp::create(b, l, v, attr, keepdim)));
     }
     if (name == "mean") {
       if (!isa<FloatType>(element) && lib == Lib::Torch)
         breakTrace(dyn::BreakKind::unsupported_call,
                    "torch.mean of an integer tensor raises in eager torch");
-      return reduced(dyn::MeanOp::create(b, l, castTo(v, floatFor(lib, element)), attr, keepdim),
-                     keepdim);
+      return ufunc(dyn::MeanOp::create(b, l, castTo(v, floatFor(lib, element)), attr, keepdim));
     }
     if (element.isInteger(1))
       v = castTo(v, i64());
     if (isArg)
-      return reduced(name == "argmax" ? Value(dyn::ArgMaxOp::create(b, l, v, attr, keepdim))
-                                      : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)),
-                     keepdim);
+      return ufunc(name == "argmax" ? Value(dyn::ArgMaxOp::create(b, l, v, attr, keepdim))
+                                    : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)));
     bool isMax = name == "max" || name == "amax";
     Value values = isMax ? Value(dyn::MaxOp::create(b, l, v, attr, keepdim))
                          : Value(dyn::MinOp::create(b, l, v, attr, keepdim));
@@ -1447,7 +1442,7 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
                                   : Value(dyn::ArgMinOp::create(b, l, v, attr, keepdim)))};
       return pair;
     }
-    return reduced(values, keepdim);
+    return ufunc(values);
   }
 
   if (name == "softmax" || name == "log_softmax") {
