@@ -302,11 +302,19 @@ class CompiledFunction:
             b = result.graph_breaks[0]
             raise GraphBreakError(f"graph break ({b.kind}): {b.reason} at {b.filename}:{b.lineno}")
         host = result.module.functions[0]
-        split = "dyn-split-graphs{capture-control-flow=%d}" % int(self.capture_control_flow)
+        # fullgraph=True means one graph: data-dependent branches stay on the device.
+        capture = self.capture_control_flow or self.fullgraph
+        split = "dyn-split-graphs{capture-control-flow=%d}" % int(capture)
         result.module.run_pipeline(f"dyn-optimize,{split}")
         passes = time.perf_counter()
         native = _dynamir.Entry(result.module._native, host,
                                 backend=self.backend)
+        if self.fullgraph and len(native.graphs) > 1:
+            syncs = [line.strip() for line in result.module.function_text(host).splitlines()
+                     if "dyn.to_bool" in line or "dyn.item" in line]
+            raise GraphBreakError(
+                f"fullgraph=True: the program needs {len(native.graphs)} graphs with host "
+                f"syncs between them: {'; '.join(syncs) or 'see dynamir.explain'}")
         entry = _Entry(native, result.module, host, result.graph_breaks, result.kernel_count,
                        traced - start, passes - traced, result.resume)
         self._entries.append(entry)
@@ -631,10 +639,20 @@ def explain(f, *args, **kwargs):
     syncs and compile times. f is a plain function/module (default options) or the result of
     dynamir.compile(...) (its options)."""
     compiled = f if isinstance(f, CompiledFunction) else compile(f)
-    return _explanation(compiled, compiled(*args, **kwargs))
+    before = _host_syncs(compiled)
+    return _explanation(compiled, compiled(*args, **kwargs), before)
 
 
-def _explanation(compiled, result):
+def _host_syncs(compiled):
+    """Host syncs so far of each native entry of a function and its continuations."""
+    functions = [compiled, *compiled._continuations.values()]
+    return {id(entry.native): entry.native.host_syncs
+            for function in functions for entry in function._entries}
+
+
+def _explanation(compiled, result, before=None):
+    """What the last call of `compiled` did; host syncs counted since `before`."""
+    before = before or {}
     """The Explanation of `compiled`'s last run, which returned `result`: the frame's entry and
     those of the continuations it went on in after graph breaks."""
     last = compiled._last
@@ -646,6 +664,7 @@ def _explanation(compiled, result):
     graph_names, compiled_names, breaks, guards = [], set(), [], []
     ops, graphs, hosts = {}, {}, []
     kernels = syncs = 0
+    counted = set()  # a continuation that ran in every loop iteration counts its syncs once
     times = {"trace": 0.0, "passes": 0.0, "codegen": 0.0}
     for function, entry in ran:
         if entry is None:
@@ -664,7 +683,9 @@ def _explanation(compiled, result):
             graphs[g] = module.function_text(g)
         hosts.append(module.function_text(entry.host))
         kernels += entry.kernels_during_tracing
-        syncs += entry.native.host_syncs
+        if id(entry.native) not in counted:
+            counted.add(id(entry.native))
+            syncs += entry.native.host_syncs - before.get(id(entry.native), 0)
         times["trace"] += entry.trace_seconds
         times["passes"] += entry.pass_seconds
         times["codegen"] += entry.native.compile_seconds

@@ -428,3 +428,29 @@ except RuntimeError:
         x = np.array([1, 0, 2, -7])
         want = str((7 // x, x % np.zeros(4, np.int64), x // x, -x // 2))
     assert "\n".join(lines[:-1]) == want and lines[-1] == "RuntimeError"
+
+
+# -- API contracts ------------------------------------------------------------------------------
+
+def test_fullgraph_keeps_data_dependent_branches_in_one_graph():
+    def f(x):
+        y = x * 2
+        if y.sum() > 0:
+            y = np.sin(y)
+        return y + 1
+    compiled = dynamir.compile(f, fullgraph=True)
+    for x in (np.ones(3), -np.ones(3)):
+        e = dynamir.explain(compiled, x)
+        assert np.array_equal(e.result, f(x))
+        assert e.graph_count == 1 and e.host_syncs == 0 and e.graph_break_count == 0
+
+
+def test_explain_counts_the_host_syncs_of_the_run_it_explains():
+    def f(x):
+        y = x - 1
+        if x.sum() > 0:
+            y = x + 1
+        return y * 2
+    compiled = dynamir.compile(f)
+    for _ in range(3):
+        assert dynamir.explain(compiled, np.ones(3)).host_syncs == 1
