@@ -1074,6 +1074,13 @@ int64_t intOf(const VarPtr &v) {
 
 bool isNone(const VarPtr &v) { return !v || (v->kind == VK::Const && v->obj.is_none()); }
 
+/// The Python constant an argument must be (a fill value, a flag); anything else runs for real.
+py::handle constant(const VarPtr &v, const std::string &what) {
+  if (!v || v->kind != VK::Const)
+    breakTrace(dyn::BreakKind::unsupported_call, what + " must be a Python constant");
+  return v->obj;
+}
+
 /// A tuple or list of arrays passed to `name` (concatenate, stack).
 VarPtr sequenceArg(const VarPtr &v, const std::string &name) {
   if (!v || (v->kind != VK::Tuple && v->kind != VK::List))
@@ -1215,7 +1222,7 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
     Type element = isNone(dtype) ? type.getElementType() : dtypeArgument(dtype);
     double fill = name == "ones_like" ? 1.0 : 0.0;
     if (name == "full_like")
-      fill = takeArg(args, kwargs, 1, {"fill_value"})->obj.cast<double>();
+      fill = constant(takeArg(args, kwargs, 1, {"fill_value"}), "fill_value").cast<double>();
     TypedAttr value = isa<FloatType>(element)
                           ? TypedAttr(FloatAttr::get(element, fill))
                           : TypedAttr(IntegerAttr::get(element, static_cast<int64_t>(fill)));
@@ -1248,7 +1255,7 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
     if (!isNone(ddofArg))
       ddof = intOf(ddofArg);
     if (!isNone(unbiased))
-      ddof = unbiased->obj.cast<bool>() ? 1 : 0;
+      ddof = constant(unbiased, "unbiased").cast<bool>() ? 1 : 0;
     RankedTensorType type = typeOf(x->value);
     SmallVector<int64_t> dims;
     if (isNone(axis))
@@ -1595,25 +1602,37 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
   }
 
   if (name == "zeros" || name == "ones" || name == "full") {
-    VarPtr shapeArg = args.at(0);
+    VarPtr shapeArg = takeArg(args, kwargs, 0, {"shape", "size"});
+    if (!shapeArg ||
+        (shapeArg->kind != VK::Const && shapeArg->kind != VK::Tuple && shapeArg->kind != VK::List))
+      breakTrace(dyn::BreakKind::unsupported_call, name + " needs a constant shape");
     SmallVector<int64_t> shape;
     for (const VarPtr &d :
-         shapeArg->kind == VK::Const ? std::vector<VarPtr>{shapeArg} : shapeArg->items)
+         shapeArg->kind == VK::Const ? std::vector<VarPtr>{shapeArg} : shapeArg->items) {
       shape.push_back(intOf(d));
+      if (shape.back() < 0)
+        breakTrace(dyn::BreakKind::unsupported_call, "negative dimensions are not allowed");
+    }
     VarPtr fill = name == "full" ? takeArg(args, kwargs, 1, {"fill_value"})
                                  : constVar(py::float_(name == "ones" ? 1.0 : 0.0));
+    py::handle fillValue = constant(fill, "fill_value");
     VarPtr dtype = takeArg(args, kwargs, name == "full" ? 2 : 1, {"dtype"});
-    Type element = isNone(dtype) ? (lib == Lib::Numpy || PyFloat_Check(fill->obj.ptr())
-                                        ? (lib == Lib::Numpy ? f64() : f32())
-                                        : i64())
-                                 : dtypeArgument(dtype);
-    if (name == "full" && isNone(dtype) && PyLong_Check(fill->obj.ptr()) &&
-        !PyBool_Check(fill->obj.ptr()))
+    Type element;
+    if (!isNone(dtype))
+      element = dtypeArgument(dtype);
+    else if (PyBool_Check(fillValue.ptr())) // full(shape, True) is a bool array
+      element = i1();
+    else if (PyLong_Check(fillValue.ptr()))
       element = i64();
+    else if (PyFloat_Check(fillValue.ptr()))
+      element = lib == Lib::Numpy ? f64() : f32();
+    else
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 name + " with a fill of type " + typeName(fillValue));
     auto type = RankedTensorType::get(shape, element);
     TypedAttr value = isa<FloatType>(element)
-                          ? TypedAttr(FloatAttr::get(element, fill->obj.cast<double>()))
-                          : TypedAttr(IntegerAttr::get(element, fill->obj.cast<int64_t>()));
+                          ? TypedAttr(FloatAttr::get(element, fillValue.cast<double>()))
+                          : TypedAttr(IntegerAttr::get(element, fillValue.cast<int64_t>()));
     return result(dyn::FullOp::create(b, l, type, value));
   }
   if (name == "arange") {
@@ -1625,9 +1644,13 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
       allInts &= PyLong_Check(a->obj.ptr());
       bounds.push_back(a->obj.cast<double>());
     }
+    if (bounds.empty() || bounds.size() > 3)
+      breakTrace(dyn::BreakKind::unsupported_call, "arange takes 1 to 3 bounds");
     double start = bounds.size() > 1 ? bounds[0] : 0,
            stop = bounds.size() > 1 ? bounds[1] : bounds.at(0),
            stepSize = bounds.size() > 2 ? bounds[2] : 1;
+    if (stepSize == 0 || !std::isfinite((stop - start) / stepSize))
+      breakTrace(dyn::BreakKind::unsupported_call, "arange with a zero or infinite step count");
     int64_t count =
         std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / stepSize)));
     VarPtr dtype = takeArg(args, kwargs, 99, {"dtype"});

@@ -454,3 +454,12 @@ def test_explain_counts_the_host_syncs_of_the_run_it_explains():
     compiled = dynamir.compile(f)
     for _ in range(3):
         assert dynamir.explain(compiled, np.ones(3)).host_syncs == 1
+
+
+def test_constructors_follow_their_fill_and_reject_bad_shapes():
+    same_as_eager(lambda x: (np.full((2,), True) & x, np.full(2, 3), np.full(2, 1.5)),
+                  np.array([True, False]))
+    same_as_eager(lambda x: (torch.full((2,), 3) + x, torch.zeros(2, 3) + x), torch.ones(3))
+    same_as_eager(lambda x: np.zeros(-1) + x, np.ones(1))
+    same_as_eager(lambda x: np.arange(0, 5, 0) + x, np.ones(1))
+    same_as_eager(lambda x: np.full(2, x.sum()), np.ones(1))
