@@ -381,6 +381,17 @@ private:
     return {};
   }
 
+  /// The numpy dtype or torch dtype object of an element type.
+  py::object dtypeObject(Lib lib, Type t) {
+    std::string n = t.isBF16()       ? "bfloat16"
+                    : t.isInteger(1) ? "bool"
+                                     : (isa<FloatType>(t) ? "float" : "int") +
+                                           std::to_string(t.getIntOrFloatBitWidth());
+    if (lib == Lib::Numpy)
+      return numpy.attr("dtype")(n);
+    return torch.attr(n.c_str());
+  }
+
   /// The element type a Python type object or dtype names (np.float32, float, torch.int64).
   Type dtypeArgument(const VarPtr &v) {
     if (v && (v->kind == VK::Const || v->kind == VK::Object)) {
@@ -899,6 +910,21 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
                  "operand " + describe(v) + " is neither a tensor nor a scalar");
   if (x->kind != VK::Tensor && y->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
+  if (lib == Lib::Torch) {
+    // torch's promotion depends on ranks too (a 0-d tensor of the same category does not
+    // widen a tensor with dimensions): asked of torch itself, on meta tensors (no data).
+    auto operand = [&](const VarPtr &v) -> py::object {
+      if (v->kind != VK::Tensor)
+        return v->obj;
+      RankedTensorType t = typeOf(v->value);
+      return torch.attr("empty")(t.getRank() ? py::make_tuple(1) : py::make_tuple(),
+                                 py::arg("dtype") = dtypeObject(Lib::Torch, t.getElementType()),
+                                 py::arg("device") = "meta");
+    };
+    if (Type t = dtypeToType(torch.attr("result_type")(operand(x), operand(y))))
+      return t;
+    breakTrace(dyn::BreakKind::unsupported_call, "a torch result dtype graphs do not have");
+  }
   if (x->kind == VK::Tensor && y->kind == VK::Tensor)
     return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
   const VarPtr &t = x->kind == VK::Tensor ? x : y;
@@ -1697,21 +1723,13 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
       SmallVector<int64_t> perm;
       for (int64_t d = type.getRank() - 1; d >= 0; --d)
         perm.push_back(d);
-      return tensorVar(dyn::TransposeOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(perm)),
-                       obj->lib);
+      VarPtr t = tensorVar(
+          dyn::TransposeOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(perm)), obj->lib);
+      t->scalar = obj->scalar;
+      return t;
     }
-    if (name == "dtype") {
-      std::string n;
-      llvm::raw_string_ostream os(n);
-      Type t = type.getElementType();
-      os << (t.isInteger(1) ? "bool" : (isa<FloatType>(t) ? "float" : "int"))
-         << (t.isInteger(1) ? "" : std::to_string(t.getIntOrFloatBitWidth()));
-      if (t.isBF16())
-        n = "bfloat16";
-      if (obj->lib == Lib::Numpy)
-        return constVar(numpy.attr("dtype")(n));
-      return constVar(torch.attr(n.c_str()));
-    }
+    if (name == "dtype")
+      return constVar(dtypeObject(obj->lib, type.getElementType()));
     // Properties of a CPU, strided, non-quantized tensor without grad (the only kind the
     // tracer takes as input; the guards keep it so).
     if (obj->lib == Lib::Torch) {
@@ -2161,7 +2179,11 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   if (callee->kind == VK::Method) {
     VarPtr self = callee->items[0];
     args.insert(args.begin(), self);
-    return callTensorOp(self->lib, callee->name, std::move(args), std::move(kwargs));
+    VarPtr r = callTensorOp(self->lib, callee->name, std::move(args), std::move(kwargs));
+    // Methods of a numpy scalar return scalars (s.copy(), s.astype(...), s.reshape(())).
+    if (self->scalar && r->kind == VK::Tensor && typeOf(r->value).getRank() == 0)
+      r->scalar = true;
+    return r;
   }
 
   py::handle fn = callee->obj;

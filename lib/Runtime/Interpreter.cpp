@@ -184,9 +184,15 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
                 order.append(r.getDims().begin(), r.getDims().end());
                 py::object moved = np.attr("transpose")(x, ints(order));
                 py::list shape;
+                py::tuple sizes = x.attr("shape");
                 for (int64_t d : kept)
-                  shape.append(py::tuple(x.attr("shape"))[d]);
-                shape.append(-1);
+                  shape.append(sizes[d]);
+                // The reduced length by its size, not -1: -1 is ambiguous when a kept
+                // dimension is empty (numpy raises for (0, -1)).
+                int64_t reducedSize = 1;
+                for (int64_t d : r.getDims())
+                  reducedSize *= sizes[d].cast<int64_t>();
+                shape.append(reducedSize);
                 py::object flat = np.attr("reshape")(moved, py::tuple(shape));
                 const char *fn = std::is_same_v<decltype(r), dyn::ArgMaxOp> ? "argmax" : "argmin";
                 return np.attr(fn)(flat, py::arg("axis") = -1);

@@ -463,3 +463,26 @@ def test_constructors_follow_their_fill_and_reject_bad_shapes():
     same_as_eager(lambda x: np.zeros(-1) + x, np.ones(1))
     same_as_eager(lambda x: np.arange(0, 5, 0) + x, np.ones(1))
     same_as_eager(lambda x: np.full(2, x.sum()), np.ones(1))
+
+
+def test_failed_type_inference_is_a_break_not_an_abort():
+    # dyn.concat's builder reports mismatched shapes only through LLVM's fatal error handler:
+    # while tracing that is an exception, and the call runs eagerly and raises numpy's error.
+    same_as_eager(lambda a, b: np.concatenate([a, b]), np.ones((2, 3)), np.ones((2, 4)))
+    same_as_eager(lambda a, b: torch.cat([a, b], dim=1), torch.ones(2, 3), torch.ones(3, 3))
+
+
+# -- found by the differential tester (tools/difftest) -------------------------------------------
+
+def test_methods_of_numpy_scalars_return_scalars():  # 20261201:67, :249, :439
+    same_as_eager(lambda s: (s.copy(), s.T, s.reshape(()), s.astype(np.float32), s[...]),
+                  np.float64(1.5))
+
+
+def test_torch_promotion_with_zero_d_tensors():  # 20261201:176
+    same_as_eager(lambda x, s: (x + s, x.int() * s, x.int() + s.long()),
+                  torch.ones(2), torch.tensor(2.0, dtype=torch.float64))
+
+
+def test_arg_reductions_with_empty_kept_dimensions():  # 20261201:46, :422
+    same_as_eager(lambda x: x.argmin(axis=-2, keepdims=True), np.ones((4, 0), np.float32))

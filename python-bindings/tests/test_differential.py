@@ -20,14 +20,7 @@ JOBS = 2
 # "seed:index": one-line reason. Filled from a run of the current code; shrink it as bugs
 # get fixed (`python tools/difftest/difftest.py --show ID` prints a program, --minimize ID
 # reduces it).
-KNOWN_FAILURES = {
-    "20261201:46": "backend=eager: reshape of an empty array to (0, newaxis) raises ValueError",
-    "20261201:67": "a numpy scalar's .copy() comes back as a 0-d ndarray",
-    "20261201:176": "torch promotion: a 0-d float64 tensor operand makes a float32 result float64",
-    "20261201:249": "a numpy scalar's .copy() comes back as a 0-d ndarray",
-    "20261201:422": "backend=eager: reshape of an empty array to (0, newaxis) raises ValueError",
-    "20261201:439": "a numpy scalar's .T comes back as a 0-d ndarray",
-}
+KNOWN_FAILURES = {}
 
 
 def test_differential():
