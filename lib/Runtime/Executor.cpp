@@ -585,7 +585,7 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
   // Every value the host hands out is a Python object of its own, as eagerly. The tracer
   // returns the caller's own objects by their source, so an argument reaching a result here
   // is another object with the same contents (a graph that folded `np.where(c, a, a)` or
-  // `a.copy()` to `a`), and so is a value returned twice (`return b, np.maximum(b, b)`).
+  // `a.copy()` to `a`), and so is a value handed out twice (`return b, np.maximum(b, b)`).
   auto ownObject = [&](Value v, py::object value, bool repeated) -> py::object {
     bool argument = isa<BlockArgument>(v) && v.getParentBlock() == &host.getBody().front();
     if ((argument || repeated) && py::isinstance<py::array>(value))
@@ -691,8 +691,11 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
       if (auto brk = dyn_cast<dyn::GraphBreakOp>(op)) {
         py::tuple live(brk.getLive().size());
         // Like results: a caller that passed device arrays gets device arrays in the frame.
+        // Distinct objects of the frame may be one value after CSE (`v = x + x; x += x`).
+        llvm::SmallDenseSet<Value, 4> handedOut;
         for (auto [i, v] : llvm::enumerate(brk.getLive()))
-          live[i] = ownObject(v, deviceArguments ? env.lookup(v) : toHost(env.lookup(v)), false);
+          live[i] = ownObject(v, deviceArguments ? env.lookup(v) : toHost(env.lookup(v)),
+                              !handedOut.insert(v).second);
         breakValues = std::move(live);
         return;
       }

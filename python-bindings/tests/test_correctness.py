@@ -486,3 +486,16 @@ def test_torch_promotion_with_zero_d_tensors():  # 20261201:176
 
 def test_arg_reductions_with_empty_kept_dimensions():  # 20261201:46, :422
     same_as_eager(lambda x: x.argmin(axis=-2, keepdims=True), np.ones((4, 0), np.float32))
+
+
+def test_objects_that_cse_into_one_value_stay_distinct_across_a_break():  # 777001:349
+    def f(x):
+        if (x > 0).any():
+            x = x.long()
+            v1 = x + x
+            x += x
+        else:
+            v1 = x
+        x[:] = -1.5
+        return [v1, x, x]
+    same_as_eager(f, torch.ones(3, 1))
