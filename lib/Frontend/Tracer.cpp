@@ -176,6 +176,9 @@ struct Var {
   VarPtr viewOf;
   /// The type of the caller's object a tensor input was read from.
   py::object inputType;
+  /// The join of a data-dependent branch where one side is the caller's object or a view:
+  /// at run time it is one object or another, which no rebuild recipe can say.
+  bool eitherObject = false;
 };
 
 VarPtr makeVar(VK kind) {
@@ -738,6 +741,7 @@ private:
                      std::vector<std::pair<std::string, VarPtr>> &kwargs);
   VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
   VarPtr binary(int kind, VarPtr a, VarPtr b);
+  bool isContiguous(const VarPtr &v);
   py::object pythonType(const VarPtr &v);
   VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
   VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
@@ -889,7 +893,9 @@ VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
     return isa<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
                dyn::SqueezeOp, dyn::SliceOp>(op);
   };
-  if (!def || isView(def) || varsHolding.lookup(x->value) != 1 ||
+  // The join of a data-dependent branch is one object or another (each maybe aliased) at run
+  // time: not updated in place in the trace.
+  if (!def || isView(def) || isa<dyn::IfOp>(def) || varsHolding.lookup(x->value) != 1 ||
       llvm::any_of(x->value.getUsers(), isView))
     breakTrace(dyn::BreakKind::side_effect,
                "in-place update of an array the trace cannot prove unaliased");
@@ -959,6 +965,11 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
   Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
   if (x->kind == VK::Tensor && y->kind == VK::Tensor && x->lib != y->lib)
     breakTrace(dyn::BreakKind::unsupported_call, "mixing numpy arrays and torch tensors");
+  // torch multiplies matrices of one dtype only (numpy promotes).
+  if (kind == NB_MATRIX_MULTIPLY && lib == Lib::Torch &&
+      (x->kind != VK::Tensor || y->kind != VK::Tensor ||
+       elementTypeOf(x->value) != elementTypeOf(y->value)))
+    breakTrace(dyn::BreakKind::unsupported_call, "torch matrix product of different dtypes");
   Type element = promoted(lib, x, y);
   if (kind == NB_TRUE_DIVIDE)
     element = floatFor(lib, element);
@@ -972,6 +983,17 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
       return ufuncResult(create<dyn::LogicalAndOp>({a, c}), lib);
     breakTrace(dyn::BreakKind::unsupported_call, "arithmetic on booleans");
   }
+  // numpy computes a bool array to a Python int power in int8.
+  if (kind == NB_POWER && lib == Lib::Numpy &&
+      llvm::any_of(std::initializer_list<VarPtr>{x, y}, [&](const VarPtr &v) {
+        return v->kind == VK::Tensor && elementTypeOf(v->value).isInteger(1);
+      }))
+    breakTrace(dyn::BreakKind::unsupported_call, "a power of booleans");
+  // An integer power with a negative exponent raises in numpy and is 0 (or +-1) in torch,
+  // which graphs do not compute: only constant exponents >= 0 are traced.
+  if (kind == NB_POWER && !isa<FloatType>(element) &&
+      (y->kind == VK::Tensor || !PyLong_Check(y->obj.ptr()) || y->obj.cast<int64_t>() < 0))
+    breakTrace(dyn::BreakKind::unsupported_call, "integer power with a non-constant exponent");
   // torch raises for an integer division by zero, which a graph cannot: a tensor divisor
   // (or a zero) runs eagerly.
   if (lib == Lib::Torch && !isa<FloatType>(element) &&
@@ -1030,6 +1052,9 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
                "comparison of " + describe(x) + " and " + describe(y));
   Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
   Type element = promoted(lib, x, y);
+  // Bools order as 0 < 1; an i1 compares signed (true is -1), so they compare as integers.
+  if (element.isInteger(1) && kind != 2 && kind != 3)
+    element = i64();
   Value a = operandAs(x, element), c = operandAs(y, element);
   Value r;
   switch (kind) {
@@ -1217,8 +1242,17 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
       r = dyn::CeilOp::create(b, l, v);
     return ufunc(r);
   }
-  if (name == "abs" || name == "absolute")
+  if (name == "abs" || name == "absolute") {
+    if (elementTypeOf(tensorArg(0)->value).isInteger(1)) {
+      // numpy: the bools themselves (a new array); torch has no abs of bools.
+      if (lib == Lib::Torch)
+        breakTrace(dyn::BreakKind::unsupported_call, "torch.abs of a bool tensor raises");
+      VarPtr copy = ufunc(tensorArg(0)->value);
+      copy->copy = true;
+      return copy;
+    }
     return ufunc(dyn::AbsOp::create(b, l, tensorArg(0)->value));
+  }
   if (name == "negative" || name == "neg")
     return ufunc(dyn::NegOp::create(b, l, tensorArg(0)->value));
   if (name == "relu")
@@ -1231,8 +1265,16 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
     copy->copy = true;
     return copy;
   }
-  if (name == "contiguous" || name == "detach")
+  if (name == "detach")
     return tensorArg(0);
+  if (name == "contiguous") {
+    // The tensor itself if it is contiguous, else a contiguous copy.
+    if (isContiguous(tensorArg(0)))
+      return tensorArg(0);
+    VarPtr copy = tensorVar(tensorArg(0)->value, lib);
+    copy->copy = true;
+    return copy;
+  }
   if (name == "size" && lib == Lib::Torch) {
     VarPtr shape = getAttr(tensorArg(0), "shape");
     VarPtr dim = takeArg(args, kwargs, 1, {"dim"});
@@ -1499,6 +1541,8 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
 
   if (name == "reshape" || name == "view") {
     VarPtr x = tensorArg(0);
+    if (name == "view" && !isContiguous(x)) // torch may raise for strides a view cannot take
+      breakTrace(dyn::BreakKind::unsupported_call, "view of a tensor that may be non-contiguous");
     SmallVector<int64_t> shape;
     std::vector<VarPtr> dims(args.begin() + 1, args.end());
     if (dims.size() == 1 && (dims[0]->kind == VK::Tuple || dims[0]->kind == VK::List))
@@ -1592,13 +1636,23 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
   if (name == "astype" || name == "to" || name == "type") {
     VarPtr x = tensorArg(0);
     VarPtr dtype = takeArg(args, kwargs, 1, {"dtype"});
-    return result(castTo(x->value, dtypeArgument(dtype)));
+    Type element = dtypeArgument(dtype);
+    // torch returns the tensor itself when nothing changes; numpy's astype copies.
+    if (lib == Lib::Torch && element == elementTypeOf(x->value))
+      return x;
+    VarPtr r = result(castTo(x->value, element));
+    r->copy = true;
+    return r;
   }
   static const llvm::StringMap<const char *> castMethods = {
       {"float", "float32"}, {"double", "float64"}, {"half", "float16"},
       {"long", "int64"},    {"int", "int32"},      {"bool", "bool"}};
-  if (auto it = castMethods.find(name); it != castMethods.end() && lib == Lib::Torch)
-    return result(castTo(tensorArg(0)->value, dtypeToType(py::str(it->second))));
+  if (auto it = castMethods.find(name); it != castMethods.end() && lib == Lib::Torch) {
+    Type element = dtypeToType(py::str(it->second));
+    if (element == elementTypeOf(tensorArg(0)->value))
+      return tensorArg(0); // x.float() of a float tensor is x itself
+    return result(castTo(tensorArg(0)->value, element));
+  }
 
   if (name == "where" && args.size() == 3) {
     VarPtr c = tensorArg(0);
@@ -2062,6 +2116,19 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
   return out.value;
 }
 
+/// Whether the array a Var stands for is C-contiguous: an input by its guard, a view by
+/// assumption not, anything computed (a fresh result) always.
+bool Tracer::isContiguous(const VarPtr &v) {
+  if (auto arg = dyn_cast<BlockArgument>(v->value)) {
+    for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
+      if (guard.getValue() == arg)
+        return guard.getContiguous();
+    return false;
+  }
+  return !isa<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
+              dyn::SqueezeOp, dyn::SliceOp>(v->value.getDefiningOp());
+}
+
 /// The Python type of the object a Var stands for.
 py::object Tracer::pythonType(const VarPtr &v) {
   switch (v->kind) {
@@ -2197,9 +2264,11 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   if (isBuiltin) {
     if (name == "print")
       breakTrace(dyn::BreakKind::side_effect, "call to print (output must happen for real)");
-    if (name == "range" || name == "len" || name == "isinstance" || name == "min" ||
-        name == "max" || name == "abs" || name == "int" || name == "float" || name == "bool" ||
-        name == "enumerate" || name == "zip" || name == "tuple" || name == "list") {
+    // Keyword arguments (enumerate(xs, start=1), min(xs, key=f), ...) are not modelled here.
+    if (kwargs.empty() &&
+        (name == "range" || name == "len" || name == "isinstance" || name == "min" ||
+         name == "max" || name == "abs" || name == "int" || name == "float" || name == "bool" ||
+         name == "enumerate" || name == "zip" || name == "tuple" || name == "list")) {
       for (const VarPtr &a : args) {
         if (a->kind == VK::Tensor) {
           if (name == "len") {
@@ -2718,8 +2787,24 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
       breakTrace(dyn::BreakKind::divergent_branch,
                  "the sides of a data-dependent branch produce different types: " + describe(a) +
                      " vs " + describe(c));
+    // The join is a new array, which is that object only if each side is an array of its
+    // own: where one side is the caller's object or a view of an array, the join reads right
+    // but is not that object, so the host cannot recreate it at a break (a store through it
+    // would miss the caller's array); such a break restarts the frame eagerly.
+    auto ownArray = [](const VarPtr &v) {
+      Operation *def = v->value.getDefiningOp();
+      return v->source.empty() &&
+             (v->copy || (def && !isa<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp,
+                                      dyn::ExpandDimsOp, dyn::SqueezeOp, dyn::SliceOp>(def)));
+    };
+    if (a->scalar != c->scalar || a->lib != c->lib)
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "the sides of a data-dependent branch produce different types: " + describe(a) +
+                     " vs " + describe(c));
     VarPtr placeholder = makeVar(VK::Tensor);
     placeholder->lib = a->lib;
+    placeholder->scalar = a->scalar;
+    placeholder->eitherObject = !ownArray(a) || !ownArray(c);
     fill.emplace_back(placeholder, thenValues.size());
     thenValues.push_back(a->value);
     elseValues.push_back(c->value);
@@ -2943,6 +3028,10 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
         if (input->value == v->value)
           return py::make_tuple("source", source);
     }
+    if (v->eitherObject)
+      throw NotRebuildable{"a variable that is one object or another after a data-dependent "
+                           "branch (" +
+                           describe(v) + ")"};
     // A view shares memory with its base, which an array rebuilt from the graph's result
     // would not: in-place updates after the break would miss the base.
     if (isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,

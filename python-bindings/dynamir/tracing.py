@@ -56,10 +56,18 @@ def _count_torch_kernels(counter):
         return
     from torch.utils._python_dispatch import TorchDispatchMode
 
+    meta = torch.device("meta")
+
     class Counter(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            counter[0] += 1
-            return func(*args, **(kwargs or {}))
+            kwargs = kwargs or {}
+            # The tracer asks torch for dtype rules on meta tensors (no data, no kernel):
+            # those calls are not computation on real values.
+            tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+            if not (all(t.is_meta for t in tensors) if tensors
+                    else kwargs.get("device") == meta):
+                counter[0] += 1
+            return func(*args, **kwargs)
 
     with Counter():
         yield

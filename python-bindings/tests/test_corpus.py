@@ -22,28 +22,7 @@ JOBS = 2
 
 # program name: one-line reason. Filled from a run of the current code; shrink it as bugs get
 # fixed.
-KNOWN_FAILURES = {
-    # aliasing / layout: the tracer's contiguous() returns its input (an alias, same strides)
-    "contiguous_of_noncontiguous_arg": "x.contiguous() of a non-contiguous argument returns an "
-                                       "alias of x: writes through it mutate the argument",
-    "expand_contiguous_mutate": "x.expand(2, 3).contiguous() aliases x: y[0, 0] = 5 writes "
-                                "into the argument",
-    "detach_clone_contiguous": "x.t().contiguous() comes back with the transposed strides, so "
-                               ".is_contiguous() is False",
-    "view_on_noncontiguous_raises": "x.t().view(-1) is traced as a reshape and returns instead "
-                                    "of raising RuntimeError",
-    # builtins
-    "enumerate_start": "for i, t in enumerate(xs, start=1): the start= keyword is ignored "
-                       "(counts from 0); positional start works",
-    # dtype checks: mixed-dtype matmul family is promoted (dyn.cast) instead of raising
-    "dtype_mismatch_matmul": "torch.matmul(float32, int64) returns a float32 result instead of "
-                             "raising RuntimeError",
-    "dot_mixed_dtype_raises": "torch.dot(float32, int64) returns instead of raising "
-                              "RuntimeError",
-    "bmm_mixed_dtype_raises": "torch.bmm(float32, float64) returns instead of raising "
-                              "RuntimeError",
-    "half_float_matmul_raises": "float16 @ float32 returns instead of raising RuntimeError",
-}
+KNOWN_FAILURES = {}
 
 
 def test_corpus():

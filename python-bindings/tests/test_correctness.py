@@ -499,3 +499,81 @@ def test_objects_that_cse_into_one_value_stay_distinct_across_a_break():  # 7770
         x[:] = -1.5
         return [v1, x, x]
     same_as_eager(f, torch.ones(3, 1))
+
+
+def test_astype_copies_and_torch_casts_to_the_same_dtype_do_not():
+    def store_through_astype(x):
+        y = x.astype("float32")
+        y[:] = 5
+        return x, y
+    same_as_eager(store_through_astype, np.ones(3, np.float32))
+
+    def store_through_float(x):
+        y = x.float()
+        y[0] = 5
+        return x
+    same_as_eager(store_through_float, torch.ones(3))
+
+
+def test_boolean_ordering_abs_and_power():
+    same_as_eager(lambda a, b: (a < b, a >= b, np.abs(a), a ** 2),
+                  np.array([True, False, True]), np.array([False, False, True]))
+
+
+def test_float_floor_division_and_remainder_by_infinities_and_rounding():
+    x = np.array([-1.0, 1.0, -5.0, 5.0, 1.0, 0.0])
+    y = np.array([np.inf, -np.inf, np.inf, -np.inf, 0.1, -3.0])
+    same_as_eager(lambda x, y: (x // y, x % y), x, y)
+    # torch's zero remainders are +0.0 whatever the divisor's sign (numpy's and Python's take
+    # the divisor's): the graphs follow numpy, so torch's are compared without a zero remainder.
+    same_as_eager(lambda x, y: (x // y, x % y), torch.from_numpy(x[:5]), torch.from_numpy(y[:5]))
+
+
+def test_integer_powers_with_negative_exponents():
+    x = np.array([2, -3, 1], np.int64)
+    same_as_eager(lambda x: x ** x, x)
+    same_as_eager(lambda x: (x ** x, torch.pow(x, x)), torch.from_numpy(x))
+    same_as_eager(lambda x: x ** -1, x)
+
+
+def test_a_copy_made_in_one_branch_side_is_not_the_argument():  # difftest 101:17
+    def f(x):
+        if x.sum() > 0:
+            x = x.copy()
+        x[..., 0] = 7
+        return x
+    same_as_eager(f, np.ones((2, 2)))
+    same_as_eager(f, -np.ones((2, 2)))
+
+    def view_in_branch(x):
+        y = x * 2
+        if x.sum() > 0:
+            y = x[1:]
+        y[0] = 9
+        return x, y
+    same_as_eager(view_in_branch, np.ones(3))
+
+
+def test_contiguous_and_view_follow_torch_strides():  # corpus
+    def zero_contiguous(x):
+        y = x.t().contiguous()
+        y.zero_()
+        return x, y.is_contiguous()
+    same_as_eager(zero_contiguous, torch.ones(2, 3))
+    same_as_eager(lambda x: x.t().view(-1), torch.ones(2, 3))
+    same_as_eager(lambda x: x.contiguous().add_(1), torch.ones(3, 2).t())
+
+
+def test_builtins_with_keyword_arguments():  # corpus
+    def f(x):
+        total = x * 0
+        for i, row in enumerate([x, x], start=1):
+            total = total + i * row
+        return total
+    same_as_eager(f, np.ones(2))
+
+
+def test_torch_matrix_products_need_one_dtype():  # corpus
+    a, b = torch.ones(2, 2), torch.ones(2, 2, dtype=torch.int64)
+    same_as_eager(lambda a, b: a @ b, a, b)
+    same_as_eager(lambda a, b: torch.mm(a, b.half()), a, b)

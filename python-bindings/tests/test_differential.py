@@ -20,12 +20,7 @@ JOBS = 2
 # "seed:index": one-line reason. Filled from a run of the current code; shrink it as bugs
 # get fixed (`python tools/difftest/difftest.py --show ID` prints a program, --minimize ID
 # reduces it).
-KNOWN_FAILURES = {
-    "20261201:59": "ordered comparison of bool arrays is signed (True < False) in compiled code",
-    "20261201:219": "float floor division by inf gives -0.0 instead of -1.0",
-    "20261201:376": "np.abs of a bool array: MLIRError, dyn.abs rejects i1",
-    "20261201:419": "backend=eager: torch int ** negative int raises ValueError (torch gives 0)",
-}
+KNOWN_FAILURES = {}
 
 
 def test_differential():

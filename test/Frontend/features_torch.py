@@ -8,7 +8,7 @@ import torch
 import dynamir
 
 seq = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
-result = dynamir.trace(seq, torch.ones(5, 4))
+torch.set_grad_enabled(False); result = dynamir.trace(seq, torch.ones(5, 4))  # inference
 print(result)
 print("kernels:", result.kernel_count)
 

@@ -24,7 +24,7 @@ class TestNet(torch.nn.Module):
         return x
 
 
-result = dynamir.trace(TestNet(), torch.ones(3) * -1.0)
+torch.set_grad_enabled(False); result = dynamir.trace(TestNet(), torch.ones(3) * -1.0)  # inference
 print(result.module.to_string(debug_info=True))
 print("kernels:", result.kernel_count, "breaks:", len(result.graph_breaks))
 

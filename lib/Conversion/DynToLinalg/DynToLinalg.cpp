@@ -181,6 +181,37 @@ Value safeIntegerDivisor(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::SelectOp::create(b, loc, unsafe, one, y);
 }
 
+/// numpy's (and Python's, and torch's) float `x // y`, as npy_divmod computes it: from the
+/// remainder, not floor(x / y), which is wrong where x / y rounds (-1.0 // inf is -1.0, not
+/// -0.0; 1.0 // 0.1 is 9.0, not 10.0).
+Value floatFloorDivide(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+    return arith::CmpFOp::create(b, loc, p, l, r);
+  };
+  Value zero = scalarConstant(b, loc, t, 0.0);
+  Value one = scalarConstant(b, loc, t, 1.0);
+  Value half = scalarConstant(b, loc, t, 0.5);
+  Value quotient = arith::DivFOp::create(b, loc, x, y);
+  Value mod = arith::RemFOp::create(b, loc, x, y);
+  Value div = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, x, mod), y);
+  // The remainder takes the divisor's sign: one less where they differ.
+  Value signsDiffer = arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, y, zero),
+                                            cmp(arith::CmpFPredicate::OLT, mod, zero));
+  Value adjust =
+      arith::AndIOp::create(b, loc, signsDiffer, cmp(arith::CmpFPredicate::UNE, mod, zero));
+  div = arith::SelectOp::create(b, loc, adjust, arith::SubFOp::create(b, loc, div, one), div);
+  Value floor = math::FloorOp::create(b, loc, div);
+  Value roundUp = cmp(arith::CmpFPredicate::OGT, arith::SubFOp::create(b, loc, div, floor), half);
+  floor =
+      arith::SelectOp::create(b, loc, roundUp, arith::AddFOp::create(b, loc, floor, one), floor);
+  // A zero quotient keeps the sign of x / y; a zero divisor gives x / y (inf or nan).
+  Value signedZero = math::CopySignOp::create(b, loc, zero, quotient);
+  Value result =
+      arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::UNE, div, zero), floor, signedZero);
+  return arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, y, zero), quotient, result);
+}
+
 /// The scalar semantics of every elementwise dyn op (the body of its linalg.generic).
 Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
@@ -235,7 +266,7 @@ Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
       .Case([&](DivOp) { return arith::DivFOp::create(b, loc, x, y()); })
       .Case([&](FloorDivOp) -> Value {
         if (fp)
-          return math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, x, y()));
+          return floatFloorDivide(b, loc, x, y());
         // x // 0 is 0 in numpy; the division by the safe divisor 1 gives x there.
         Value q = arith::FloorDivSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y()));
         Value zero = scalarConstant(b, loc, t, 0);
@@ -262,7 +293,13 @@ Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
         Value adjust = arith::AndIOp::create(b, loc, signsDiffer, rNonZero);
         Value adjusted = fp ? Value(arith::AddFOp::create(b, loc, r, y()))
                             : Value(arith::AddIOp::create(b, loc, r, y()));
-        return arith::SelectOp::create(b, loc, adjust, adjusted, r);
+        Value mod = arith::SelectOp::create(b, loc, adjust, adjusted, r);
+        if (!fp)
+          return mod;
+        // A zero remainder has the divisor's sign in numpy and Python (0.0 % -3.0 is -0.0).
+        Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mod, zero);
+        return arith::SelectOp::create(b, loc, isZero, math::CopySignOp::create(b, loc, zero, y()),
+                                       mod);
       })
       .Case([&](PowOp) { return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, fp, x, y()); })
       .Case([&](MaximumOp) {

@@ -301,7 +301,23 @@ static double pyFloatMod(double a, double b) {
   double r = std::fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0)))
     r += b;
-  return r;
+  // A zero remainder has the divisor's sign (0.0 % -3.0 is -0.0).
+  return r == 0 ? std::copysign(0.0, b) : r;
+}
+
+/// numpy's float floor division (npy_divmod): from the remainder, so that -1.0 // inf is -1.0
+/// and 1.0 // 0.1 is 9.0 (floor(a / b) gives -0.0 and 10.0).
+static double pyFloatFloorDiv(double a, double b) {
+  if (b == 0)
+    return a / b;
+  double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0)))
+    div -= 1.0;
+  if (div == 0)
+    return std::copysign(0.0, a / b);
+  double floor = std::floor(div);
+  return div - floor > 0.5 ? floor + 1.0 : floor;
 }
 
 static int64_t intPow(int64_t base, int64_t exponent) {

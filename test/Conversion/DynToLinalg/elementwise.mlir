@@ -93,9 +93,19 @@ func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
 // CHECK: %[[ADJ:.*]] = arith.andi %[[DIFF]], %[[NZ]]
 // CHECK: %[[SUM:.*]] = arith.addi %[[R]], %[[B]]
 // CHECK: arith.select %[[ADJ]], %[[SUM]], %[[R]]
-// CHECK: %[[Q:.*]] = arith.divf
-// CHECK: math.floor %[[Q]]
+// Float // as npy_divmod: from the remainder, then floor, a signed zero, x / 0 as is.
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[QUOT:.*]] = arith.divf %[[X]], %[[Y]]
+// CHECK: %[[MOD:.*]] = arith.remf %[[X]], %[[Y]]
+// CHECK: %[[XM:.*]] = arith.subf %[[X]], %[[MOD]]
+// CHECK: %[[DIV:.*]] = arith.divf %[[XM]], %[[Y]]
+// CHECK: math.floor
+// CHECK: math.copysign %{{.*}}, %[[QUOT]]
+// CHECK: %[[BYZERO:.*]] = arith.cmpf oeq, %[[Y]]
+// CHECK: arith.select %[[BYZERO]], %[[QUOT]]
+// Float %: a zero remainder takes the divisor's sign.
 // CHECK: arith.remf
+// CHECK: math.copysign %{{.*}}, %[[Y2:.*]] : f32
 // CHECK: arith.divf
 // CHECK: math.powf
 // CHECK: math.ipowi

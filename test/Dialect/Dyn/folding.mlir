@@ -90,6 +90,22 @@ func.func @division_edge_cases() -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi32>
 
 // -----
 
+// Float // and % fold as numpy's npy_divmod: from the remainder (floor(a / b) gave -0.0 for
+// -1.0 // inf and 10.0 for 1.0 // 0.1); a zero remainder has the divisor's sign.
+// CHECK-LABEL: func.func @float_division
+func.func @float_division() -> (tensor<4xf64>, tensor<4xf64>) {
+  %a = dyn.constant dense<[-1.0, 1.0, 0.0, -5.0]> : tensor<4xf64>
+  %b = dyn.constant dense<[0x7FF0000000000000, 1.000000e-01, -3.0, 0x7FF0000000000000]> : tensor<4xf64>
+  // CHECK-DAG: %[[FD:.*]] = dyn.constant dense<[-1.000000e+00, 9.000000e+00, -0.000000e+00, -1.000000e+00]> : tensor<4xf64>
+  %0 = dyn.floordiv %a, %b : tensor<4xf64>, tensor<4xf64>
+  // CHECK-DAG: %[[MOD:.*]] = dyn.constant dense<[0x7FF0000000000000, 0.09999999999999995, -0.000000e+00, 0x7FF0000000000000]> : tensor<4xf64>
+  %1 = dyn.mod %a, %b : tensor<4xf64>, tensor<4xf64>
+  // CHECK: return %[[FD]], %[[MOD]]
+  return %0, %1 : tensor<4xf64>, tensor<4xf64>
+}
+
+// -----
+
 // i64 arithmetic wraps like numpy's int64 (it used to be C++ signed overflow: undefined).
 // CHECK-LABEL: func.func @int64_wraps
 func.func @int64_wraps() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>,

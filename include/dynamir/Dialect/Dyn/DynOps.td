@@ -139,7 +139,7 @@ def Dyn_SubOp : Dyn_BinaryOp<"sub", Dyn_NumericTensor, "a - b", "wrapSub(a, b)",
 def Dyn_MulOp : Dyn_BinaryOp<"mul", Dyn_NumericTensor, "a * b", "wrapMul(a, b)",
                              "multiplication", "MulOne">;
 def Dyn_DivOp : Dyn_BinaryOp<"div", Dyn_FloatTensor, "a / b", "", "true division", "DivOne">;
-def Dyn_FloorDivOp : Dyn_BinaryOp<"floordiv", Dyn_NumericTensor, "std::floor(a / b)",
+def Dyn_FloorDivOp : Dyn_BinaryOp<"floordiv", Dyn_NumericTensor, "pyFloatFloorDiv(a, b)",
     "pyFloorDiv(a, b)",
     "floor division (Python's //; for integers numpy's x // 0 == 0 and MIN // -1 == MIN)">;
 def Dyn_ModOp : Dyn_BinaryOp<"mod", Dyn_NumericTensor, "pyFloatMod(a, b)", "pyMod(a, b)",
