@@ -15,7 +15,18 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dynamir_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
-config.substitutions.append(("%python", config.python_executable))
+# %python imports the extension of this build tree (not the one .venv's .pth names). In a
+# sanitized build it loads the sanitizer runtime first, as the instrumented extension needs;
+# only Python: the instrumented tools carry their own copy of the runtime.
+python_path = os.pathsep.join(
+    [config.python_packages_dir, os.path.join(os.path.dirname(__file__), "..", "python-bindings")])
+config.environment["PYTHONPATH"] = python_path
+python_env = dict(os.environ, PYTHONPATH=python_path)
+python = config.python_executable
+if config.sanitizer_runtime:
+    python_env["LD_PRELOAD"] = config.sanitizer_runtime
+    python = f"env LD_PRELOAD={config.sanitizer_runtime} {python}"
+config.substitutions.append(("%python", python))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -27,7 +38,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Frontend tests that use torch need it importable by the project's interpreter.
 import subprocess
 
-if subprocess.call([config.python_executable, "-c", "import torch"],
+if subprocess.call([config.python_executable, "-c", "import torch"], env=python_env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("torch")
 
@@ -55,5 +66,5 @@ if os.path.exists(ptxas):
 # A GPU Dynamir can run on (driver and device): GPU execution tests are REQUIRES: cuda-device.
 if subprocess.call([config.python_executable, "-c",
                     "import _dynamir, sys; sys.exit(0 if _dynamir.cuda_status()[0] else 1)"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+                   env=python_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("cuda-device")

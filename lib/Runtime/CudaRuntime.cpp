@@ -17,6 +17,14 @@
 #include <unordered_map>
 #include <vector>
 
+// The driver's handle types, at global scope as in cuda.h: they are part of the entry points'
+// types, which calls through the looked-up pointers must match (-fsanitize=function checks).
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+struct CUevent_st;
+
 namespace {
 // The slice of the driver API Dynamir uses (cuda.h, CUDA 12/13: stable ABI).
 using CUresult = int;
