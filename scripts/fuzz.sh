@@ -35,11 +35,17 @@ find test -name '*.mlir' | sort | while read -r file; do
     '/^\/\/ -----/ { n++; next } { print > (out "." n+0) }' "$file"
 done
 
+# The dictionary: tools/dyn-fuzz/dyn.dict and every dyn op name.
+{
+  cat tools/dyn-fuzz/dyn.dict
+  grep -o '^### `dyn\.[a-z_.]*`' docs/generated/DynDialect.md | sed 's/^### `\(.*\)`$/"\1 "/'
+} >"$fuzz/dyn.dict"
+
 # One job on one core; leaks are not what this looks for (and MLIR keeps some on purpose).
 # libFuzzer writes a job's output to fuzz-0.log in the working directory: build-fuzz/fuzz.
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 binary=$(cd "$BUILD_DIR" && pwd)/bin/dyn-fuzz
 cd "$fuzz"
-exec "$binary" -jobs=1 -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
-  -detect_leaks=0 -max_total_time=$((minutes * 60)) -artifact_prefix="$fuzz/artifacts/" \
+exec "$binary" -jobs=1 -max_len=4096 -timeout=10 -rss_limit_mb=4096 -detect_leaks=0 \
+  -dict="$fuzz/dyn.dict" -max_total_time=$((minutes * 60)) -artifact_prefix="$fuzz/artifacts/" \
   "$@" corpus seeds
