@@ -8,8 +8,9 @@
 //   dyn-optimize, dyn-split-graphs, dyn-to-linalg, dyn-lower-to-llvm   (a traced function)
 //
 // down to the LLVM dialect, not to object code. Diagnostics are swallowed: rejecting an input
-// with an error is correct behaviour; a crash, an abort (report_fatal_error, a failed assert)
-// or a sanitizer report is a bug. scripts/fuzz.sh builds and runs it (docs/testing.md).
+// with an error is correct behaviour; a crash, an abort (report_fatal_error, a failed assert),
+// a sanitizer report, or invalid IR out of the Dynamir part of a pipeline is a bug.
+// scripts/fuzz.sh builds and runs it (docs/testing.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,13 +38,28 @@ static const DialectRegistry &getRegistry() {
   return *registry;
 }
 
-/// Runs `pipeline` on a copy of `module`; failures are expected and ignored.
-static void runOnCopy(ModuleOp module, StringRef pipeline) {
-  OwningOpRef<ModuleOp> copy = module.clone();
-  PassManager pm(module.getContext());
+static void parseInto(PassManager &pm, StringRef pipeline) {
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error(llvm::Twine("dyn-fuzz: bad pipeline: ") + pipeline);
-  (void)pm.run(*copy);
+}
+
+/// Runs `dynamirPart` and then `lowering` on a copy of `module`. Failing with a diagnostic is
+/// fine; but Dynamir's folders and passes must turn valid IR into valid IR, so IR that no
+/// longer verifies after `dynamirPart` (which failed quietly in a pipeline that verifies after
+/// each pass) is reported as a crash.
+static void runOnCopy(ModuleOp module, StringRef dynamirPart, StringRef lowering) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  pm.enableVerifier(false);
+  parseInto(pm, dynamirPart);
+  if (failed(pm.run(*copy)))
+    return;
+  if (failed(verify(*copy)))
+    llvm::report_fatal_error(llvm::Twine("dyn-fuzz: valid input does not verify after ") +
+                             dynamirPart);
+  PassManager lower(module.getContext());
+  parseInto(lower, lowering);
+  (void)lower.run(*copy);
 }
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
@@ -61,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, ParserConfig(&context));
   if (!module || failed(verify(*module)))
     return 0;
-  runOnCopy(*module, "canonicalize,dyn-to-linalg,dyn-lower-to-llvm");
-  runOnCopy(*module, "dyn-optimize,dyn-split-graphs,dyn-to-linalg,dyn-lower-to-llvm");
+  runOnCopy(*module, "canonicalize,dyn-to-linalg", "dyn-lower-to-llvm");
+  runOnCopy(*module, "dyn-optimize,dyn-split-graphs,dyn-to-linalg", "dyn-lower-to-llvm");
   return 0;
 }
