@@ -65,4 +65,14 @@ TEST(DynShapes, SliceLengthMatchesPythonRanges) {
         EXPECT_EQ(sliceLength(start, stop, step), expected) << start << ":" << stop << ":" << step;
       }
 }
+
+TEST(DynShapes, SliceLengthOfExtremeBounds) {
+  // A dimension of dynamic size admits any bounds; these overflowed int64_t (found by dyn-fuzz).
+  constexpr int64_t max = INT64_MAX, min = INT64_MIN;
+  EXPECT_EQ(sliceLength(0, max, 2), max / 2 + 1);
+  EXPECT_EQ(sliceLength(0, max, max), 1);
+  EXPECT_EQ(sliceLength(max, -1, min), 1);
+  EXPECT_EQ(sliceLength(max, 0, -2), max / 2 + 1);
+  EXPECT_EQ(sliceLength(max, -1, -1), max);
+}
 } // namespace

@@ -136,11 +136,16 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
     return isFloat(from) ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero))
                          : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero));
   }
-  if (isFloat(from) && isFloat(to))
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth() ||
-                   (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth() && from.isBF16())
-               ? Value(arith::ExtFOp::create(b, loc, to, v))
-               : Value(arith::TruncFOp::create(b, loc, to, v));
+  if (isFloat(from) && isFloat(to)) {
+    unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+    // bf16 and f16 have one width but neither holds the other (range vs precision), and
+    // arith's extf/truncf need a strictly wider/narrower type: convert through f32, which
+    // holds both exactly.
+    if (fromWidth == toWidth)
+      return arith::TruncFOp::create(b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
+    return fromWidth < toWidth ? Value(arith::ExtFOp::create(b, loc, to, v))
+                               : Value(arith::TruncFOp::create(b, loc, to, v));
+  }
   if (isFloat(to))
     return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
                              : Value(arith::SIToFPOp::create(b, loc, to, v));

@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -887,9 +888,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = type->getDimSize(d);
       if (d == dim) {
-        shape[d] = ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
-                       ? ShapedType::kDynamic
-                       : shape[d] + size;
+        if (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size))
+          shape[d] = ShapedType::kDynamic;
+        else if (llvm::AddOverflow(shape[d], size, shape[d]))
+          return emitOptionalError(loc, "concat result size in dim ", d, " overflows int64");
       } else if (ShapedType::isDynamic(shape[d])) {
         shape[d] = size;
       } else if (!ShapedType::isDynamic(size) && size != shape[d]) {

@@ -95,7 +95,14 @@ std::optional<llvm::SmallVector<int64_t>> dynamir::dyn::matmulShape(llvm::ArrayR
 }
 
 int64_t dynamir::dyn::sliceLength(int64_t start, int64_t stop, int64_t step) {
-  if (step > 0)
-    return stop > start ? (stop - start + step - 1) / step : 0;
-  return start > stop ? (start - stop - step - 1) / -step : 0;
+  if (step > 0 ? stop <= start : start <= stop)
+    return 0;
+  // In uint64_t: on a dimension of dynamic size the bounds may be anything representable, and
+  // the span and the step's magnitude reach 2^63, where int64_t arithmetic overflows.
+  uint64_t span = step > 0 ? static_cast<uint64_t>(stop) - static_cast<uint64_t>(start)
+                           : static_cast<uint64_t>(start) - static_cast<uint64_t>(stop);
+  uint64_t magnitude = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+  uint64_t length = (span - 1) / magnitude + 1;
+  // Only INT64_MAX:-1:-1 gets here (2^63 elements, which no tensor has): keep it a static size.
+  return static_cast<int64_t>(std::min<uint64_t>(length, INT64_MAX));
 }

@@ -293,6 +293,15 @@ func.func @concat_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
 
 // -----
 
+// The result size used to overflow int64 (undefined behaviour; found by dyn-fuzz).
+func.func @concat_overflow(%a: tensor<9223372036854775807xf32>) {
+  // expected-error@+1 {{concat result size in dim 0 overflows int64}}
+  %0 = dyn.concat %a, %a dim 0 : tensor<9223372036854775807xf32>, tensor<9223372036854775807xf32>
+  return
+}
+
+// -----
+
 func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
   // expected-error@+1 {{concat inputs must share rank and element type}}
   %0 = dyn.concat %a, %b dim 0 : tensor<2x3xf32>, tensor<3xf32>

@@ -29,6 +29,17 @@ func.func @select(%v: tensor<2x4xf32>) -> tensor<2x4xf32> {
   return %0 : tensor<2x4xf32>
 }
 
+// bf16 <-> f16 (through f32): bf16's range overflows f16, f16's precision rounds in bf16.
+func.func @half_casts(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %b = dyn.cast %x to bf16 : tensor<4xf32>
+  %bh = dyn.cast %b to f16 : tensor<4xbf16>
+  %0 = dyn.cast %bh to f32 : tensor<4xf16>
+  %h = dyn.cast %x to f16 : tensor<4xf32>
+  %hb = dyn.cast %h to bf16 : tensor<4xf16>
+  %1 = dyn.cast %hb to f32 : tensor<4xbf16>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
 func.func @main() {
   %x = arith.constant dense<[0.0, 0.5, -1.0, 2.0]> : tensor<4xf32>
   %r = call @chain(%x) : (tensor<4xf32>) -> tensor<4xf32>
@@ -50,6 +61,13 @@ func.func @main() {
   // CHECK: [-0,   -1,   -2,   -3],
   // CHECK: [4,   5,   6,   7]]
   call @print_f32_2d(%w) : (tensor<2x4xf32>) -> ()
+
+  %hx = arith.constant dense<[1.5, -2.0, 0.1, 100000.0]> : tensor<4xf32>
+  %bh, %hb = call @half_casts(%hx) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  // CHECK: [1.5,  -2,  0.100098,  inf]
+  call @print_f32(%bh) : (tensor<4xf32>) -> ()
+  // CHECK: [1.5,  -2,  0.100098,  inf]
+  call @print_f32(%hb) : (tensor<4xf32>) -> ()
   return
 }
 
