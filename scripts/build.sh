@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configures (once) and builds Dynamir into build/ with Ninja, clang-22, ccache and the
 # project's .venv interpreter. Run scripts/setup.sh first (the Makefile does). BUILD_DIR,
-# CMAKE_BUILD_TYPE and DYNAMIR_SANITIZE (see scripts/test-sanitized.sh) choose another build.
+# CMAKE_BUILD_TYPE, DYNAMIR_SANITIZE (see scripts/test-sanitized.sh) and DYNAMIR_CMAKE_ARGS
+# (more -D options, see scripts/fuzz.sh) choose another build; arguments go to cmake --build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -15,13 +16,14 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DPython3_EXECUTABLE="$PWD/.venv/bin/python" \
     -DPython_EXECUTABLE="$PWD/.venv/bin/python" \
-    -DDYNAMIR_SANITIZE="${DYNAMIR_SANITIZE:-}" >/dev/null
+    -DDYNAMIR_SANITIZE="${DYNAMIR_SANITIZE:-}" ${DYNAMIR_CMAKE_ARGS:-} >/dev/null
 fi
 cmake --build "$BUILD_DIR" "$@"
 
 # Make `import dynamir` work in .venv: the pure-Python package from the source tree and the
-# _dynamir extension from the build tree. Not for a sanitized build, whose extension loads only
-# into a Python with the sanitizer runtime preloaded (its ctest tests set that up).
-[ -z "${DYNAMIR_SANITIZE:-}" ] || exit 0
+# _dynamir extension from the build tree. Only for the default build: a sanitized build's
+# extension loads only into a Python with the sanitizer runtime preloaded (its ctest tests set
+# that up), and the fuzzing build has no extension.
+[ "$BUILD_DIR" = build ] && [ -z "${DYNAMIR_SANITIZE:-}" ] || exit 0
 site=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 printf '%s\n%s\n' "$PWD/python-bindings" "$(cd "$BUILD_DIR" && pwd)/python_packages" > "$site/dynamir-dev.pth"

@@ -11,20 +11,10 @@ minutes=${1:?usage: scripts/fuzz.sh MINUTES [libFuzzer flags...]}
 shift
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
 
-if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$BUILD_DIR" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld \
-    -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DPython3_EXECUTABLE="$PWD/.venv/bin/python" \
-    -DPython_EXECUTABLE="$PWD/.venv/bin/python" \
-    -DDYNAMIR_BUILD_TESTS=OFF -DDYNAMIR_BUILD_FUZZERS=ON >/dev/null
-fi
 # tensor-opt from the same build reproduces a crash with the sanitizers' reports.
-cmake --build "$BUILD_DIR" --target dyn-fuzz tensor-opt -j "${FUZZ_BUILD_JOBS:-2}"
+BUILD_DIR=$BUILD_DIR CMAKE_BUILD_TYPE=Release \
+  DYNAMIR_CMAKE_ARGS="-DDYNAMIR_BUILD_TESTS=OFF -DDYNAMIR_BUILD_FUZZERS=ON" \
+  ./scripts/build.sh --target dyn-fuzz tensor-opt -j "${FUZZ_BUILD_JOBS:-2}"
 
 # Seeds: every test input, one file per -split-input-file chunk (most are far below -max_len).
 fuzz=$(cd "$BUILD_DIR" && pwd)/fuzz
