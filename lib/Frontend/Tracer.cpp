@@ -983,6 +983,14 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
       return ufuncResult(create<dyn::LogicalAndOp>({a, c}), lib);
     breakTrace(dyn::BreakKind::unsupported_call, "arithmetic on booleans");
   }
+  // torch has no subtraction involving bools (a bool tensor or a Python bool); numpy's
+  // subtraction of two bool arrays raised above.
+  if (kind == NB_SUBTRACT && lib == Lib::Torch &&
+      llvm::any_of(std::initializer_list<VarPtr>{x, y}, [&](const VarPtr &v) {
+        return v->kind == VK::Tensor ? elementTypeOf(v->value).isInteger(1)
+                                     : PyBool_Check(v->obj.ptr());
+      }))
+    breakTrace(dyn::BreakKind::unsupported_call, "torch subtraction with a bool");
   // numpy computes a bool array to a Python int power in int8.
   if (kind == NB_POWER && lib == Lib::Numpy &&
       llvm::any_of(std::initializer_list<VarPtr>{x, y}, [&](const VarPtr &v) {
@@ -1172,7 +1180,15 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     for (const VarPtr &a : args)
       if (a->kind == VK::Tensor && a->lib == Lib::Numpy)
         breakTrace(dyn::BreakKind::unsupported_call, "torch." + name + " of a numpy array");
+  bool scalarInput =
+      lib == Lib::Numpy && !args.empty() && args[0]->kind == VK::Tensor && args[0]->scalar;
   VarPtr r = callLibrary(lib, name, args, kwargs);
+  // np.transpose(s), np.reshape(s, ()), np.squeeze(s) of a numpy scalar call its method,
+  // which returns a scalar.
+  static const llvm::StringSet<> scalarMethods = {"transpose", "reshape", "squeeze"};
+  if (scalarInput && scalarMethods.contains(name) && r->kind == VK::Tensor &&
+      typeOf(r->value).getRank() == 0)
+    r->scalar = true;
   // Each handler takes the keyword arguments it models; one it left (out=, where=, dtype= of
   // a function that does not take it here, ...) would be silently ignored: it runs for real.
   if (!kwargs.empty())
@@ -1253,8 +1269,11 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
     }
     return ufunc(dyn::AbsOp::create(b, l, tensorArg(0)->value));
   }
-  if (name == "negative" || name == "neg")
+  if (name == "negative" || name == "neg") {
+    if (elementTypeOf(tensorArg(0)->value).isInteger(1))
+      breakTrace(dyn::BreakKind::unsupported_call, "negation of booleans raises");
     return ufunc(dyn::NegOp::create(b, l, tensorArg(0)->value));
+  }
   if (name == "relu")
     return result(dyn::ReluOp::create(b, l, tensorArg(0)->value));
   // Tensors are values in the trace: a copy is the same value in a Var of its own (so that an
@@ -2526,6 +2545,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr x = f.pop();
     if (x->kind == VK::Const)
       f.stack.push_back(constVar(-x->obj));
+    else if (x->kind == VK::Tensor && elementTypeOf(x->value).isInteger(1))
+      breakTrace(dyn::BreakKind::unsupported_call, "negation of booleans raises");
     else if (x->kind == VK::Tensor)
       f.stack.push_back(ufuncResult(dyn::NegOp::create(b, loc(), x->value), x->lib));
     else

@@ -577,3 +577,26 @@ def test_torch_matrix_products_need_one_dtype():  # corpus
     a, b = torch.ones(2, 2), torch.ones(2, 2, dtype=torch.int64)
     same_as_eager(lambda a, b: a @ b, a, b)
     same_as_eager(lambda a, b: torch.mm(a, b.half()), a, b)
+
+
+def test_float32_exp_keeps_subnormal_results():  # difftest 31415:4846
+    x = np.array([-80, -87.5, -88, -90, -100, -103.9, -104, -np.inf, 0, 10], np.float32)
+    got, nonzero = dynamir.compile(lambda x: (np.exp(x), np.exp(x) != 0))(x)
+    # Within float32 rounding (the approximation is not numpy's libm), subnormals included.
+    assert np.allclose(got, np.exp(x), rtol=2e-7, atol=0)
+    assert np.array_equal(nonzero, np.exp(x) != 0)
+
+
+def test_torch_subtraction_and_negation_of_bools_raise():  # difftest 31415:3680
+    def f(x):
+        x -= True
+        return x
+    same_as_eager(f, torch.arange(3))
+    same_as_eager(lambda b: -b, torch.tensor([True, False]))
+    same_as_eager(lambda b: np.negative(b), np.array([True, False]))
+
+
+def test_numpy_functions_of_scalars_that_call_their_methods():  # difftest 31415:3536
+    same_as_eager(lambda z, y: (np.transpose((z == 2) > y), np.reshape(z + 1, ()),
+                                np.squeeze(z * 2)), np.array(1.0, np.float32),
+                  np.array(0.5, np.float32))

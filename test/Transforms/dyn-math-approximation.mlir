@@ -12,3 +12,18 @@ func.func @approx(%x: f32, %y: vector<8xf32>, %z: f64) -> (f32, vector<8xf32>, f
   %2 = math.sin %z : f64
   return %0, %1, %2 : f32, vector<8xf32>, f64
 }
+
+// exp keeps numpy's subnormal results: below -87 the input is shifted by 32 ln 2 into the
+// normal range and the approximation's result scaled by 2^-32.
+// CHECK-LABEL: func.func @subnormal_exp
+// CHECK-DAG: %[[LIMIT:.*]] = arith.constant dense<-8.700000e+01> : vector<4xf32>
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant dense<2.32830644E-10> : vector<4xf32>
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[X:.*]], %[[LIMIT]] : vector<4xf32>
+// CHECK: %[[IN:.*]] = arith.select %[[TINY]], %{{.*}}, %[[X]]
+// CHECK-NOT: math.exp
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[E:.*]], %[[SCALE]] : vector<4xf32>
+// CHECK: arith.select %[[TINY]], %[[SCALED]], %[[E]]
+func.func @subnormal_exp(%x: vector<4xf32>) -> vector<4xf32> {
+  %0 = math.exp %x : vector<4xf32>
+  return %0 : vector<4xf32>
+}

@@ -80,6 +80,8 @@ def DynMathApproximation : Pass<"dyn-math-approximation"> {
     vectors) into upstream's polynomial approximations, plain arithmetic accurate to float32
     rounding. A call to libm in a loop stops LLVM's vectorizer; the approximations let a fused
     elementwise loop vectorize to the host's full vector width. f64 ops are left to libm.
+    Upstream's exp flushes results below 2^-126 to zero; inputs below -87 are shifted into the
+    normal range first and the result scaled back, so subnormal results stay numpy's.
 
     Upstream exposes these rewrites only as a test pass; this is the production one.
   }];
