@@ -27,3 +27,21 @@ func.func @subnormal_exp(%x: vector<4xf32>) -> vector<4xf32> {
   %0 = math.exp %x : vector<4xf32>
   return %0 : vector<4xf32>
 }
+
+// sin and cos first reduce by half periods (Cody-Waite with fused multiply-adds), then
+// approximate sin |r| and fix the sign: (-1)^n by n's parity.
+// CHECK-LABEL: func.func @reduced_sin
+// CHECK: %[[N:.*]] = math.roundeven %{{.*}} : f32
+// CHECK: %[[NEG:.*]] = arith.negf %[[N]] : f32
+// CHECK: %[[R1:.*]] = math.fma %[[NEG]], %{{.*}}, %[[X:.*]] : f32
+// CHECK: %[[R2:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R1]] : f32
+// CHECK: %[[R3:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R2]] : f32
+// CHECK: arith.select %{{.*}}, %[[X]], %[[R3]] : f32
+// CHECK: math.absf
+// CHECK-NOT: math.sin
+// CHECK: math.copysign
+// CHECK: math.floor
+func.func @reduced_sin(%x: f32) -> f32 {
+  %0 = math.sin %x : f32
+  return %0 : f32
+}
