@@ -1028,6 +1028,12 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
     break;
   case NB_REMAINDER:
     r = create<dyn::ModOp>({a, c});
+    // dyn.mod's zero remainder has the divisor's sign (numpy, Python); torch's has the
+    // dividend's (fmod's), which `y // (x % x)` can see: a * 0 is that zero.
+    if (lib == Lib::Torch && isa<FloatType>(element)) {
+      Value zero = scalarConstant(py::float_(0.0), element);
+      r = create<dyn::WhereOp>({create<dyn::EqOp>({r, zero}), create<dyn::MulOp>({a, zero}), r});
+    }
     break;
   case NB_POWER:
     r = create<dyn::PowOp>({a, c});

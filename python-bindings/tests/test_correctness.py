@@ -524,9 +524,11 @@ def test_float_floor_division_and_remainder_by_infinities_and_rounding():
     x = np.array([-1.0, 1.0, -5.0, 5.0, 1.0, 0.0])
     y = np.array([np.inf, -np.inf, np.inf, -np.inf, 0.1, -3.0])
     same_as_eager(lambda x, y: (x // y, x % y), x, y)
-    # torch's zero remainders are +0.0 whatever the divisor's sign (numpy's and Python's take
-    # the divisor's): the graphs follow numpy, so torch's are compared without a zero remainder.
-    same_as_eager(lambda x, y: (x // y, x % y), torch.from_numpy(x[:5]), torch.from_numpy(y[:5]))
+    # A zero remainder has the divisor's sign in numpy and the dividend's in torch, which a
+    # division by it shows (difftest 27182:1574).
+    same_as_eager(lambda x, y: (x // y, x % y, 1.0 // (x % y)), torch.from_numpy(x),
+                  torch.from_numpy(y))
+    same_as_eager(lambda x, y: 1.0 // (x % y), x, y)
 
 
 def test_integer_powers_with_negative_exponents():
