@@ -1039,7 +1039,11 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
     r = create<dyn::PowOp>({a, c});
     break;
   case NB_MATRIX_MULTIPLY:
-    r = create<dyn::MatmulOp>({a, c});
+    // 16-bit floats accumulate in float32, as numpy's and torch's products do.
+    if (element.isF16() || element.isBF16())
+      r = castTo(create<dyn::MatmulOp>({castTo(a, f32()), castTo(c, f32())}), element);
+    else
+      r = create<dyn::MatmulOp>({a, c});
     break;
   case NB_AND:
   case NB_OR:
@@ -1512,17 +1516,25 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
           breakTrace(dyn::BreakKind::unsupported_call,
                      name + " of an empty array (a reduction without an identity)");
     auto attr = b.getDenseI64ArrayAttr(dims);
+    // numpy and torch accumulate 16-bit floats in float32 and round once at the end; summing
+    // in f16 loses 2-4 ulp over a few hundred elements.
+    bool narrowFloat = element.isF16() || element.isBF16();
     if (name == "sum" || name == "prod") {
       if (!isa<FloatType>(element))
         v = castTo(v, i64());
-      return ufunc(name == "sum" ? Value(dyn::SumOp::create(b, l, v, attr, keepdim))
-                                 : Value(dyn::ProdOp::create(b, l, v, attr, keepdim)));
+      if (narrowFloat)
+        v = castTo(v, f32());
+      Value r = name == "sum" ? Value(dyn::SumOp::create(b, l, v, attr, keepdim))
+                              : Value(dyn::ProdOp::create(b, l, v, attr, keepdim));
+      return ufunc(narrowFloat ? castTo(r, element) : r);
     }
     if (name == "mean") {
       if (!isa<FloatType>(element) && lib == Lib::Torch)
         breakTrace(dyn::BreakKind::unsupported_call,
                    "torch.mean of an integer tensor raises in eager torch");
-      return ufunc(dyn::MeanOp::create(b, l, castTo(v, floatFor(lib, element)), attr, keepdim));
+      Type meanType = narrowFloat ? f32() : floatFor(lib, element);
+      Value r = dyn::MeanOp::create(b, l, castTo(v, meanType), attr, keepdim);
+      return ufunc(narrowFloat ? castTo(r, element) : r);
     }
     if (element.isInteger(1))
       v = castTo(v, i64());

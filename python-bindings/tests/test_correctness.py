@@ -617,3 +617,12 @@ def test_float32_sin_and_cos_are_accurate_away_from_zero():  # difftest 31415:10
     tiny = np.array([-1e-5, -1e-30, -0.0, 1e-5], np.float32)
     s, _ = f(tiny)
     assert np.allclose(s, np.sin(tiny), rtol=1e-7, atol=0) and np.signbit(s[2])
+
+
+def test_float16_reductions_and_products_accumulate_in_float32():  # difftest 31415:2477, :2824
+    x = np.random.default_rng(1).standard_normal(1000).astype(np.float16)
+    same_as_eager(lambda x: (x.sum(), x.mean(), (x * x).sum(), x.sum(keepdims=True)), x)
+    same_as_eager(lambda t: (t.sum(), t.mean()), torch.from_numpy(x))
+    a = np.random.default_rng(2).standard_normal((16, 64)).astype(np.float16)
+    same_as_eager(lambda a: a @ a.T, a)
+    same_as_eager(lambda a: a @ a.T, torch.from_numpy(a))
