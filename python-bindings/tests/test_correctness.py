@@ -626,3 +626,11 @@ def test_float16_reductions_and_products_accumulate_in_float32():  # difftest 31
     a = np.random.default_rng(2).standard_normal((16, 64)).astype(np.float16)
     same_as_eager(lambda a: a @ a.T, a)
     same_as_eager(lambda a: a @ a.T, torch.from_numpy(a))
+
+
+def test_reductions_over_no_dimension():  # difftest 14142:1211, :4546
+    x = np.array(2.0, np.float32)
+    same_as_eager(lambda x: np.stack([x, x]) * np.sum(x), x)
+    same_as_eager(lambda x, y: x * np.sum(np.transpose(y), axis=()), np.ones(2),
+                  np.array(3, np.int64))
+    same_as_eager(lambda x: (torch.stack([x, x], dim=0) * torch.sum(x))[1], torch.tensor(0.5))

@@ -378,6 +378,17 @@ static OpFoldResult foldBinaryIdentity(OpTy op, Attribute lhs, Attribute rhs,
   llvm_unreachable("unknown identity");
 }
 
+/// A reduction over no dimension: the input itself (same type), or zeros for an index
+/// reduction of a static shape; anything else (a cast of the input) is left to the lowering.
+static OpFoldResult foldEmptyReduction(Value x, Type resultType, bool returnsIndex) {
+  auto type = cast<RankedTensorType>(resultType);
+  if (!returnsIndex)
+    return x.getType() == resultType ? OpFoldResult(x) : OpFoldResult();
+  if (!type.hasStaticShape())
+    return {};
+  return DenseElementsAttr::get(type, IntegerAttr::get(type.getElementType(), 0));
+}
+
 static OpFoldResult constFoldReduction(Attribute operand, ArrayRef<int64_t> dims, Type resultType,
                                        ReductionKind kind) {
   auto type = dyn_cast<RankedTensorType>(resultType);

@@ -325,3 +325,17 @@ func.func @no_fold_huge_splats() -> (tensor<4611686018427387904xf32>,
   %1 = dyn.add %s, %r : tensor<4611686018427387904x2xf32>, tensor<2xf32>
   return %0, %1 : tensor<4611686018427387904xf32>, tensor<4611686018427387904x2xf32>
 }
+
+// -----
+
+// A reduction over no dimension is its input (an index reduction: zeros); lowered as an
+// accumulator, a fused consumer loop kept adding into it.
+// CHECK-LABEL: func.func @empty_reductions
+// CHECK-DAG: %[[ZERO:.*]] = dyn.constant dense<0> : tensor<i64>
+// CHECK: return %arg0, %arg1, %[[ZERO]]
+func.func @empty_reductions(%x: tensor<f32>, %y: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<i64>) {
+  %0 = dyn.sum %x dims [] : tensor<f32>
+  %1 = dyn.max %y dims [] : tensor<3xf32>
+  %2 = dyn.argmax %x dims [] : tensor<f32>
+  return %0, %1, %2 : tensor<f32>, tensor<3xf32>, tensor<i64>
+}

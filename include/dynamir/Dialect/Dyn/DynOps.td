@@ -327,6 +327,11 @@ class Dyn_ReductionOp<string mnemonic, Type tensorType, string what, string resu
           "::mlir::IntegerType::get(ctx, 64)", "nullptr") # [{, inferred);
     }
     ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      // Over no dimension a reduction is its input (an index reduction: zeros). Lowered as a
+      // reduction it was an accumulator that a fused consumer loop kept adding into
+      // (`np.stack([x, x]) * np.sum(x)` of a 0-d x doubled the second element).
+      if (getDims().empty())
+        return foldEmptyReduction(getX(), getType(), }] # !if(returnsIndex, "true", "false") # [{);
       return constFoldReduction(adaptor.getX(), getDims(), getType(), ReductionKind::}]
           # resultKind # [{);
     }
