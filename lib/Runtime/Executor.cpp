@@ -586,9 +586,14 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
   // returns the caller's own objects by their source, so an argument reaching a result here
   // is another object with the same contents (a graph that folded `np.where(c, a, a)` or
   // `a.copy()` to `a`), and so is a value handed out twice (`return b, np.maximum(b, b)`).
+  // So is a view of another array, which the eager backend's numpy ops return (a reshape
+  // whose `* 1` was folded away).
   auto ownObject = [&](Value v, py::object value, bool repeated) -> py::object {
+    if (!py::isinstance<py::array>(value))
+      return value;
     bool argument = isa<BlockArgument>(v) && v.getParentBlock() == &host.getBody().front();
-    if ((argument || repeated) && py::isinstance<py::array>(value))
+    bool view = py::isinstance<py::array>(value.attr("base"));
+    if (argument || repeated || view)
       return value.attr("copy")();
     return value;
   };

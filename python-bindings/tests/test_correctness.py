@@ -634,3 +634,19 @@ def test_reductions_over_no_dimension():  # difftest 14142:1211, :4546
     same_as_eager(lambda x, y: x * np.sum(np.transpose(y), axis=()), np.ones(2),
                   np.array(3, np.int64))
     same_as_eager(lambda x: (torch.stack([x, x], dim=0) * torch.sum(x))[1], torch.tensor(0.5))
+
+
+def test_eager_backend_hands_out_no_views_of_other_values():  # difftest 57721:691
+    def f(x):
+        v4 = (x * 2).sum()
+        v2 = v4.reshape(-1) * 1
+        v2[0] = 7
+        return v4, v2
+    same_as_eager(f, torch.arange(3))
+    same_as_eager(f, np.arange(3))
+
+
+def test_float_to_int_casts_of_nan_and_out_of_range_values():  # difftest 57721:2605
+    x = np.array([np.nan, np.inf, -np.inf, 1e20, -1e20, 3.7, -3.7, 2.0**31], np.float64)
+    same_as_eager(lambda x: (x.astype(np.int64), x.astype(np.int32)), x)
+    same_as_eager(lambda t: t.long(), torch.tensor([float("nan"), 2.5, -1e30]))

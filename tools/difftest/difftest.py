@@ -789,7 +789,7 @@ def _close(e, g, dt):
     if dt == "float64":
         with np.errstate(all="ignore"):
             if (e64[fin].astype(np.float32).astype(np.float64) == e64[fin]).all():
-                rtol = RTOL["float32"]
+                rtol = max(rtol, RTOL["float32"])
     scale = max(1.0, float(np.abs(e64[fin]).max())) if fin.any() else 1.0
     with np.errstate(all="ignore"):
         ok = (en & gn) | (e64 == g64) | (fin & np.isfinite(g64) &

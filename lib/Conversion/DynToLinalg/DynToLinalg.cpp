@@ -149,8 +149,24 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   if (isFloat(to))
     return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
                              : Value(arith::SIToFPOp::create(b, loc, to, v));
-  if (isFloat(from))
-    return arith::FPToSIOp::create(b, loc, to, v);
+  if (isFloat(from)) {
+    // fptosi of NaN, an infinity or a value outside the integer's range is poison; numpy and
+    // torch on x86 give the integer minimum there (cvttsd2si's "integer indefinite").
+    unsigned width = to.getIntOrFloatBitWidth();
+    auto bound = [&](bool upper) {
+      APFloat limit(cast<FloatType>(from).getFloatSemantics());
+      bool ignored;
+      APFloat exact = APFloat(std::ldexp(upper ? 1.0 : -1.0, static_cast<int>(width) - 1));
+      exact.convert(limit.getSemantics(), APFloat::rmNearestTiesToEven, &ignored);
+      return arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, exact)).getResult();
+    };
+    Value inRange = arith::AndIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, bound(false)),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, bound(true)));
+    Value min = arith::ConstantOp::create(b, loc, to,
+                                          b.getIntegerAttr(to, APInt::getSignedMinValue(width)));
+    return arith::SelectOp::create(b, loc, inRange, arith::FPToSIOp::create(b, loc, to, v), min);
+  }
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
     return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, v))
                              : Value(arith::ExtSIOp::create(b, loc, to, v));

@@ -150,7 +150,12 @@ func.func @compare_select_minmax(%x: tensor<4xf32>, %y: tensor<4xf32>, %a: tenso
 
 // numpy astype: float->int truncates, anything->bool tests non-zero, bool->number is 0/1.
 // CHECK-LABEL: func.func @casts
-// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// Out of range (NaN, infinities) gives the integer minimum, as numpy and torch on x86.
+// CHECK: %[[LOW:.*]] = arith.cmpf oge, %[[F:.*]], %{{.*}} : f32
+// CHECK: %[[HIGH:.*]] = arith.cmpf olt, %[[F]], %{{.*}} : f32
+// CHECK: %[[IN:.*]] = arith.andi %[[LOW]], %[[HIGH]]
+// CHECK: %[[I:.*]] = arith.fptosi %[[F]] : f32 to i32
+// CHECK: arith.select %[[IN]], %[[I]], %{{.*}} : i32
 // CHECK: arith.cmpf une
 // CHECK: arith.uitofp %{{.*}} : i1 to f64
 // CHECK: arith.extf %{{.*}} : f16 to f32
