@@ -548,7 +548,7 @@ class CompiledFunction:
                                 "<dynamir output>", "eval")  # our own generated literal
 
         def rebuild(outputs, local_vars, global_vars):
-            return eval(code, {"__builtins__": {}, "_": _as_array, "_s": _as_scalar,
+            return eval(code, {"__builtins__": {"type": type}, "_": _as_array, "_s": _as_scalar,
                                "_t": _as_tensor, "_type": _import_type},
                         {"_o": outputs, "L": local_vars, "G": global_vars})
 

@@ -650,3 +650,26 @@ def test_float_to_int_casts_of_nan_and_out_of_range_values():  # difftest 57721:
     x = np.array([np.nan, np.inf, -np.inf, 1e20, -1e20, 3.7, -3.7, 2.0**31], np.float64)
     same_as_eager(lambda x: (x.astype(np.int64), x.astype(np.int32)), x)
     same_as_eager(lambda t: t.long(), torch.tensor([float("nan"), 2.5, -1e30]))
+
+
+W = np.ones(2)
+
+
+class Returns(torch.nn.Module):
+    def forward(self, x):
+        return W, x + 1  # a global of forward, returned as itself (source type(L['self'])...)
+
+
+class Outer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Returns()
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def test_a_module_returning_a_global_of_an_inlined_forward():
+    # W's source goes through type(L['self'].inner).forward.__globals__.
+    out = dynamir.compile(Outer())(torch.ones(2))
+    assert out[0] is W and torch.equal(out[1], torch.full((2,), 2.0))
