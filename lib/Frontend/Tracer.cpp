@@ -194,6 +194,13 @@ VarPtr constVar(py::object obj, std::string source = "") {
   return v;
 }
 
+/// Ops whose result shares memory with their operand in numpy and torch (a view): a store
+/// through one is seen through the other.
+bool isView(Operation *op) {
+  return isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
+                         dyn::SqueezeOp, dyn::SliceOp>(op);
+}
+
 //===----------------------------------------------------------------------===//
 // Breaks
 //===----------------------------------------------------------------------===//
@@ -889,10 +896,6 @@ VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
     return x;
   }
   Operation *def = x->value.getDefiningOp();
-  auto isView = [](Operation *op) {
-    return isa<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
-               dyn::SqueezeOp, dyn::SliceOp>(op);
-  };
   // The join of a data-dependent branch is one object or another (each maybe aliased) at run
   // time: not updated in place in the trace.
   if (!def || isView(def) || isa<dyn::IfOp>(def) || varsHolding.lookup(x->value) != 1 ||
@@ -2162,8 +2165,7 @@ bool Tracer::isContiguous(const VarPtr &v) {
         return guard.getContiguous();
     return false;
   }
-  return !isa<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
-              dyn::SqueezeOp, dyn::SliceOp>(v->value.getDefiningOp());
+  return !isView(v->value.getDefiningOp());
 }
 
 /// The Python type of the object a Var stands for.
@@ -2832,9 +2834,7 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
     // would miss the caller's array); such a break restarts the frame eagerly.
     auto ownArray = [](const VarPtr &v) {
       Operation *def = v->value.getDefiningOp();
-      return v->source.empty() &&
-             (v->copy || (def && !isa<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp,
-                                      dyn::ExpandDimsOp, dyn::SqueezeOp, dyn::SliceOp>(def)));
+      return v->source.empty() && (v->copy || (def && !isView(def)));
     };
     if (a->scalar != c->scalar || a->lib != c->lib)
       breakTrace(dyn::BreakKind::divergent_branch,
@@ -3073,8 +3073,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
                            describe(v) + ")"};
     // A view shares memory with its base, which an array rebuilt from the graph's result
     // would not: in-place updates after the break would miss the base.
-    if (isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
-                        dyn::SqueezeOp, dyn::SliceOp>(v->value.getDefiningOp()))
+    if (isView(v->value.getDefiningOp()))
       throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
     auto it = llvm::find(live, v->value);
     size_t index = it - live.begin();
