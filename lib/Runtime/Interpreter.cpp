@@ -43,7 +43,16 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
   llvm::DenseMap<Value, py::object> env;
   for (auto [arg, value] : llvm::zip(graph.getArguments(), inputs))
     env[arg] = value;
-  auto get = [&](Value v) { return env.lookup(v); };
+  // Half-precision operands are computed on in float32 and each result rounded back (typed),
+  // as torch and the compiled code do: numpy's own float16 exp and tanh are up to an ulp off,
+  // which a following `%` turns into a visibly different value.
+  auto get = [&](Value v) {
+    py::object value = env.lookup(v);
+    Type element = getElementTypeOrSelf(v.getType());
+    if (element.isF16() || element.isBF16())
+      return np.attr("asarray")(value, "float32");
+    return value;
+  };
   // Every result is returned as an array of exactly the IR's dtype and shape.
   auto typed = [&](py::object value, Type type) {
     auto tensor = cast<RankedTensorType>(type);
@@ -85,7 +94,7 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
   for (Operation &op : graph.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands())
-        outputs.push_back(get(v));
+        outputs.push_back(env.lookup(v));
       break;
     }
     StringRef name = op.getName().getStringRef();

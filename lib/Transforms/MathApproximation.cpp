@@ -6,9 +6,15 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <optional>
 
 namespace dynamir {
 #define GEN_PASS_DEF_DYNMATHAPPROXIMATION
@@ -18,12 +24,14 @@ namespace dynamir {
 using namespace mlir;
 
 namespace {
-/// A constant of `type` (f32 or a vector of f32) with every element `value`.
-Value splat(OpBuilder &b, Location loc, Type type, float value) {
-  FloatAttr element = b.getF32FloatAttr(value);
+/// A constant of `type` (a scalar or a vector of `element`'s type) with every element `element`.
+Value splat(OpBuilder &b, Location loc, Type type, TypedAttr element) {
   if (auto vector = dyn_cast<VectorType>(type))
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vector, element));
   return arith::ConstantOp::create(b, loc, type, element);
+}
+Value splat(OpBuilder &b, Location loc, Type type, float value) {
+  return splat(b, loc, type, b.getF32FloatAttr(value));
 }
 
 /// Upstream's f32 exp builds its result from an exponent clamped to the normal range, so it
@@ -49,27 +57,52 @@ void keepSubnormalExp(math::ExpOp op) {
   op.erase();
 }
 
-/// Upstream's f32 sin and cos reduce the argument by pi/2 with one float32 constant, so their
-/// error grows with |x|: 6e-6 at |x| ~ 100 and 8e-4 at 1e4 (numpy: 6e-8 everywhere). Here the
-/// argument is first reduced by half periods, Cody-Waite style with fused multiply-adds (pi in
-/// three float32 parts; each step rounds once): sin x = (-1)^n sin(x - n pi) and
-/// cos x = (-1)^n sin(x - (n - 1/2) pi), r in [-pi/2, pi/2]. The approximation sees only |r|
-/// (by symmetry: upstream's sin is accurate in absolute terms only, and for r < 0 its relative
-/// error near 0 reached 10%), so results keep numpy's relative accuracy near the zeros of sin
-/// and cos too: 3 ulp for |x| up to 2^24 (measured to 1.6e7), where upstream's were off by
-/// 1e-2 at 1e6. Beyond 2^24, where n pi needs more bits than float32 has (numpy reduces exactly,
-/// Payne-Hanek), results are wrong, as upstream's were: that needs a vector-level fallback to
-/// libm.
-void reduceSinCos(Operation *op) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  Type type = op->getResult(0).getType();
-  bool isSin = isa<math::SinOp>(op);
-  Value x = op->getOperand(0);
+/// Like `type` (a scalar or a vector), with elements of type `element`.
+Type withElement(Type type, Type element) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(element);
+  return element;
+}
+
+/// The bits of 4/pi: entry k is floor(4/pi * 2^(8k + 7)) mod 2^32, so entries k, k + 4 and
+/// k + 8 are 96 consecutive bits of 4/pi and each entry starts 8 bits further in (entries
+/// overlap to keep every load an aligned word).
+constexpr uint32_t kFourOverPiBits[24] = {
+    0x000000a2, 0x0000a2f9, 0x00a2f983, 0xa2f9836e, 0xf9836e4e, 0x836e4e44, 0x6e4e4415, 0x4e441529,
+    0x441529fc, 0x1529fc27, 0x29fc2757, 0xfc2757d1, 0x2757d1f5, 0x57d1f534, 0xd1f534dd, 0xf534ddc0,
+    0x34ddc0db, 0xddc0db62, 0xc0db6295, 0xdb629599, 0x6295993c, 0x95993c43, 0x993c4390, 0x3c439041};
+constexpr llvm::StringLiteral kFourOverPiName = "__dynamir_four_over_pi_bits";
+
+/// `kFourOverPiBits` as a private constant global of `module`, created on first use.
+memref::GlobalOp fourOverPiTable(ModuleOp module) {
+  if (auto global = module.lookupSymbol<memref::GlobalOp>(kFourOverPiName))
+    return global;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto type = MemRefType::get({24}, b.getI32Type());
+  SmallVector<int32_t> words(std::begin(kFourOverPiBits), std::end(kFourOverPiBits));
+  return memref::GlobalOp::create(
+      b, module.getLoc(), kFourOverPiName, b.getStringAttr("private"), type,
+      DenseElementsAttr::get(RankedTensorType::get({24}, b.getI32Type()), ArrayRef(words)),
+      /*constant=*/true, /*alignment=*/nullptr);
+}
+
+/// An argument of sin or cos reduced by half periods: the function's value is (-1)^n sin r,
+/// with r in [-pi/2, pi/2] (f32 like the argument) and `odd` n's parity (i1).
+struct HalfPeriods {
+  Value r, odd;
+};
+
+/// Where the exact reduction takes over (Cody-Waite is accurate well beyond: 3 ulp at 2^24).
+constexpr float kPayneHanekFrom = 0x1p16f;
+
+/// Cody-Waite reduction with fused multiply-adds, pi in three float32 parts (each step rounds
+/// once): sin x = (-1)^n sin(x - n pi) with n = round(x / pi), cos x = (-1)^n sin(x - (n -
+/// 1/2) pi) with n = round(x / pi + 1/2). Accurate while n pi fits float32's 24 bits.
+HalfPeriods reduceCodyWaite(OpBuilder &b, Location loc, Value x, bool isSin) {
+  Type type = x.getType();
   auto c = [&](float v) { return splat(b, loc, type, v); };
   auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, loc, l, r).getResult(); };
   auto sub = [&](Value l, Value r) { return arith::SubFOp::create(b, loc, l, r).getResult(); };
-  // n = round(x / pi) (sin) or round(x / pi + 1/2) (cos); the multiple of pi taken off is m.
   Value scaled = mul(x, c(0.318309886183790671538f));
   if (!isSin)
     scaled = arith::AddFOp::create(b, loc, scaled, c(0.5f));
@@ -83,12 +116,151 @@ void reduceSinCos(Operation *op) {
   if (isSin)
     r = arith::SelectOp::create(
         b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, n, c(0.0f)), x, r);
-  Value sinR = math::CopySignOp::create(
-      b, loc, math::SinOp::create(b, loc, math::AbsFOp::create(b, loc, r)), r);
-  // (-1)^n from n's parity, exact for |n| < 2^24 (n - 2 floor(n / 2)); a NaN or infinite x
-  // gives a NaN r, and so a NaN.
+  // n's parity, exact for |n| < 2^24 (n - 2 floor(n / 2)).
   Value parity = sub(n, mul(c(2.0f), math::FloorOp::create(b, loc, mul(n, c(0.5f)))));
   Value odd = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, parity, c(1.0f));
+  return {r, odd};
+}
+
+/// Payne-Hanek reduction for |x| >= 4, exact in integer arithmetic: with x = m 2^e (m the
+/// 24-bit significand), |x| / pi mod 4 is m times the 96 bits of 1/pi that start at e's
+/// position, a 32 x 96-bit product of which 64 bits are kept as 2.62 fixed point (the bits
+/// above are multiples of 4, the bits below the table's end add less than 2^-61). Its
+/// nearest integer is n mod 4 and the rest, times pi, is r: float32 arguments come no closer
+/// than about 2^-30 to a multiple of pi/2, so r keeps at least 30 correct bits. The window is
+/// found as for 4/pi with the exponent lowered by one (|x| / pi = (|x| / 2) (2 / pi)).
+HalfPeriods reducePayneHanek(OpBuilder &b, Location loc, Value x, bool isSin, Value table) {
+  Type type = x.getType();
+  Type i32 = withElement(type, b.getI32Type()), i64 = withElement(type, b.getI64Type());
+  Type f64 = withElement(type, b.getF64Type());
+  auto c32 = [&](int32_t v) { return splat(b, loc, i32, b.getI32IntegerAttr(v)); };
+  auto c64 = [&](int64_t v) { return splat(b, loc, i64, b.getI64IntegerAttr(v)); };
+  auto andI = [&](Value l, Value r) { return arith::AndIOp::create(b, loc, l, r).getResult(); };
+  auto shr = [&](Value l, Value r) { return arith::ShRUIOp::create(b, loc, l, r).getResult(); };
+  auto shl = [&](Value l, Value r) { return arith::ShLIOp::create(b, loc, l, r).getResult(); };
+  auto add = [&](Value l, Value r) { return arith::AddIOp::create(b, loc, l, r).getResult(); };
+  auto mul = [&](Value l, Value r) { return arith::MulIOp::create(b, loc, l, r).getResult(); };
+  auto wide = [&](Value v) { return arith::ExtUIOp::create(b, loc, i64, v).getResult(); };
+
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  Value exponent = arith::SubIOp::create(b, loc, andI(shr(bits, c32(23)), c32(255)), c32(1));
+  // Biased exponents 128..254 map to table rows 0..15 and shifts 0..7.
+  Value row = andI(shr(exponent, c32(3)), c32(15));
+  Value significand = arith::OrIOp::create(b, loc, andI(bits, c32(0x7fffff)), c32(0x800000));
+  Value m = shl(significand, andI(exponent, c32(7)));
+  auto load = [&](int64_t offset) -> Value {
+    Value base = arith::ConstantIndexOp::create(b, loc, offset);
+    if (auto vector = dyn_cast<VectorType>(type)) {
+      Value all = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vector.clone(b.getI1Type()), true));
+      return vector::GatherOp::create(b, loc, cast<VectorType>(i32), table, ValueRange{base}, row,
+                                      all, c32(0));
+    }
+    Value index = arith::AddIOp::create(
+        b, loc, arith::IndexCastUIOp::create(b, loc, b.getIndexType(), row), base);
+    return memref::LoadOp::create(b, loc, table, ValueRange{index});
+  };
+  // The top word's product only matters mod 2^32, the bottom word's only above 2^32.
+  Value top = shl(wide(mul(m, load(0))), c64(32));
+  Value bottom = shr(mul(wide(m), wide(load(8))), c64(32));
+  Value fixed = add(arith::OrIOp::create(b, loc, top, bottom), mul(wide(m), wide(load(4))));
+  if (!isSin)
+    fixed = add(fixed, c64(int64_t(1) << 61)); // |x| / pi + 1/2
+  Value n = shr(add(fixed, c64(int64_t(1) << 61)), c64(62));
+  Value rest = arith::SubIOp::create(b, loc, fixed, shl(n, c64(62)));
+  Value r = arith::TruncFOp::create(
+      b, loc, type,
+      arith::MulFOp::create(b, loc, arith::SIToFPOp::create(b, loc, f64, rest),
+                            splat(b, loc, f64, b.getF64FloatAttr(0x1.921fb54442d18p-61))));
+  // sin(-x) = -sin x = (-1)^n sin(-r); cos is even.
+  if (isSin)
+    r = arith::SelectOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, bits, c32(0)),
+        arith::NegFOp::create(b, loc, r), r);
+  Value odd = arith::TruncIOp::create(b, loc, withElement(type, b.getI1Type()), n);
+  return {r, odd};
+}
+
+/// An upper bound on |v| for the values sin and cos usually see inside a fused loop (another
+/// sin's result plus a constant, say), or nothing. Infinities and NaNs need no bound: they take
+/// the short reduction, which gives NaN either way.
+std::optional<double> magnitudeBound(Value v, unsigned depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 12)
+    return std::nullopt;
+  auto bound = [&](unsigned i) { return magnitudeBound(def->getOperand(i), depth + 1); };
+  auto combine = [&](auto fn) -> std::optional<double> {
+    std::optional<double> l = bound(0), r = bound(1);
+    if (!l || !r)
+      return std::nullopt;
+    return fn(*l, *r);
+  };
+  return llvm::TypeSwitch<Operation *, std::optional<double>>(def)
+      .Case([](arith::ConstantOp c) -> std::optional<double> {
+        double most = 0;
+        auto visit = [&](const APFloat &f) {
+          most = std::max(most, std::fabs(f.convertToDouble()));
+        };
+        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+          visit(f.getValue());
+        else if (auto dense = dyn_cast<DenseFPElementsAttr>(c.getValue()))
+          llvm::for_each(dense.getValues<APFloat>(), visit);
+        else
+          return std::nullopt;
+        return most;
+      })
+      .Case<math::SinOp, math::CosOp, math::TanhOp, math::ErfOp>([](Operation *) { return 1.0; })
+      .Case<arith::NegFOp, math::AbsFOp, arith::ExtFOp, math::SqrtOp>(
+          [&](Operation *) { return bound(0); })
+      .Case<arith::AddFOp, arith::SubFOp>(
+          [&](Operation *) { return combine([](double l, double r) { return l + r; }); })
+      .Case([&](arith::MulFOp) { return combine([](double l, double r) { return l * r; }); })
+      .Case<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp>(
+          [&](Operation *) { return combine([](double l, double r) { return std::max(l, r); }); })
+      .Case([&](arith::SelectOp) -> std::optional<double> {
+        std::optional<double> l = bound(1), r = bound(2);
+        if (!l || !r)
+          return std::nullopt;
+        return std::max(*l, *r);
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Upstream's f32 sin and cos reduce the argument by pi/2 with one float32 constant, so their
+/// error grows with |x|: 6e-6 at |x| ~ 100, 8e-4 at 1e4 and garbage beyond 2^24 (numpy: 6e-8
+/// everywhere; beyond 71476 numpy calls libm, which reduces exactly). Here the argument is
+/// reduced by half periods, by Cody-Waite below 2^16 and Payne-Hanek from there, and the
+/// approximation sees only |r| (by symmetry: upstream's sin is accurate in absolute terms
+/// only, and for r < 0 its relative error near 0 reached 10%), so results keep numpy's
+/// relative accuracy near the zeros of sin and cos too: at most 2.1 ulp from 0.1 to 3.4e38
+/// (numpy 1.5). Both reductions are computed and one selected, since a branch would stop LLVM
+/// from vectorizing the loop; the exact one costs about as much as the rest together (the
+/// 10M-element `cos(sin(2x) + 1) * 3` took 27 ms without it, 51 ms with it for the sin),
+/// so it is left out where `bound` (taken before any rewrite) is below 2^16. Infinities and
+/// NaNs take the Cody-Waite path, which gives NaN.
+void reduceSinCos(Operation *op, std::optional<double> bound, memref::GlobalOp table) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Type type = op->getResult(0).getType();
+  bool isSin = isa<math::SinOp>(op);
+  Value x = op->getOperand(0);
+  auto c = [&](float v) { return splat(b, loc, type, v); };
+  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+    return arith::CmpFOp::create(b, loc, p, l, r).getResult();
+  };
+  auto [r, odd] = reduceCodyWaite(b, loc, x, isSin);
+  if (!bound || *bound >= kPayneHanekFrom) {
+    Value bits = memref::GetGlobalOp::create(b, loc, table.getType(), table.getSymName());
+    HalfPeriods large = reducePayneHanek(b, loc, x, isSin, bits);
+    Value ax = math::AbsFOp::create(b, loc, x);
+    Value isLarge =
+        arith::AndIOp::create(b, loc, cmp(arith::CmpFPredicate::OGE, ax, c(kPayneHanekFrom)),
+                              cmp(arith::CmpFPredicate::OLT, ax, c(INFINITY)));
+    r = arith::SelectOp::create(b, loc, isLarge, large.r, r);
+    odd = arith::SelectOp::create(b, loc, isLarge, large.odd, odd);
+  }
+  Value sinR = math::CopySignOp::create(
+      b, loc, math::SinOp::create(b, loc, math::AbsFOp::create(b, loc, r)), r);
   Value result = arith::SelectOp::create(b, loc, odd, arith::NegFOp::create(b, loc, sinR), sinR);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
@@ -96,18 +268,21 @@ void reduceSinCos(Operation *op) {
 
 struct MathApproximationPass : dynamir::impl::DynMathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
-    SmallVector<Operation *> rewrites;
+    SmallVector<math::ExpOp> exps;
+    // Bounds are taken before any rewrite: a rewritten sin is no longer recognizably in [-1, 1].
+    SmallVector<std::pair<Operation *, std::optional<double>>> sinCos;
     getOperation()->walk([&](Operation *op) {
-      if (isa<math::ExpOp, math::SinOp, math::CosOp>(op) &&
-          getElementTypeOrSelf(op->getResult(0).getType()).isF32())
-        rewrites.push_back(op);
-    });
-    for (Operation *op : rewrites) {
+      if (op->getNumResults() != 1 || !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+        return;
       if (auto exp = dyn_cast<math::ExpOp>(op))
-        keepSubnormalExp(exp);
-      else
-        reduceSinCos(op);
-    }
+        exps.push_back(exp);
+      else if (isa<math::SinOp, math::CosOp>(op))
+        sinCos.push_back({op, magnitudeBound(op->getOperand(0))});
+    });
+    for (math::ExpOp exp : exps)
+      keepSubnormalExp(exp);
+    for (auto [op, bound] : sinCos)
+      reduceSinCos(op, bound, fourOverPiTable(getOperation()));
     RewritePatternSet patterns(&getContext());
     // The legacy entry point enables exactly the f32 expansions and approximations that are
     // accurate to float32 rounding (sin, cos, exp, expm1, log, log1p, log2, tanh, erf, atan,

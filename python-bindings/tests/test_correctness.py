@@ -619,6 +619,24 @@ def test_float32_sin_and_cos_are_accurate_away_from_zero():  # difftest 31415:10
     assert np.allclose(s, np.sin(tiny), rtol=1e-7, atol=0) and np.signbit(s[2])
 
 
+def test_float32_sin_and_cos_of_huge_arguments():
+    # Beyond 2^24 the half-period count needs more bits than float32 has: Cody-Waite gave
+    # garbage (sin(1e20) = 0.6, numpy -0.64); these arguments are reduced exactly.
+    f = dynamir.compile(lambda x: (np.sin(x), np.cos(x), np.cos(np.sin(x) * 3)))
+    rng = np.random.default_rng(3)
+    x = (10.0 ** rng.uniform(4, 38, 20000) * rng.choice([-1, 1], 20000)).astype(np.float32)
+    x[:6] = [np.inf, -np.inf, np.nan, 3.4e38, 65536.0, np.nextafter(65536.0, 0, dtype=np.float32)]
+    s, c, cs = f(x)
+    exact = x.astype(np.float64)
+    for got, want in ((s, np.sin(exact)), (c, np.cos(exact))):
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        assert np.max(np.abs(got[ok] - want[ok]) / np.spacing(np.abs(want[ok]).astype(
+            np.float32))) <= 4
+    # The outer cos's argument is bounded (|3 sin x| <= 3): it keeps the short reduction.
+    assert np.allclose(cs, np.cos(np.sin(x) * 3), rtol=0, atol=2e-6, equal_nan=True)
+
+
 def test_float16_reductions_and_products_accumulate_in_float32():  # difftest 31415:2477, :2824
     x = np.random.default_rng(1).standard_normal(1000).astype(np.float16)
     same_as_eager(lambda x: (x.sum(), x.mean(), (x * x).sum(), x.sum(keepdims=True)), x)
@@ -626,6 +644,13 @@ def test_float16_reductions_and_products_accumulate_in_float32():  # difftest 31
     a = np.random.default_rng(2).standard_normal((16, 64)).astype(np.float16)
     same_as_eager(lambda a: a @ a.T, a)
     same_as_eager(lambda a: a @ a.T, torch.from_numpy(a))
+
+
+def test_eager_backend_computes_float16_in_float32():  # difftest 1618034:4576
+    # numpy's float16 exp(3.0) is 20.09; torch's (and the compiled code's) is 20.08, and
+    # `% x` turned that ulp into 0.25.
+    x = torch.tensor([2.5469, 5.5586, 2.8398, -3.457]).half()
+    same_as_eager(lambda x: torch.round(x).exp() % x, x)
 
 
 def test_reductions_over_no_dimension():  # difftest 14142:1211, :4546

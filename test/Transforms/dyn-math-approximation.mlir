@@ -1,6 +1,9 @@
 // RUN: tensor-opt %s -dyn-math-approximation --verify-each | FileCheck %s
 
 // f32 transcendental functions become plain arithmetic that vectorizes; f64 stays for libm.
+// The bits of 4/pi for the exact sin/cos reduction (below) are a private global: 4/pi * 2^7,
+// then 8 bits more per entry.
+// CHECK: memref.global "private" constant @__dynamir_four_over_pi_bits : memref<24xi32> = dense<[162, 41721, 10680707, -1560706194,
 // CHECK-LABEL: func.func @approx
 // CHECK-NOT: math.sin
 // CHECK-NOT: math.exp
@@ -37,11 +40,40 @@ func.func @subnormal_exp(%x: vector<4xf32>) -> vector<4xf32> {
 // CHECK: %[[R2:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R1]] : f32
 // CHECK: %[[R3:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R2]] : f32
 // CHECK: arith.select %{{.*}}, %[[X]], %[[R3]] : f32
-// CHECK: math.absf
+// CHECK: math.floor
 // CHECK-NOT: math.sin
 // CHECK: math.copysign
-// CHECK: math.floor
 func.func @reduced_sin(%x: f32) -> f32 {
   %0 = math.sin %x : f32
   return %0 : f32
+}
+
+// An argument with no known bound is also reduced exactly (Payne-Hanek: integer arithmetic on
+// the bits of 4/pi, a private global), and that result selected from 2^16 up; a bounded one
+// (here a sin's result plus one) keeps the short reduction alone.
+// CHECK-LABEL: func.func @exact_reduction
+// CHECK: %[[TABLE:.*]] = memref.get_global @__dynamir_four_over_pi_bits
+// CHECK: arith.bitcast %[[X:.*]] : f32 to i32
+// CHECK-COUNT-3: memref.load %[[TABLE]]
+// CHECK: arith.sitofp %{{.*}} : i64 to f64
+// CHECK: %[[LARGE:.*]] = arith.cmpf oge, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[FINITE:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.andi %[[LARGE]], %[[FINITE]] : i1
+// CHECK-NOT: memref.get_global
+// CHECK: return
+func.func @exact_reduction(%x: f32) -> f32 {
+  %one = arith.constant 1.0 : f32
+  %0 = math.sin %x : f32
+  %1 = arith.addf %0, %one : f32
+  %2 = math.cos %1 : f32
+  return %2 : f32
+}
+
+// Vectors look the table up with vector.gather.
+// CHECK-LABEL: func.func @exact_reduction_vector
+// CHECK-COUNT-3: vector.gather
+// CHECK: arith.sitofp %{{.*}} : vector<4xi64> to vector<4xf64>
+func.func @exact_reduction_vector(%x: vector<4xf32>) -> vector<4xf32> {
+  %0 = math.cos %x : vector<4xf32>
+  return %0 : vector<4xf32>
 }
