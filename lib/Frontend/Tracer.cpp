@@ -1,15 +1,17 @@
-//===- Tracer.cpp - CPython 3.11 bytecode to the dyn dialect --------------===//
+//===- Tracer.cpp - CPython bytecode to the dyn dialect -------------------===//
 //
-// A symbolic interpreter for CPython 3.11 bytecode. Values on the abstract stack are `Var`s:
-// fake tensors (an SSA value whose type is the dtype and shape), Python constants, containers,
-// modules, functions and nn.Modules. Library calls on fake tensors emit `dyn` ops; nothing ever
-// runs on real data. Anything the tracer cannot model raises a `Break`, which becomes a
-// `dyn.graph_break` with its reason and line (or, inside a data-dependent branch, turns the
-// whole branch into a break).
+// A symbolic interpreter for CPython 3.11-3.13 bytecode (decoded by Bytecode.h). Values on the
+// abstract stack are `Var`s: fake tensors (an SSA value whose type is the dtype and shape), Python
+// constants, containers, modules, functions and nn.Modules. Library calls on fake tensors emit
+// `dyn` ops; nothing ever runs on real data. Anything the tracer cannot model raises a `Break`,
+// which becomes a `dyn.graph_break` with its reason and line (or, inside a data-dependent branch,
+// turns the whole branch into a break).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Frontend/Tracer.h"
+
+#include "Bytecode.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 
@@ -32,101 +34,6 @@ using namespace dynamir;
 using namespace dynamir::frontend;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Bytecode
-//===----------------------------------------------------------------------===//
-
-enum Opcode : int {
-#define OPCODE(name, number, caches) name = number,
-#include "dynamir/Frontend/Opcodes311.def"
-};
-
-int cacheEntries(int op) {
-  switch (op) {
-#define OPCODE(name, number, caches)                                                               \
-  case number:                                                                                     \
-    return caches;
-#include "dynamir/Frontend/Opcodes311.def"
-  default:
-    return 0;
-  }
-}
-
-const char *opcodeName(int op) {
-  switch (op) {
-#define OPCODE(name, number, caches)                                                               \
-  case number:                                                                                     \
-    return #name;
-#include "dynamir/Frontend/Opcodes311.def"
-  default:
-    return "<unknown>";
-  }
-}
-
-struct Instr {
-  int64_t offset; // of the first EXTENDED_ARG prefix, where jumps land
-  int64_t next;   // past the inline caches
-  int op;
-  int arg;
-  int line;
-  int col;
-};
-
-struct Code {
-  py::object object;
-  std::string filename, name;
-  std::vector<Instr> instrs;
-  llvm::DenseMap<int64_t, size_t> indexOf;
-  std::vector<std::string> localNames; // co_varnames + new cellvars + freevars (3.11 layout)
-  int argCount = 0, kwOnlyCount = 0, flags = 0;
-};
-
-std::shared_ptr<Code> decode(py::handle codeObject) {
-  auto code = std::make_shared<Code>();
-  code->object = py::reinterpret_borrow<py::object>(codeObject);
-  code->filename = codeObject.attr("co_filename").cast<std::string>();
-  code->name = codeObject.attr("co_qualname").cast<std::string>();
-  code->argCount = codeObject.attr("co_argcount").cast<int>();
-  code->kwOnlyCount = codeObject.attr("co_kwonlyargcount").cast<int>();
-  code->flags = codeObject.attr("co_flags").cast<int>();
-  for (py::handle n : codeObject.attr("co_varnames"))
-    code->localNames.push_back(n.cast<std::string>());
-  for (py::handle n : codeObject.attr("co_cellvars")) {
-    std::string name = n.cast<std::string>();
-    if (std::find(code->localNames.begin(), code->localNames.end(), name) == code->localNames.end())
-      code->localNames.push_back(name);
-  }
-  for (py::handle n : codeObject.attr("co_freevars"))
-    code->localNames.push_back(n.cast<std::string>());
-
-  std::string bytes = codeObject.attr("co_code").cast<py::bytes>();
-  py::list positions(codeObject.attr("co_positions")());
-  int extended = 0, line = 0;
-  int64_t prefixStart = -1;
-  for (size_t i = 0; i + 1 < bytes.size();) {
-    int op = static_cast<uint8_t>(bytes[i]);
-    int arg = static_cast<uint8_t>(bytes[i + 1]) | extended;
-    if (prefixStart < 0)
-      prefixStart = static_cast<int64_t>(i);
-    if (op == EXTENDED_ARG) {
-      extended = arg << 8;
-      i += 2;
-      continue;
-    }
-    extended = 0;
-    py::tuple pos = positions[i / 2];
-    if (!pos[0].is_none())
-      line = pos[0].cast<int>();
-    int col = pos[2].is_none() ? 0 : pos[2].cast<int>();
-    int64_t next = static_cast<int64_t>(i) + 2 + 2 * cacheEntries(op);
-    code->indexOf[prefixStart] = code->instrs.size();
-    code->instrs.push_back({prefixStart, next, op, arg, line, col});
-    prefixStart = -1;
-    i = static_cast<size_t>(next);
-  }
-  return code;
-}
 
 //===----------------------------------------------------------------------===//
 // Abstract values
@@ -759,6 +666,8 @@ private:
   VarPtr compare(int kind, VarPtr a, VarPtr b);
   VarPtr getAttr(VarPtr obj, const std::string &name);
   VarPtr subscript(VarPtr obj, VarPtr index);
+  /// A slice of constant bounds ([start, stop] or [start, stop, step]).
+  VarPtr slice(std::vector<VarPtr> bounds);
   Value toPredicate(VarPtr cond);
   void logInstr(const Frame &f, const Instr &in);
   py::object resumePlan(const Code &code, const Frame &frame, const Break &brk,
@@ -785,11 +694,11 @@ private:
   /// The code being interpreted; shared so that a break raised in an inlined frame can still
   /// name its file after that frame is gone.
   std::shared_ptr<const Code> current;
-  Instr currentInstr{0, 0, 0, 0, 0, 0};
+  Instr currentInstr;
   int64_t kernelCalls = 0;
   unsigned branchDepth = 0;
   int64_t branchStart = -1;         // offset of the innermost data-dependent branch
-  Instr topInstr{0, 0, 0, 0, 0, 0}; // the traced frame's current instruction
+  Instr topInstr;                   // the traced frame's current instruction
   std::vector<VarPtr> topStack;     // its stack before that instruction
   size_t steps = 0;
   static constexpr size_t kMaxSteps = 200000;
@@ -1136,6 +1045,15 @@ VarPtr takeArg(std::vector<VarPtr> &args, KwArgs &kwargs, size_t position,
   if (position < args.size())
     return args[position];
   return nullptr;
+}
+
+/// The keyword names 3.13's CALL_KW finds on the stack: a constant tuple of strings, which
+/// LOAD_CONST wrapped item by item.
+py::tuple keywordNames(const VarPtr &names) {
+  py::list keys;
+  for (const VarPtr &k : names->items)
+    keys.append(k->obj);
+  return py::tuple(keys);
 }
 
 int64_t intOf(const VarPtr &v) {
@@ -1898,6 +1816,17 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
   breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
 }
 
+VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
+  VarPtr s = makeVar(VK::Slice);
+  s->items = std::move(bounds);
+  if (s->items.size() == 2)
+    s->items.push_back(constVar(py::none()));
+  for (const VarPtr &i : s->items)
+    if (i->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call, "slice bounds must be constants");
+  return s;
+}
+
 VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
   if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
       index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
@@ -2445,14 +2374,30 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
                  "jump to an offset that is not an instruction");
     pc = it->second;
   };
-  auto forward = [&](int64_t n) { return in.next + 2 * n; };
-  auto backward = [&](int64_t n) {
-    int64_t target = in.next - 2 * n;
-    // Inside a data-dependent branch a back edge to before the branch is a loop whose trip
-    // count depends on data.
-    if (branchDepth && stopAt >= 0 && target < branchStart)
-      breakTrace(dyn::BreakKind::data_dependent_loop, "loop whose exit depends on a tensor value");
-    return target;
+  // Inside a data-dependent branch a back edge to before the branch is a loop whose trip count
+  // depends on data.
+  if (in.target >= 0 && in.target <= in.offset && branchDepth && stopAt >= 0 &&
+      in.target < branchStart)
+    breakTrace(dyn::BreakKind::data_dependent_loop, "loop whose exit depends on a tensor value");
+  // A NULL for a call goes before the callable up to 3.12, after it from 3.13.
+  auto pushWithNull = [&](VarPtr v) {
+    if (kPythonMinor < 13)
+      f.stack.push_back(makeVar(VK::Null));
+    f.stack.push_back(std::move(v));
+    if (kPythonMinor >= 13)
+      f.stack.push_back(makeVar(VK::Null));
+  };
+  auto loadLocal = [&](int index) {
+    VarPtr v = f.locals.at(index);
+    if (!v)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "local '" + f.code->localNames[index] + "' referenced before assignment");
+    f.stack.push_back(v);
+  };
+  // A comprehension's variable saved by LOAD_FAST_AND_CLEAR may be NULL (unbound).
+  auto storeLocal = [&](int index) {
+    VarPtr v = f.pop();
+    f.locals.at(index) = v->kind == VK::Null ? nullptr : v;
   };
   size_t next = pc + 1;
   switch (in.op) {
@@ -2461,11 +2406,24 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case PRECALL:
   case MAKE_CELL:
   case COPY_FREE_VARS: // the frame set up its closure slots when it was created
-    break;
   case CACHE:
     break;
+  case TO_BOOL: {
+    // The jump or `not` after it takes the value's truth as it would have.
+    VarPtr &top = f.peek();
+    if (top->kind == VK::Const) {
+      int truth = PyObject_IsTrue(top->obj.ptr());
+      if (truth < 0)
+        throw py::error_already_set();
+      top = constVar(py::bool_(truth == 1));
+    }
+    break;
+  }
   case POP_TOP:
     f.pop();
+    break;
+  case END_FOR: // 3.12 pops the iterator and its last value, 3.13 the value (POP_TOP follows)
+    f.popN(kPythonMinor >= 13 ? 1 : 2);
     break;
   case PUSH_NULL:
     f.stack.push_back(makeVar(VK::Null));
@@ -2482,34 +2440,51 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   }
   case LOAD_FAST:
+  case LOAD_FAST_CHECK:
   case LOAD_DEREF:
-  case LOAD_CLOSURE: {
-    VarPtr v = f.locals.at(in.arg);
-    if (!v)
-      breakTrace(dyn::BreakKind::unsupported_bytecode,
-                 "local '" + f.code->localNames[in.arg] + "' referenced before assignment");
-    f.stack.push_back(v);
+  case LOAD_CLOSURE:
+    loadLocal(in.arg);
+    break;
+  case LOAD_FAST_LOAD_FAST: // two 4-bit local indices
+    loadLocal(in.arg >> 4);
+    loadLocal(in.arg & 15);
+    break;
+  case LOAD_FAST_AND_CLEAR: {
+    VarPtr &local = f.locals.at(in.arg);
+    f.stack.push_back(local ? local : makeVar(VK::Null));
+    local = nullptr;
     break;
   }
   case STORE_FAST:
   case STORE_DEREF:
-    f.locals.at(in.arg) = f.pop();
+    storeLocal(in.arg);
+    break;
+  case STORE_FAST_LOAD_FAST:
+    storeLocal(in.arg >> 4);
+    loadLocal(in.arg & 15);
+    break;
+  case STORE_FAST_STORE_FAST:
+    storeLocal(in.arg >> 4);
+    storeLocal(in.arg & 15);
     break;
   case DELETE_FAST:
     f.locals.at(in.arg) = nullptr;
     break;
   case LOAD_GLOBAL: {
-    if (in.arg & 1)
-      f.stack.push_back(makeVar(VK::Null));
     py::tuple names = f.code->object.attr("co_names");
-    std::string name = py::str(names[in.arg >> 1]);
+    std::string name = py::str(names[in.arg]);
     std::string source = itemSource(f.globalsSource, "'" + name + "'");
+    VarPtr value;
     if (f.globals.contains(name))
-      f.stack.push_back(wrap(f.globals[name.c_str()], source));
+      value = wrap(f.globals[name.c_str()], source);
     else if (f.builtins.contains(name))
-      f.stack.push_back(wrap(f.builtins[name.c_str()], "", /*guard=*/false));
+      value = wrap(f.builtins[name.c_str()], "", /*guard=*/false);
     else
       breakTrace(dyn::BreakKind::unsupported_call, "name '" + name + "' is not defined");
+    if (in.pushesNull)
+      pushWithNull(value);
+    else
+      f.stack.push_back(value);
     break;
   }
   case LOAD_ATTR:
@@ -2517,13 +2492,16 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     py::tuple names = f.code->object.attr("co_names");
     VarPtr obj = f.pop();
     VarPtr attr = getAttr(obj, py::str(names[in.arg]));
+    // A method is modelled bound, with NULL for the self CPython would push.
     if (in.op == LOAD_METHOD)
-      f.stack.push_back(makeVar(VK::Null));
-    f.stack.push_back(attr);
+      pushWithNull(attr);
+    else
+      f.stack.push_back(attr);
     break;
   }
   case STORE_ATTR:
   case STORE_SUBSCR:
+  case STORE_SLICE:
   case STORE_GLOBAL:
     breakTrace(dyn::BreakKind::side_effect,
                std::string(opcodeName(in.op)) + " mutates an object outside the trace");
@@ -2532,14 +2510,19 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     f.kwNames = consts[in.arg];
     break;
   }
+  case CALL_KW: // 3.13: the keyword names are a constant tuple on top of the arguments
+    f.kwNames = keywordNames(f.pop());
+    [[fallthrough]];
   case CALL: {
     size_t nargs = in.arg;
     std::vector<VarPtr> args = f.popN(nargs);
     VarPtr second = f.pop(), first = f.pop();
-    // 3.11: [NULL, callable, args...] or [callable, self, args...].
-    VarPtr callee = first->kind == VK::Null ? second : first;
-    if (first->kind != VK::Null)
-      args.insert(args.begin(), second);
+    // Up to 3.12 [NULL, callable, args...] or [callable, self, args...]; from 3.13
+    // [callable, NULL or self, args...].
+    VarPtr callee = kPythonMinor >= 13 || first->kind != VK::Null ? first : second;
+    VarPtr self = callee == first ? second : nullptr;
+    if (self && self->kind != VK::Null)
+      args.insert(args.begin(), self);
     KwArgs kwargs;
     size_t nkw = f.kwNames ? f.kwNames.size() : 0;
     for (size_t i = 0; i < nkw; ++i)
@@ -2598,15 +2581,12 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     f.stack.push_back(subscript(obj, index));
     break;
   }
-  case BUILD_SLICE: {
-    VarPtr s = makeVar(VK::Slice);
-    s->items = f.popN(in.arg);
-    if (s->items.size() == 2)
-      s->items.push_back(constVar(py::none()));
-    for (const VarPtr &i : s->items)
-      if (i->kind != VK::Const)
-        breakTrace(dyn::BreakKind::unsupported_call, "slice bounds must be constants");
-    f.stack.push_back(s);
+  case BUILD_SLICE:
+    f.stack.push_back(slice(f.popN(in.arg)));
+    break;
+  case BINARY_SLICE: { // 3.12: x[a:b] without BUILD_SLICE
+    VarPtr s = slice(f.popN(2)), obj = f.pop();
+    f.stack.push_back(subscript(obj, s));
     break;
   }
   case BUILD_TUPLE:
@@ -2636,6 +2616,12 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     f.stack.push_back(d);
     break;
   }
+  case CALL_INTRINSIC_1:
+    // 3.12 moved LIST_TO_TUPLE (6) here; UNARY_POSITIVE (5) and the rest are not modelled.
+    if (in.arg != 6)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "unsupported bytecode CALL_INTRINSIC_1 " + std::to_string(in.arg));
+    [[fallthrough]];
   case LIST_TO_TUPLE: {
     VarPtr l = f.pop();
     VarPtr t = makeVar(VK::Tuple);
@@ -2703,26 +2689,22 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       f.stack.push_back(it->items[it->iterPos++]);
     } else {
       f.pop();
-      jumpTo(forward(in.arg));
+      jumpTo(in.target);
       return;
     }
     break;
   }
   case JUMP_FORWARD:
-    jumpTo(forward(in.arg));
-    return;
   case JUMP_BACKWARD:
   case JUMP_BACKWARD_NO_INTERRUPT:
-    jumpTo(backward(in.arg));
+    jumpTo(in.target);
     return;
-  case POP_JUMP_FORWARD_IF_FALSE:
-  case POP_JUMP_FORWARD_IF_TRUE:
-  case POP_JUMP_BACKWARD_IF_FALSE:
-  case POP_JUMP_BACKWARD_IF_TRUE: {
+  case POP_JUMP_IF_FALSE:
+  case POP_JUMP_IF_TRUE: {
     VarPtr cond = f.pop();
-    bool jumpIfTrue = in.op == POP_JUMP_FORWARD_IF_TRUE || in.op == POP_JUMP_BACKWARD_IF_TRUE;
-    bool isForward = in.op == POP_JUMP_FORWARD_IF_FALSE || in.op == POP_JUMP_FORWARD_IF_TRUE;
-    int64_t target = isForward ? forward(in.arg) : backward(in.arg);
+    bool jumpIfTrue = in.op == POP_JUMP_IF_TRUE;
+    bool isForward = in.target > in.offset;
+    int64_t target = in.target;
     if (cond->kind == VK::Tensor) {
       if (!isForward)
         breakTrace(dyn::BreakKind::data_dependent_loop,
@@ -2755,12 +2737,12 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     }
     break;
   }
-  case POP_JUMP_FORWARD_IF_NONE:
-  case POP_JUMP_FORWARD_IF_NOT_NONE: {
+  case POP_JUMP_IF_NONE:
+  case POP_JUMP_IF_NOT_NONE: {
     VarPtr cond = f.pop();
     bool none = cond->kind == VK::Const && cond->obj.is_none();
-    if (none == (in.op == POP_JUMP_FORWARD_IF_NONE)) {
-      jumpTo(forward(in.arg));
+    if (none == (in.op == POP_JUMP_IF_NONE)) {
+      jumpTo(in.target);
       return;
     }
     break;
@@ -2790,6 +2772,11 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case RETURN_VALUE:
     out = Outcome{Outcome::Return, f.pop(), 0};
     return;
+  case RETURN_CONST: {
+    py::tuple consts = f.code->object.attr("co_consts");
+    out = Outcome{Outcome::Return, wrap(consts[in.arg], "", /*guard=*/false), 0};
+    return;
+  }
   case RETURN_GENERATOR:
   case YIELD_VALUE:
     throw EagerOnly{"generator functions are not traced"};
@@ -2980,14 +2967,10 @@ struct NotRebuildable {
 /// it is false.
 std::optional<std::pair<int64_t, int64_t>> jumpTargets(const Instr &in) {
   switch (in.op) {
-  case POP_JUMP_FORWARD_IF_TRUE:
-    return std::make_pair(in.next + 2 * in.arg, in.next);
-  case POP_JUMP_FORWARD_IF_FALSE:
-    return std::make_pair(in.next, in.next + 2 * in.arg);
-  case POP_JUMP_BACKWARD_IF_TRUE:
-    return std::make_pair(in.next - 2 * in.arg, in.next);
-  case POP_JUMP_BACKWARD_IF_FALSE:
-    return std::make_pair(in.next, in.next - 2 * in.arg);
+  case POP_JUMP_IF_TRUE:
+    return std::make_pair(in.target, in.next);
+  case POP_JUMP_IF_FALSE:
+    return std::make_pair(in.next, in.target);
   default:
     return std::nullopt;
   }
@@ -2999,6 +2982,12 @@ int stepConsumes(const Instr &in) {
   switch (in.op) {
   case CALL:
     return in.arg + 2;
+  case CALL_KW:
+    return in.arg + 3;
+  case BINARY_SLICE:
+    return 3;
+  case STORE_SLICE:
+    return 4;
   case BINARY_OP:
   case BINARY_SUBSCR:
   case COMPARE_OP:
@@ -3020,6 +3009,11 @@ int stepConsumes(const Instr &in) {
     return 1;
   case FORMAT_VALUE:
     return (in.arg & 0x04) ? 2 : 1;
+  case CONVERT_VALUE:
+  case FORMAT_SIMPLE:
+    return 1;
+  case FORMAT_WITH_SPEC:
+    return 2;
   case BUILD_STRING:
     return in.arg;
   default:
@@ -3137,11 +3131,12 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
   const Instr &in = topInstr;
   std::vector<VarPtr> stack = topStack;
   std::string action;
-  if (brk.depth > 0 && in.op != CALL)
+  if (brk.depth > 0 && in.op != CALL && in.op != CALL_KW)
     return restart("the break is inside a function called by an instruction other than CALL");
   if (stepConsumes(in) >= 0) {
     action = "step";
-    // A CALL runs with the PRECALL (and KW_NAMES) before it: they set up the call.
+    // A CALL runs with the PRECALL (3.11) and KW_NAMES (3.11, 3.12) before it: they set up the
+    // call. 3.13's keyword names are a value on the stack.
     int64_t start = in.offset;
     if (in.op == CALL) {
       size_t index = code.indexOf.lookup(in.offset);
@@ -3218,13 +3213,6 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
   }
   if (!py::hasattr(function, "__code__")) {
     result.eagerReason = std::string(py::repr(function)) + " has no Python bytecode to trace";
-    return result;
-  }
-  py::object version = py::module_::import("sys").attr("version_info");
-  if (version.attr("major").cast<int>() != 3 || version.attr("minor").cast<int>() != 11) {
-    result.eagerReason =
-        "unsupported Python version " + std::string(py::str(version.attr("major"))) + "." +
-        std::string(py::str(version.attr("minor"))) + ": the tracer decodes CPython 3.11 bytecode";
     return result;
   }
 
