@@ -666,6 +666,10 @@ private:
   VarPtr compare(int kind, VarPtr a, VarPtr b);
   VarPtr getAttr(VarPtr obj, const std::string &name);
   VarPtr subscript(VarPtr obj, VarPtr index);
+  /// `list`, which `what` is about to change in place: a list the caller can see (a resumed
+  /// frame's 3.12 comprehension gets its list from outside) or one changed on one side of a
+  /// data-dependent branch is a break.
+  VarPtr &mutableList(VarPtr &list, const std::string &what);
   /// A slice of constant bounds ([start, stop] or [start, stop, step]).
   VarPtr slice(std::vector<VarPtr> bounds);
   Value toPredicate(VarPtr cond);
@@ -1816,6 +1820,17 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
   breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
 }
 
+VarPtr &Tracer::mutableList(VarPtr &list, const std::string &what) {
+  if (list->kind != VK::List)
+    breakTrace(dyn::BreakKind::unsupported_call, what + " on " + describe(list));
+  if (branchDepth)
+    breakTrace(dyn::BreakKind::side_effect, what + " inside a data-dependent branch");
+  if (!list->source.empty())
+    breakTrace(dyn::BreakKind::side_effect,
+               what + " on " + list->source + ", which the caller can see");
+  return list;
+}
+
 VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
   VarPtr s = makeVar(VK::Slice);
   s->items = std::move(bounds);
@@ -2162,11 +2177,7 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     if (self->kind == VK::Tensor)
       break;
     if (self->kind == VK::List && callee->name == "append" && args.size() == 1) {
-      if (branchDepth)
-        breakTrace(dyn::BreakKind::side_effect, "list.append inside a data-dependent branch");
-      if (!self->source.empty())
-        breakTrace(dyn::BreakKind::side_effect,
-                   "list.append on " + self->source + ", which the caller can see");
+      mutableList(self, "list.append");
       self->items.push_back(args[0]);
       return constVar(py::none());
     }
@@ -2631,16 +2642,17 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case LIST_APPEND: {
     VarPtr v = f.pop();
-    f.peek(in.arg)->items.push_back(v);
+    mutableList(f.peek(in.arg), "LIST_APPEND")->items.push_back(v);
     break;
   }
   case LIST_EXTEND: {
     VarPtr v = f.pop();
+    VarPtr &list = mutableList(f.peek(in.arg), "LIST_EXTEND");
     if (v->kind == VK::Const && PyTuple_Check(v->obj.ptr())) {
       for (py::handle i : v->obj)
-        f.peek(in.arg)->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+        list->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
     } else if (v->kind == VK::Tuple || v->kind == VK::List) {
-      auto &items = f.peek(in.arg)->items;
+      auto &items = list->items;
       items.insert(items.end(), v->items.begin(), v->items.end());
     } else {
       breakTrace(dyn::BreakKind::unsupported_call, "list.extend with " + describe(v));

@@ -698,3 +698,10 @@ def test_a_module_returning_a_global_of_an_inlined_forward():
     # W's source goes through type(L['self'].inner).forward.__globals__.
     out = dynamir.compile(Outer())(torch.ones(2))
     assert out[0] is W and torch.equal(out[1], torch.full((2,), 2.0))
+
+
+def test_a_comprehension_that_breaks_in_its_body():
+    # 3.12 inlines comprehensions: after a break inside one, the resumed frame gets the list
+    # being built from outside, and appending to it must not be modelled (a lost element).
+    same_as_eager(lambda x: ([str(i).zfill(3) for i in range(2)], x), np.ones(2))
+    same_as_eager(lambda x: ([x[i:i + 2].sum() + len(str(i)) for i in range(3)], x), np.ones(4))
