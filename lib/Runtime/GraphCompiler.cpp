@@ -1,6 +1,7 @@
 //===- GraphCompiler.cpp - compile dyn graphs to cached shared libraries --===//
 
 #include "dynamir/Runtime/GraphCompiler.h"
+#include "dynamir/Pipelines/Pipelines.h"
 #include "dynamir/Runtime/Blas.h"
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
@@ -10,7 +11,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -41,9 +41,6 @@ using namespace mlir;
 using namespace dynamir::runtime;
 
 namespace {
-/// The lowering of one graph. Results with static shapes become out-parameters the caller
-/// allocates (destination-passing style); a graph with a dynamic result shape returns its
-/// results instead, as buffers the caller then owns. Inputs are never written.
 /// The CUDA toolkit (ptxas, libdevice), where upstream's NVVM serializer looks for it.
 std::string cudaToolkit() {
   for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
@@ -52,29 +49,33 @@ std::string cudaToolkit() {
   return llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas") ? "/usr/local/cuda" : "";
 }
 
-/// Graphs for the GPU: kernels as cubin when ptxas is there (the driver loads them as they
-/// are), else as PTX for the driver to JIT.
-std::string cudaGraphPipeline(const CompileOptions &options) {
-  std::string toolkit = cudaToolkit();
-  bool ptxas = !toolkit.empty() && llvm::sys::fs::exists(toolkit + "/bin/ptxas");
-  return "builtin.module(dyn-to-linalg,dyn-lower-to-nvvm{chip=" + options.chip +
-         " format=" + (ptxas ? "bin" : "isa") + "})";
-}
-
-std::string graphPipeline(bool resultsAsOutParams) {
-  std::string pipeline =
-      "builtin.module(dyn-to-linalg,linalg-generalize-named-ops,dyn-cpu-loop-order,"
-      "dyn-distinct-results,one-shot-bufferize{bufferize-function-boundaries=1 "
-      "function-boundary-type-conversion=identity-layout-map},";
-  if (resultsAsOutParams)
-    pipeline += "buffer-results-to-out-params{hoist-static-allocs=1 modify-public-functions=1},";
-  pipeline += "buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize,"
-              "dyn-blas,func.func(convert-linalg-to-loops),dyn-math-approximation,lower-affine,"
-              "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,"
-              "convert-math-to-libm,finalize-memref-to-llvm{use-generic-functions=1},"
-              "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
-              "convert-func-to-llvm,reconcile-unrealized-casts)";
-  return pipeline;
+/// The lowering of one graph: dyn-to-linalg, then dyn-lower-to-llvm or dyn-lower-to-nvvm with
+/// the options for what the runtime provides. Results with static shapes become
+/// out-parameters the caller allocates (destination-passing style); a graph with a dynamic
+/// result shape returns its results instead, as buffers the caller then owns. Inputs are
+/// never written.
+OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults) {
+  OpPassManager pm(ModuleOp::getOperationName());
+  dynamir::buildDynToLinalgPipeline(pm);
+  if (options.target == Target::CUDA) {
+    // Kernels as cubin when ptxas is there (the driver loads them as they are), else as PTX
+    // for the driver to JIT.
+    std::string toolkit = cudaToolkit();
+    bool ptxas = !toolkit.empty() && llvm::sys::fs::exists(toolkit + "/bin/ptxas");
+    dynamir::LowerToNVVMOptions nvvm;
+    nvvm.chip = options.chip;
+    nvvm.format = std::string(ptxas ? "bin" : "isa");
+    dynamir::buildLowerToNVVMPipeline(pm, nvvm);
+    return pm;
+  }
+  // dynamir_sgemm and the generic allocation functions get their bodies from
+  // addRuntimeHooks: calls to the runtime's BLAS and buffer pool.
+  dynamir::LowerToLLVMOptions cpu;
+  cpu.resultsAsOutParams = !returnsResults;
+  cpu.blas = true;
+  cpu.useGenericFunctions = true;
+  dynamir::buildLowerToLLVMPipeline(pm, cpu);
+  return pm;
 }
 
 /// Bump when the generated code's ABI, the pipeline's meaning or the layout of cache entries
@@ -257,7 +258,7 @@ std::string CompiledGraph::cacheDirectory() {
 namespace {
 /// Lowers `module` (in place), compiles it into a shared library that says it was built for
 /// `key`, and stores it with its trailer at `libraryPath` in the cache folder `dir`.
-bool buildEntry(ModuleOp module, const std::string &pipeline, bool cuda,
+bool buildEntry(ModuleOp module, const OpPassManager &pipeline, bool cuda,
                 const std::string &graphName, const std::string &key, const std::string &dir,
                 llvm::StringRef libraryPath, std::string &error) {
   MLIRContext *ctx = module.getContext();
@@ -270,14 +271,7 @@ bool buildEntry(ModuleOp module, const std::string &pipeline, bool cuda,
       return success();
     });
     PassManager pm(ctx);
-    std::string parseErrors;
-    llvm::raw_string_ostream es(parseErrors);
-    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, es);
-    if (failed(parsed)) {
-      error = "internal pipeline does not parse: " + parseErrors;
-      return false;
-    }
-    static_cast<OpPassManager &>(pm) = std::move(*parsed);
+    static_cast<OpPassManager &>(pm) = pipeline;
     if (failed(pm.run(module))) {
       error = "lowering graph '" + graphName + "' failed:\n" + diagnostics;
       return false;
@@ -438,8 +432,13 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   }
   if (std::string toolkit = cuda ? cudaToolkit() : ""; !toolkit.empty())
     setenv("CUDA_HOME", toolkit.c_str(), /*overwrite=*/0); // libdevice for the serializer
-  std::string pipeline =
-      cuda ? cudaGraphPipeline(options) : graphPipeline(!compiled->returnsResultsFlag);
+  OpPassManager pipeline = graphPipeline(options, compiled->returnsResultsFlag);
+  // The key covers every pass and option the graph is lowered with.
+  std::string pipelineText;
+  {
+    llvm::raw_string_ostream os(pipelineText);
+    pipeline.printAsTextualPipeline(os);
+  }
 
   // A copy under a fixed name in a module of its own: the same graph always prints the same.
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
@@ -463,7 +462,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   }
   llvm::SHA256 hasher;
   for (llvm::StringRef part : {llvm::StringRef(kCacheVersion), llvm::StringRef(LLVM_VERSION_STRING),
-                               llvm::StringRef(pipeline), llvm::StringRef(text)})
+                               llvm::StringRef(pipelineText), llvm::StringRef(text)})
     hasher.update(part);
   std::string cpu = cuda ? "x86-64;cuda" : hostCPUDescription();
   hasher.update(cpu);

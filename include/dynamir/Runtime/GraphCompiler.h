@@ -1,13 +1,14 @@
 //===- GraphCompiler.h - JIT-compile dyn graphs for the host CPU -*- C++ -*-===//
 //
-// A graph (a `dyn.graph` function from dyn-split-graphs) is lowered with dyn-to-linalg, then
-// bufferized with its results turned into out-parameters, lowered to LLVM, optimized and
-// compiled for the host CPU (target triple and CPU features set, so LLVM vectorizes) into an
-// object file, linked with lld into a shared library and loaded with dlopen. The library lives
-// in a persistent cache keyed by the graph's IR, the pipeline, the CPU, the LLVM version and the
-// Dynamir build, so another process loads it without compiling. Each entry carries its key, size
-// and SHA-256, checked before it is loaded: a damaged or misplaced entry is built again. Callers
-// own every buffer: inputs and outputs are passed as strided memref descriptors.
+// A graph (a `dyn.graph` function from dyn-split-graphs) is lowered with dyn-to-linalg and
+// dyn-lower-to-llvm (dynamir/Pipelines/Pipelines.h: results turned into out-parameters, matrix
+// products and allocations calling the runtime), optimized and compiled for the host CPU
+// (target triple and CPU features set, so LLVM vectorizes) into an object file, linked with
+// lld into a shared library and loaded with dlopen. The library lives in a persistent cache
+// keyed by the graph's IR, the pipeline, the CPU, the LLVM version and the Dynamir build, so
+// another process loads it without compiling. Each entry carries its key, size and SHA-256,
+// checked before it is loaded: a damaged or misplaced entry is built again. Callers own every
+// buffer: inputs and outputs are passed as strided memref descriptors.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,74 @@
+//===- Pipelines.h - Dynamir's composed pass pipelines ----------*- C++ -*-===//
+//
+// The one definition of each pipeline: tensor-opt and the Python bindings get them through the
+// pass registry (registerPipelines), and the runtime's graph compiler calls the builders, so
+// the lit tests run exactly what the runtime runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_PIPELINES_PIPELINES_H
+#define DYNAMIR_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace dynamir {
+
+/// Options of dyn-lower-to-llvm. The defaults give self-contained code (what mlir-runner can
+/// execute); the runtime's graph compiler turns on what it supplies: out-parameters it
+/// allocates, a BLAS and a buffer pool.
+struct LowerToLLVMOptions : mlir::PassPipelineOptions<LowerToLLVMOptions> {
+  Option<bool> resultsAsOutParams{
+      *this, "results-as-out-params",
+      llvm::cl::desc("Results of static shape become out-parameters the caller allocates "
+                     "(destination-passing style), for public functions too"),
+      llvm::cl::init(false)};
+  Option<bool> blas{*this, "blas",
+                    llvm::cl::desc("f32 matrix products call dynamir_sgemm (dyn-blas), which the "
+                                   "runtime defines"),
+                    llvm::cl::init(false)};
+  Option<bool> useGenericFunctions{
+      *this, "use-generic-functions",
+      llvm::cl::desc("Allocate and free through _mlir_memref_to_llvm_alloc and _free instead of "
+                     "malloc and free: the runtime routes them to its buffer pool"),
+      llvm::cl::init(false)};
+};
+
+/// Options of dyn-lower-to-nvvm.
+struct LowerToNVVMOptions : mlir::PassPipelineOptions<LowerToNVVMOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features", llvm::cl::desc("PTX features"),
+                               llvm::cl::init("+ptx80")};
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("threads per block"),
+                            llvm::cl::init(256)};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("kernel binaries: isa (PTX, JIT-compiled by the "
+                                            "driver), bin (cubin, needs ptxas) or fatbin"),
+                             llvm::cl::init("isa")};
+};
+
+/// dyn-optimize: canonicalizes traced dyn IR, optimizes its guards and CSEs.
+void buildOptimizePipeline(mlir::OpPassManager &pm);
+
+/// dyn-to-linalg: dyn compute to linalg on tensors, elementwise chains and their producers
+/// fused into reductions.
+void buildDynToLinalgPipeline(mlir::OpPassManager &pm);
+
+/// dyn-lower-to-llvm: linalg on tensors, bufferized, through loops to the LLVM dialect for the
+/// host CPU.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm, const LowerToLLVMOptions &options);
+
+/// dyn-lower-to-nvvm: linalg on tensors to NVVM kernels embedded as gpu.binary, host side in
+/// the LLVM dialect.
+void buildLowerToNVVMPipeline(mlir::OpPassManager &pm, const LowerToNVVMOptions &options);
+
+/// Registers the four pipelines above under their names.
+void registerPipelines();
+
+} // namespace dynamir
+
+#endif // DYNAMIR_PIPELINES_PIPELINES_H

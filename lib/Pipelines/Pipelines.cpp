@@ -1,0 +1,140 @@
+//===- Pipelines.cpp - Dynamir's composed pass pipelines ------------------===//
+
+#include "dynamir/Pipelines/Pipelines.h"
+
+#include "dynamir/Conversion/Passes.h"
+#include "dynamir/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace {
+/// Bufferizes every function, its signature included (identity layouts: the runtime passes
+/// plain strided descriptors), and inserts the deallocations.
+void addBufferization(OpPassManager &pm, bool resultsAsOutParams) {
+  // A tensor returned twice would be one buffer returned twice (see dyn-distinct-results).
+  pm.addPass(dynamir::createDynDistinctResults());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (resultsAsOutParams) {
+    bufferization::BufferResultsToOutParamsPassOptions outParams;
+    outParams.hoistStaticAllocs = true;
+    outParams.modifyPublicFunctions = true;
+    pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  }
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+}
+} // namespace
+
+void dynamir::buildOptimizePipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createDynOptimizeGuards());
+  pm.addPass(createCSEPass());
+}
+
+void dynamir::buildDynToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertDynToLinalg());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createDynSplitReductions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptions &options) {
+  // Guards check the caller's Python objects, which compiled code never sees (graphs carry
+  // none; a whole traced module does).
+  pm.addPass(createDynStripGuards());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createDynCPULoopOrder());
+  addBufferization(pm, options.resultsAsOutParams);
+  pm.addPass(createCanonicalizerPass());
+  if (options.blas)
+    pm.addPass(createDynBlas());
+  pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createDynMathApproximation());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // expand-strided-metadata leaves affine.apply ops behind: lower-affine runs again.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.useGenericFunctions;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+/// Bufferized in destination-passing style (the CUDA runtime allocates every result on the
+/// device), parallel loops tiled by `block-size` threads per block and mapped to blocks and
+/// threads, kernels outlined. Math functions come from libdevice, which upstream's serializer
+/// finds through CUDA_HOME / CUDA_PATH / CUDA_ROOT (without it they stay unresolved externals
+/// that ptxas rejects).
+void dynamir::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOptions &options) {
+  pm.addPass(createDynStripGuards());
+  addBufferization(pm, /*resultsAsOutParams=*/true);
+  DynBlasOptions blas;
+  blas.function = "dynamir_cuda_sgemm";
+  // Every product, however small: what upstream maps it to otherwise is one output per thread.
+  blas.minFlops = 0;
+  pm.addPass(createDynBlas(blas));
+  OpPassManager &kernels = pm.nest<func::FuncOp>();
+  DynGPUMapOptions gpuMap;
+  gpuMap.blockSize = options.blockSize;
+  kernels.addPass(createDynGPUMap(gpuMap));
+  kernels.addPass(createConvertLinalgToParallelLoopsPass());
+  kernels.addPass(createParallelLoopTilingPass({options.blockSize}, /*noMinMaxBounds=*/true));
+  kernels.addPass(createGpuMapParallelLoopsPass());
+  kernels.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // One stream per graph call.
+  pm.nest<func::FuncOp>().addPass(createGpuAsyncRegionPass());
+  pm.addPass(createLowerAffinePass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  gpu::GPUToNVVMPipelineOptions toNVVM;
+  toNVVM.cubinChip = options.chip;
+  toNVVM.cubinFeatures = options.features;
+  toNVVM.cubinFormat = options.format;
+  gpu::buildLowerToNVVMPassPipeline(pm, toNVVM);
+}
+
+void dynamir::registerPipelines() {
+  PassPipelineRegistration<>(
+      "dyn-optimize",
+      "Canonicalize traced dyn IR, optimize its guards (dyn-optimize-guards) and CSE",
+      buildOptimizePipeline);
+  PassPipelineRegistration<>("dyn-to-linalg",
+                             "Lower dyn compute to linalg on tensors and fuse elementwise "
+                             "chains and their producers into reductions",
+                             buildDynToLinalgPipeline);
+  PassPipelineRegistration<LowerToLLVMOptions>(
+      "dyn-lower-to-llvm",
+      "Bufferize linalg on tensors and lower it through loops to the LLVM dialect (CPU)",
+      buildLowerToLLVMPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "dyn-lower-to-nvvm",
+      "Lower linalg graphs to NVVM GPU kernels embedded as PTX (host side in the LLVM dialect)",
+      buildLowerToNVVMPipeline);
+}
