@@ -3286,12 +3286,12 @@ def _install_diff_hook():
     if getattr(plain_diff, "corpus_hook", False):
         return
 
-    def diff(e, g, path="result"):
+    def diff(e, g, path="result", ref=None):
         if type(e) is type(g):
             fe, fg = _fields(e), _fields(g)
             if fe is not None:
-                return plain_diff(fe, fg, path)
-        return plain_diff(e, g, path)
+                return plain_diff(fe, fg, path, _fields(ref) if type(ref) is type(e) else None)
+        return plain_diff(e, g, path, ref)
     diff.corpus_hook = True
     difftest.diff = diff
 
