@@ -1,4 +1,4 @@
-"""Going on after a graph break: generated CPython 3.11 code objects.
+"""Going on after a graph break: generated CPython 3.11, 3.12 and 3.13 code objects.
 
 At a graph break the host program hands back the break's live arrays. With the trace's resume
 plan (Tracer::resumePlan) they recreate the frame state before the breaking instruction: its
@@ -17,6 +17,23 @@ there:
 TorchDynamo does the same with its `__resume_at_*` functions. A resume function is always cut
 from the original code, never from another resume function, so a break inside a loop resumes
 the same continuation on every iteration instead of nesting prologues.
+
+The code is the running interpreter's: opcodes are looked up by name in its `dis.opmap` (3.13
+renumbered nearly all of them) and inline cache sizes in its `dis._inline_cache_entries`. What a
+call looks like on the stack (3.11/3.12: NULL before the callable, PRECALL in 3.11, KW_NAMES
+before CALL; 3.13: NULL after the callable, the kwnames tuple on the stack for CALL_KW) is the
+resume plan's business: the stack layout and the step's instruction range say it, and the code
+here pushes and runs exactly that. What differs here per version:
+
+* free-variable slots move up by the number of stack arguments: LOAD_DEREF and friends in every
+  version, and in 3.13 also LOAD_FAST on a cell or free slot (LOAD_CLOSURE became LOAD_FAST);
+* liveness reads 3.12's LOAD_FAST_CHECK and LOAD_FAST_AND_CLEAR and 3.13's fused
+  LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST and STORE_FAST_STORE_FAST; RETURN_CONST (3.12+)
+  does not fall through;
+* 3.12 inlines comprehensions, whose exception-table entries lead to a handler that only puts
+  the comprehension variable back and re-raises: that is not a try block.
+
+The line table and exception table formats are the same in all three versions.
 """
 
 import dis
@@ -28,12 +45,45 @@ import types
 __all__ = ["Unresumable", "in_try_block", "live_locals", "origin", "resume_function",
            "step_function"]
 
-_OP = dis.opmap
-_CACHE_ENTRIES = getattr(dis, "_inline_cache_entries", None)  # per opcode; 3.11: a list
+_VERSION = sys.version_info[:2]
+_SUPPORTED_VERSIONS = ((3, 11), (3, 12), (3, 13))
+_OP = dis.opmap  # the running interpreter's numbers: 3.13 renumbered almost every opcode
+
+
+def _opcodes(*names):
+    """The numbers of those of `names` this interpreter has as real opcodes (3.12+ also lists
+    pseudo-instructions, numbered from 256, which never appear in co_code)."""
+    return {_OP[name] for name in names if _OP.get(name, 256) < 256}
+
+
+def _cache_entries():
+    """Inline cache units after each opcode, as a list by number. dis._inline_cache_entries is
+    a list by number in 3.11 and 3.12 and a dict by name in 3.13."""
+    entries = getattr(dis, "_inline_cache_entries", None)
+    table = [0] * 256
+    if isinstance(entries, dict):
+        for name, count in entries.items():
+            if _OP.get(name, 256) < 256:
+                table[_OP[name]] = count
+    elif entries is not None:
+        table[:len(entries)] = entries[:256]
+    return table
+
+
+_CACHE_ENTRIES = _cache_entries()
+_HAS_ARGUMENT = (set(dis.hasarg) if hasattr(dis, "hasarg")  # 3.12+
+                 else set(range(dis.HAVE_ARGUMENT, 256)))
 # Instructions whose argument is an index into the "fast locals plus cells plus free variables"
 # array: adding stack arguments after the locals moves the free variables up.
-_FREE_VARIABLE_OPS = {_OP[name] for name in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF",
-                                               "LOAD_CLOSURE", "LOAD_CLASSDEREF")}
+_FREE_VARIABLE_OPS = _opcodes("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE",
+                              "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF")
+# Instructions on a local's slot; in 3.13 LOAD_FAST also loads a cell for a closure (the
+# LOAD_CLOSURE pseudo-instruction), so an argument past co_varnames is a cell or free slot.
+_LOCAL_OPS = _opcodes("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "STORE_FAST",
+                      "DELETE_FAST")
+# 3.13: two locals in one argument, (first << 4) | second.
+_FUSED_LOCAL_OPS = _opcodes("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST",
+                            "STORE_FAST_STORE_FAST")
 _NOT_RESUMABLE_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                         inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE)
 
@@ -61,6 +111,7 @@ def _emit(out, op, arg=0):
         if arg >> shift:
             out += bytes([_OP["EXTENDED_ARG"], (arg >> shift) & 0xFF])
     out += bytes([op, arg & 0xFF])
+    out += bytes(2 * _CACHE_ENTRIES[op])
 
 
 def _instructions(code_bytes):
@@ -157,24 +208,78 @@ def _shift_exception_table(table, units):
     return bytes(out)
 
 
+def _check_version():
+    if _VERSION not in _SUPPORTED_VERSIONS:
+        raise Unresumable("resuming frames needs CPython 3.11, 3.12 or 3.13 bytecode, not "
+                          f"{_VERSION[0]}.{_VERSION[1]}")
+
+
 def _check_supported(code):
-    if sys.version_info[:2] != (3, 11):
-        raise Unresumable("resuming frames needs CPython 3.11 bytecode")
+    _check_version()
     if code.co_flags & _NOT_RESUMABLE_FLAGS:
         raise Unresumable("generators and coroutines are not resumed")
     if code.co_cellvars:
         raise Unresumable("the frame has variables captured by inner functions")
 
 
+@functools.lru_cache(maxsize=1024)
+def _instructions_at(code):
+    return {ins.offset: ins for ins in dis.get_instructions(code)}
+
+
+# What a handler that only puts locals back may do before it re-raises.
+_RESTORING_OPS = _opcodes("SWAP", "POP_TOP", "STORE_FAST", "STORE_FAST_STORE_FAST", "NOP")
+
+
+def _restoring_handler(code, target):
+    """The offset of the RERAISE ending the handler at `target` if the handler only shuffles
+    the stack and stores locals before re-raising: 3.12+'s cleanup of an inlined comprehension,
+    which puts the comprehension variable back. Else None."""
+    instructions = _instructions_at(code)
+    offset = target
+    while offset in instructions:
+        ins = instructions[offset]
+        if ins.opname == "RERAISE":
+            return offset
+        if ins.opcode not in _RESTORING_OPS:
+            return None
+        offset += 2 + 2 * _CACHE_ENTRIES[ins.opcode]
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def _in_try_block(code, offset):
-    return any(2 * start <= offset < 2 * (start + size)
-               for start, size, _, _ in _exception_entries(code.co_exceptiontable))
+    # Entries do not overlap: at most one covers the offset. An exception reaching a restoring
+    # handler leaves the frame (locals no longer matter) unless the RERAISE is covered itself.
+    for start, size, target, _ in _exception_entries(code.co_exceptiontable):
+        if 2 * start <= offset < 2 * (start + size):
+            reraise = _restoring_handler(code, 2 * target)
+            return reraise is None or _in_try_block(code, reraise)
+    return False
 
 
-_NO_FALLTHROUGH = {_OP[name] for name in ("JUMP_FORWARD", "JUMP_BACKWARD",
-                                          "JUMP_BACKWARD_NO_INTERRUPT", "RETURN_VALUE",
-                                          "RAISE_VARARGS", "RERAISE")}
+_NO_FALLTHROUGH = _opcodes("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
+                           "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE")
+
+
+def _uses_and_kills(ins):
+    """Bit sets of the locals an instruction reads and of those it writes before any read."""
+    name, arg = ins.opname, ins.arg
+    # DELETE_FAST reads too: it raises on an unbound local. LOAD_FAST_AND_CLEAR (3.12+) saves
+    # the value on the stack for the STORE_FAST after an inlined comprehension.
+    if name in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"):
+        return 1 << arg, 0
+    if name == "DELETE_FAST":
+        return 1 << arg, 1 << arg
+    if name == "STORE_FAST":
+        return 0, 1 << arg
+    if name == "LOAD_FAST_LOAD_FAST":
+        return 1 << (arg >> 4) | 1 << (arg & 15), 0
+    if name == "STORE_FAST_LOAD_FAST":  # stores the first, then loads the second
+        return 1 << (arg & 15) & ~(1 << (arg >> 4)), 1 << (arg >> 4)
+    if name == "STORE_FAST_STORE_FAST":
+        return 0, 1 << (arg >> 4) | 1 << (arg & 15)
+    return 0, 0
 
 
 @functools.lru_cache(maxsize=1024)
@@ -196,9 +301,9 @@ def _live_locals(code):
         out += [index[target] for start, end, target in handlers
                 if start <= ins.offset < end and target in index]
         successors.append(out)
-        # DELETE_FAST reads too: it raises on an unbound local.
-        uses.append(1 << ins.arg if ins.opname in ("LOAD_FAST", "DELETE_FAST") else 0)
-        kills.append(1 << ins.arg if ins.opname in ("STORE_FAST", "DELETE_FAST") else 0)
+        use, kill = _uses_and_kills(ins)
+        uses.append(use)
+        kills.append(kill)
     live = [0] * len(instructions)
     changed = True
     while changed:
@@ -232,7 +337,9 @@ def resume_function(function, offset, stack_layout, unbound):
 
     Its arguments are the original code's locals (co_varnames, in order) followed by the value
     stack at `offset`, bottom first. `stack_layout[i]` says what stack slot i holds: "value";
-    "null", the NULL of a call sequence (pushed back as NULL, its argument is ignored); or
+    "null", a NULL (pushed back as NULL, its argument is ignored): a call sequence's, before
+    the callable in 3.11/3.12 and after it in 3.13, or the unbound comprehension variable that
+    3.12+'s LOAD_FAST_AND_CLEAR saved; or
     "iter", a for loop's iterator, passed as a tuple of the items it has left and turned back
     into an iterator by the prologue, so that a continuation traces the rest of the loop.
     `unbound` lists locals not assigned yet (deleted again after the call binds them)."""
@@ -264,8 +371,13 @@ def resume_function(function, offset, stack_layout, unbound):
     body = bytearray(code.co_code)
     if code.co_freevars and nstack:
         for at, op, arg in _instructions(code.co_code):
-            if op in _FREE_VARIABLE_OPS:
+            if op in _FREE_VARIABLE_OPS or (op in _LOCAL_OPS and arg >= nvars):
                 body[at + 1] = arg + nstack
+            elif op in _FUSED_LOCAL_OPS and max(arg >> 4, arg & 15) >= nvars:
+                first, second = (j + nstack if j >= nvars else j for j in (arg >> 4, arg & 15))
+                if max(first, second) > 15:
+                    raise Unresumable("a fused instruction's cell slot moves out of its 4 bits")
+                body[at + 1] = first << 4 | second
     shift = len(prologue)
     positions = [None] * (shift // 2) + list(code.co_positions())
     name = f"{code.co_name}_resume_at_{offset}"
@@ -287,17 +399,18 @@ def resume_function(function, offset, stack_layout, unbound):
 def step_function(function, start, end, nulls):
     """A function running the original code's instructions [start, end) on its arguments as
     the top of the stack (NULL where `nulls` says) and returning the new top as a tuple, and
-    the length of that tuple."""
+    the length of that tuple. For a call, [start, end) is PRECALL (after KW_NAMES if any) and
+    CALL in 3.11, KW_NAMES (if any) and CALL in 3.12, CALL or CALL_KW alone in 3.13 (whose
+    kwnames tuple is on the stack, one of the arguments)."""
     code, _ = origin(function.__code__)
     key = (code, start, end, tuple(nulls))
     made, depth = _step_cache.get(key, (None, 0))
     if made is None:
-        if sys.version_info[:2] != (3, 11):
-            raise Unresumable("resuming frames needs CPython 3.11 bytecode")
+        _check_version()
         body = code.co_code[start:end]
         depth = len(nulls)
         for _, op, arg in _instructions(body):
-            depth += dis.stack_effect(op, arg if op >= dis.HAVE_ARGUMENT else None, jump=False)
+            depth += dis.stack_effect(op, arg if op in _HAS_ARGUMENT else None, jump=False)
         prologue = bytearray()
         _emit(prologue, _OP["RESUME"], 0)
         for i, null in enumerate(nulls):
