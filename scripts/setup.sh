@@ -37,7 +37,8 @@ install_requirements() {  # VENV_DIR
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setup: installing Python requirements into $venv"
     "$venv/bin/python" -m pip install -q --upgrade pip
-    # torch's CPU wheel comes from PyPI's default index; its CUDA libraries are not needed here.
+    # torch comes from PyPI's default index, whose Linux wheel pulls in CUDA's libraries
+    # (nvidia-* and triton, ~3.3 of a venv's 4.9 GB) although nothing here uses them.
     "$venv/bin/python" -m pip install -q -r requirements.txt -r requirements-dev.txt
     echo "$want" > "$stamp"
   fi
