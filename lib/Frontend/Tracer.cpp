@@ -1,717 +1,47 @@
 //===- Tracer.cpp - CPython bytecode to the dyn dialect -------------------===//
 //
-// A symbolic interpreter for CPython 3.11-3.13 bytecode (decoded by Bytecode.h). Values on the
-// abstract stack are `Var`s: fake tensors (an SSA value whose type is the dtype and shape), Python
-// constants, containers, modules, functions and nn.Modules. Library calls on fake tensors emit
-// `dyn` ops; nothing ever runs on real data. Anything the tracer cannot model raises a `Break`,
-// which becomes a `dyn.graph_break` with its reason and line (or, inside a data-dependent branch,
-// turns the whole branch into a break).
+// The entry point of the frontend: one `Tracer` (TracerImpl.h, which lists the files each part
+// of it lives in) interprets the traced frame (`run`) or calls an nn.Module (`runModule`), and
+// turns what stopped it into a dyn.graph_break with a resume plan, or an eager-only reason. LLVM
+// fatal errors become C++ exceptions for the duration of a trace.
 //
 //===----------------------------------------------------------------------===//
 
-#include "dynamir/Frontend/Tracer.h"
+#include "TracerImpl.h"
 
-#include "Bytecode.h"
-
-#include "dynamir/Dialect/Dyn/DynOps.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <pybind11/stl.h>
-
+#include <cmath>
 #include <cstdlib>
-#include <set>
+#include <functional>
 
-namespace py = pybind11;
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
-
-namespace {
-
-//===----------------------------------------------------------------------===//
-// Abstract values
-//===----------------------------------------------------------------------===//
-
-enum class Lib { Numpy, Torch };
-
-enum class VK {
-  Tensor,   // a fake tensor: `value` carries dtype and shape
-  Const,    // a Python constant (number, string, None, dtype, ...) in `obj`
-  Tuple,    // `items`
-  List,     // `items` (mutable outside data-dependent branches)
-  Dict,     // `keys` (Python constants) with values in `items`
-  Object,   // a module, class, builtin or library function in `obj`
-  Function, // a Python function in `obj`, inlined when called
-  NNModule, // an nn.Module instance in `obj`
-  Method,   // `name` bound to items[0] (tensor, list or nn.Module)
-  Null,     // the NULL LOAD_GLOBAL/LOAD_METHOD push
-  Iterator, // over `items`, next at `iterPos`
-  Slice,    // items: start, stop, step (Const or None)
-};
-
-struct Var;
-using VarPtr = std::shared_ptr<Var>;
-
-struct Var {
-  VK kind;
-  Value value;
-  Lib lib = Lib::Numpy;
-  py::object obj;
-  std::vector<VarPtr> items;
-  std::vector<py::object> keys;
-  std::string name;
-  std::string source;
-  size_t iterPos = 0;
-  /// A numpy 0-d result that numpy hands out as a scalar (np.float64), not a 0-d array: what
-  /// ufuncs, reductions and integer indexing return.
-  bool scalar = false;
-  /// A tensor that is an object of its own although it may hold the same SSA value as another
-  /// Var (`y = x.copy()`): the host must never hand out the other object for it.
-  bool copy = false;
-  /// A tuple whose Python type is a structseq such as torch.return_types.max, by import path.
-  std::string structType;
-  /// dict.keys()/values()/items() (`name`) of this dict: a live view, not a snapshot. The
-  /// trace never mutates a dict in place (that is a graph break), so the items are exact
-  /// while tracing; after a break the host rebuilds the real view of the real dict.
-  VarPtr viewOf;
-  /// The type of the caller's object a tensor input was read from.
-  py::object inputType;
-  /// The join of a data-dependent branch where one side is the caller's object or a view:
-  /// at run time it is one object or another, which no rebuild recipe can say.
-  bool eitherObject = false;
-};
-
-VarPtr makeVar(VK kind) {
-  auto v = std::make_shared<Var>();
-  v->kind = kind;
-  return v;
-}
-
-VarPtr constVar(py::object obj, std::string source = "") {
-  VarPtr v = makeVar(VK::Const);
-  v->obj = std::move(obj);
-  v->source = std::move(source);
-  return v;
-}
-
-/// Ops whose result shares memory with their operand in numpy and torch (a view): a store
-/// through one is seen through the other.
-bool isView(Operation *op) {
-  return isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
-                         dyn::SqueezeOp, dyn::SliceOp>(op);
-}
-
-//===----------------------------------------------------------------------===//
-// Breaks
-//===----------------------------------------------------------------------===//
-
-/// Thrown when the trace cannot continue; becomes a dyn.graph_break.
-struct Break {
-  dyn::BreakKind kind;
-  std::string reason;
-  /// Set for a data-dependent branch that could not be kept: its predicate and the offsets
-  /// the host resumes at for true and false.
-  Value predicate;
-  std::vector<int64_t> resume;
-  /// The inlining depth of the frame the break happened in (0: the traced frame).
-  int depth = -1;
-};
-
-[[noreturn]] void breakTrace(dyn::BreakKind kind, std::string reason) {
-  throw Break{kind, std::move(reason), Value(), {}};
-}
-
-/// Thrown for frames that can never be traced: the function runs eagerly.
-struct EagerOnly {
-  std::string reason;
-};
-
-//===----------------------------------------------------------------------===//
-// The interpreter state of one frame
-//===----------------------------------------------------------------------===//
-
-struct Frame {
-  std::shared_ptr<Code> code;
-  py::dict globals;
-  py::dict builtins;
-  std::string globalsSource; // prefix for sources of globals: "G" for the traced frame
-  std::vector<VarPtr> locals;
-  std::vector<VarPtr> stack;
-  py::tuple kwNames;
-  unsigned depth = 0;
-
-  VarPtr pop() {
-    if (stack.empty())
-      breakTrace(dyn::BreakKind::unsupported_bytecode, "abstract stack underflow");
-    VarPtr v = stack.back();
-    stack.pop_back();
-    return v;
-  }
-  std::vector<VarPtr> popN(size_t n) {
-    if (stack.size() < n)
-      breakTrace(dyn::BreakKind::unsupported_bytecode, "abstract stack underflow");
-    std::vector<VarPtr> out(stack.end() - n, stack.end());
-    stack.resize(stack.size() - n);
-    return out;
-  }
-  VarPtr &peek(size_t i = 1) { return stack[stack.size() - i]; }
-};
-
-/// How a run of instructions ended.
-struct Outcome {
-  enum Kind { Return, ReachedStop, JumpedPast } kind;
-  VarPtr value;       // Return
-  int64_t target = 0; // JumpedPast: the forward jump target beyond the stop
-};
-
-} // namespace
-
-namespace {
 
 //===----------------------------------------------------------------------===//
 // The tracer
 //===----------------------------------------------------------------------===//
 
-class Tracer {
-public:
-  Tracer(MLIRContext *ctx, const TraceOptions &options) : ctx(ctx), options(options), b(ctx) {
-    ctx->getOrLoadDialect<dyn::DynDialect>();
-    ctx->getOrLoadDialect<func::FuncDialect>();
-    ctx->getOrLoadDialect<arith::ArithDialect>();
-    if (const char *logs = std::getenv("DYNAMIR_LOGS")) {
-      llvm::SmallVector<StringRef> parts;
-      StringRef(logs).split(parts, ',');
-      for (StringRef p : parts)
-        logs_.insert(p.trim());
-    }
-    numpy = importIfLoaded("numpy");
-    torch = importIfLoaded("torch");
-    if (torch)
-      torchNN = py::module_::import("torch.nn");
+Tracer::Tracer(MLIRContext *ctx, const TraceOptions &options) : ctx(ctx), options(options), b(ctx) {
+  ctx->getOrLoadDialect<dyn::DynDialect>();
+  ctx->getOrLoadDialect<func::FuncDialect>();
+  ctx->getOrLoadDialect<arith::ArithDialect>();
+  if (const char *logs = std::getenv("DYNAMIR_LOGS")) {
+    llvm::SmallVector<StringRef> parts;
+    StringRef(logs).split(parts, ',');
+    for (StringRef p : parts)
+      logs_.insert(p.trim());
   }
-
-  TraceResult run(py::handle fn, py::tuple args, py::dict kwargs);
-  TraceResult runModule(py::handle module, py::tuple args, TraceResult result);
-
-private:
-  // --- IR helpers --------------------------------------------------------------------------
-  Location loc() {
-    if (!current)
-      return b.getUnknownLoc();
-    return FileLineColLoc::get(ctx, current->filename, currentInstr.line, currentInstr.col + 1);
-  }
-  Type elementTypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
-  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-  VarPtr tensorVar(Value v, Lib lib) {
-    VarPtr t = makeVar(VK::Tensor);
-    t->value = v;
-    t->lib = lib;
-    ++varsHolding[v];
-    return t;
-  }
-
-  /// The result of a numpy ufunc or reduction: a 0-d result is a numpy scalar, as numpy
-  /// returns it (torch has no scalars).
-  VarPtr ufuncResult(Value v, Lib lib) {
-    VarPtr t = tensorVar(v, lib);
-    t->scalar = lib == Lib::Numpy && typeOf(v).getRank() == 0;
-    return t;
-  }
-
-  Value castTo(Value v, Type element) {
-    if (elementTypeOf(v) == element)
-      return v;
-    return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
-  }
-
-  Value scalarConstant(py::handle value, Type element) {
-    auto type = RankedTensorType::get({}, element);
-    Attribute attr;
-    if (isa<FloatType>(element))
-      attr = DenseElementsAttr::get(type, FloatAttr::get(element, value.cast<double>()));
-    else
-      attr = DenseElementsAttr::get(
-          type, IntegerAttr::get(element, APInt(element.getIntOrFloatBitWidth(),
-                                                value.cast<int64_t>(), /*isSigned=*/true,
-                                                /*implicitTrunc=*/true)));
-    return dyn::ConstantOp::create(b, loc(), cast<DenseElementsAttr>(attr));
-  }
-
-  /// Creates an op whose result type is inferred from its operands alone, after checking that
-  /// inference succeeds: a shape or dtype error in the traced program (`a @ b` with mismatched
-  /// sizes) becomes a graph break with the verifier's message, so the host runs it eagerly and
-  /// raises exactly what numpy or torch raises.
-  template <typename OpTy> Value create(ValueRange operands) {
-    std::string message;
-    SmallVector<Type> types;
-    LogicalResult inferred = failure();
-    {
-      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
-        message = d.str();
-        return success();
-      });
-      inferred = OpTy::inferReturnTypes(ctx, loc(), operands, DictionaryAttr::get(ctx),
-                                        OpaqueProperties(nullptr), RegionRange(), types);
-    }
-    if (failed(inferred))
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 std::string(OpTy::getOperationName()) + ": " + message);
-    OperationState state(loc(), OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addTypes(types);
-    return b.create(state)->getResult(0);
-  }
-
-  // --- dtypes --------------------------------------------------------------------------------
-  Type f32() { return Float32Type::get(ctx); }
-  Type f64() { return Float64Type::get(ctx); }
-  Type i64() { return IntegerType::get(ctx, 64); }
-  Type i1() { return IntegerType::get(ctx, 1); }
-
-  /// The element type for a numpy or torch dtype object, or null if unsupported.
-  Type dtypeToType(py::handle dtype) {
-    std::string name = py::str(dtype);
-    if (name.rfind("torch.", 0) == 0)
-      name = name.substr(6);
-    if (name == "float32" || name == "float")
-      return f32();
-    if (name == "float64" || name == "double")
-      return f64();
-    if (name == "float16" || name == "half")
-      return Float16Type::get(ctx);
-    if (name == "bfloat16")
-      return BFloat16Type::get(ctx);
-    if (name == "int64" || name == "long")
-      return i64();
-    if (name == "int32" || name == "int")
-      return IntegerType::get(ctx, 32);
-    if (name == "bool")
-      return i1();
-    return {};
-  }
-
-  /// The numpy dtype or torch dtype object of an element type.
-  py::object dtypeObject(Lib lib, Type t) {
-    std::string n = t.isBF16()       ? "bfloat16"
-                    : t.isInteger(1) ? "bool"
-                                     : (isa<FloatType>(t) ? "float" : "int") +
-                                           std::to_string(t.getIntOrFloatBitWidth());
-    if (lib == Lib::Numpy)
-      return numpy.attr("dtype")(n);
-    return torch.attr(n.c_str());
-  }
-
-  /// The element type a Python type object or dtype names (np.float32, float, torch.int64).
-  Type dtypeArgument(const VarPtr &v) {
-    if (v && (v->kind == VK::Const || v->kind == VK::Object)) {
-      py::handle o = v->obj;
-      if (o.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type))
-        return f64();
-      if (o.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type))
-        return i64();
-      if (o.ptr() == reinterpret_cast<PyObject *>(&PyBool_Type))
-        return i1();
-      if (numpy && py::isinstance(o, numpy.attr("dtype")))
-        return dtypeToType(o);
-      if (numpy && py::hasattr(o, "__name__") && py::isinstance<py::type>(o)) {
-        if (Type t = dtypeToType(o.attr("__name__")))
-          return t;
-      }
-      if (Type t = dtypeToType(o))
-        return t;
-    }
-    breakTrace(dyn::BreakKind::unsupported_call, "unsupported dtype argument");
-  }
-
-  /// numpy (NEP 50) and torch promotion of a tensor element type with another tensor type or a
-  /// weak Python scalar (`scalar` is the Python value then, `other` null).
-  Type promote(Lib lib, Type a, Type other, py::handle scalar) {
-    auto isFloat = [](Type t) { return isa<FloatType>(t); };
-    if (other) {
-      if (a == other)
-        return a;
-      if (a.isInteger(1))
-        return other;
-      if (other.isInteger(1))
-        return a;
-      if (isFloat(a) && isFloat(other)) {
-        unsigned wa = a.getIntOrFloatBitWidth(), wb = other.getIntOrFloatBitWidth();
-        if (wa == wb) // f16 with bf16
-          return f32();
-        return wa > wb ? a : other;
-      }
-      if (!isFloat(a) && !isFloat(other))
-        return a.getIntOrFloatBitWidth() >= other.getIntOrFloatBitWidth() ? a : other;
-      Type fl = isFloat(a) ? a : other;
-      // numpy: int32/int64 with a float of <= 32 bits needs float64; torch keeps the float.
-      if (lib == Lib::Numpy)
-        return f64();
-      return fl;
-    }
-    // Weak Python scalars take the tensor's kind when it can hold them.
-    if (PyBool_Check(scalar.ptr()))
-      return a;
-    if (PyLong_Check(scalar.ptr()))
-      return a.isInteger(1) ? i64() : a;
-    if (PyFloat_Check(scalar.ptr()))
-      return isFloat(a) ? a : (lib == Lib::Numpy ? f64() : f32());
-    breakTrace(dyn::BreakKind::unsupported_call, "unsupported operand of type " + typeName(scalar));
-  }
-
-  /// Element type of true division and float-only functions on integer inputs.
-  Type floatFor(Lib lib, Type t) {
-    if (isa<FloatType>(t))
-      return t;
-    return lib == Lib::Numpy ? f64() : f32();
-  }
-
-  static std::string typeName(py::handle o) {
-    py::handle type = py::type::handle_of(o);
-    std::string module = py::str(type.attr("__module__"));
-    std::string name = py::str(type.attr("__qualname__"));
-    return module == "builtins" ? name : module + "." + name;
-  }
-
-  static py::object importIfLoaded(const char *name) {
-    py::dict modules = py::module_::import("sys").attr("modules");
-    if (modules.contains(name))
-      return modules[name];
-    return py::object();
-  }
-
-  // --- guards ---------------------------------------------------------------------------------
-  /// Guards go to the top of the function in the order the trace made its assumptions.
-  void setGuardInsertionPoint() {
-    auto it = entry->begin();
-    while (it != entry->end() && isa<dyn::GuardOpInterface>(*it))
-      ++it;
-    b.setInsertionPoint(entry, it);
-  }
-
-  void guardOnce(const std::string &key, llvm::function_ref<void()> emit) {
-    if (!guardKeys.insert(key).second)
-      return;
-    OpBuilder::InsertionGuard g(b);
-    setGuardInsertionPoint();
-    emit();
-  }
-
-  void guardId(const std::string &source, py::handle obj) {
-    if (source.empty())
-      return;
-    guardOnce("id:" + source, [&] {
-      std::string description = py::repr(obj);
-      if (description.size() > 60)
-        description = description.substr(0, 57) + "...";
-      dyn::IdMatchGuardOp::create(b, b.getUnknownLoc(), source,
-                                  static_cast<int64_t>(reinterpret_cast<intptr_t>(obj.ptr())),
-                                  b.getStringAttr(description));
-    });
-  }
-
-  void guardType(const std::string &source, py::handle obj) {
-    if (source.empty())
-      return;
-    guardOnce("type:" + source,
-              [&] { dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, typeName(obj)); });
-  }
-
-  void guardValue(const std::string &source, py::handle obj) {
-    if (source.empty())
-      return;
-    // A subclass of a builtin scalar (numpy.float64 is a float) keeps its exact type too.
-    if (!obj.is_none() && !PyBool_Check(obj.ptr()) && !PyLong_CheckExact(obj.ptr()) &&
-        !PyFloat_CheckExact(obj.ptr()) && !PyUnicode_CheckExact(obj.ptr()))
-      guardType(source, obj);
-    Attribute value;
-    if (obj.is_none())
-      value = UnitAttr::get(ctx);
-    else if (PyBool_Check(obj.ptr()))
-      value = b.getBoolAttr(obj.cast<bool>());
-    else if (PyLong_Check(obj.ptr()))
-      value = b.getI64IntegerAttr(obj.cast<int64_t>());
-    else if (PyFloat_Check(obj.ptr()))
-      value = b.getF64FloatAttr(obj.cast<double>());
-    else if (PyUnicode_Check(obj.ptr()))
-      value = b.getStringAttr(obj.cast<std::string>());
-    if (!value)
-      return guardId(source, obj);
-    guardOnce("value:" + source,
-              [&] { dyn::ValueEqGuardOp::create(b, b.getUnknownLoc(), source, value); });
-  }
-
-  // --- inputs ---------------------------------------------------------------------------------
-  /// Arrays and tensors the tracer models: exactly numpy.ndarray, torch.Tensor or
-  /// nn.Parameter, and dynamir.cuda.Array. Subclasses (np.matrix, masked arrays, tensor
-  /// subclasses) override operators and are opaque.
-  bool isTensorObject(py::handle obj) {
-    py::handle type = py::type::handle_of(obj);
-    return (numpy && type.is(numpy.attr("ndarray"))) ||
-           (torch && (type.is(torch.attr("Tensor")) || type.is(torchNN.attr("Parameter")))) ||
-           isDeviceArray(obj);
-  }
-
-  /// dynamir.cuda.Array: data on the GPU, numpy semantics.
-  static bool isDeviceArray(py::handle obj) {
-    py::handle type = py::type::handle_of(obj);
-    return py::str(type.attr("__name__")).cast<std::string>() == "DeviceArray" &&
-           py::str(type.attr("__module__")).cast<std::string>() == "_dynamir";
-  }
-
-  /// A real array or tensor becomes a function argument (once per source) and a guard.
-  VarPtr tensorInput(py::handle obj, const std::string &source) {
-    if (source.empty())
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 "an array or tensor the host cannot read back (" + typeName(obj) + ")");
-    auto it = inputsBySource.find(source);
-    if (it != inputsBySource.end())
-      return it->second;
-    bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
-    if (isTorch) {
-      // Graphs compute no gradients: a tensor that would record them runs eagerly, never
-      // silently detached. (The runtime's tensor guard re-checks this on every call.)
-      if (obj.attr("requires_grad").cast<bool>() && torch.attr("is_grad_enabled")().cast<bool>())
-        throw EagerOnly{source + " requires grad and autograd is enabled: graphs do not "
-                                 "compute gradients yet"};
-      std::string device = py::str(obj.attr("device").attr("type"));
-      if (device != "cpu")
-        throw EagerOnly{source + " is on device '" + device + "'"};
-      if (obj.attr("layout").not_equal(torch.attr("strided")) ||
-          obj.attr("is_quantized").cast<bool>() || obj.attr("is_conj")().cast<bool>() ||
-          obj.attr("is_neg")().cast<bool>())
-        throw EagerOnly{source + " is not a plain strided tensor"};
-    }
-    Type element = dtypeToType(obj.attr("dtype"));
-    if (!element)
-      throw EagerOnly{source + " has unsupported dtype " + std::string(py::str(obj.attr("dtype")))};
-    SmallVector<int64_t> shape;
-    for (py::handle d : obj.attr("shape"))
-      shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
-    auto type = RankedTensorType::get(shape, element);
-    Value arg = entry->addArgument(type, b.getUnknownLoc());
-    // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
-    bool contiguous = isTorch || isDeviceArray(obj)
-                          ? obj.attr("is_contiguous")().cast<bool>()
-                          : numpy && py::isinstance(obj, numpy.attr("ndarray")) &&
-                                obj.attr("flags").attr("c_contiguous").cast<bool>();
-    {
-      OpBuilder::InsertionGuard g(b);
-      setGuardInsertionPoint();
-      dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, typeName(obj), contiguous);
-    }
-    VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
-    v->source = source;
-    v->inputType = py::type::of(obj);
-    inputsBySource[source] = v;
-    return v;
-  }
-
-  /// The source of an item of the object at `source`; none for an object without one (a
-  /// constant): the host must not read it back from anywhere.
-  static std::string itemSource(const std::string &source, const std::string &key) {
-    return source.empty() ? "" : source + "[" + key + "]";
-  }
-
-  /// Wraps a real Python object found at `source` (argument, global, attribute).
-  VarPtr wrap(py::handle obj, const std::string &source, bool guard = true) {
-    if (isTensorObject(obj))
-      return tensorInput(obj, source);
-    // A numpy scalar (np.float32(2), a comparison's np.bool_) is data, like a 0-d array:
-    // strongly typed in promotion and read on the host only where the program reads it.
-    if (numpy && py::isinstance(obj, numpy.attr("generic"))) {
-      VarPtr v = tensorInput(obj, source);
-      v->scalar = true;
-      return v;
-    }
-    if (obj.is_none() || PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) ||
-        PyFloat_Check(obj.ptr()) || PyUnicode_Check(obj.ptr())) {
-      if (guard)
-        guardValue(source, obj);
-      return constVar(py::reinterpret_borrow<py::object>(obj), source);
-    }
-    if (PyComplex_Check(obj.ptr()))
-      throw EagerOnly{source + " is a complex number: complex values are not supported"};
-    if (PyTuple_CheckExact(obj.ptr()) || PyList_CheckExact(obj.ptr())) {
-      VarPtr v = makeVar(PyTuple_Check(obj.ptr()) ? VK::Tuple : VK::List);
-      v->source = source;
-      if (guard && !source.empty())
-        guardOnce("len:" + source, [&] {
-          dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source,
-                                    static_cast<int64_t>(py::len(obj)));
-        });
-      size_t i = 0;
-      for (py::handle item : obj)
-        v->items.push_back(wrap(item, itemSource(source, std::to_string(i++)), guard));
-      return v;
-    }
-    if (PyDict_CheckExact(obj.ptr())) {
-      VarPtr v = makeVar(VK::Dict);
-      v->source = source;
-      if (guard && !source.empty()) {
-        guardType(source, obj);
-        guardOnce("len:" + source, [&] {
-          dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source,
-                                    static_cast<int64_t>(py::len(obj)));
-        });
-      }
-      for (auto [key, value] : py::reinterpret_borrow<py::dict>(obj)) {
-        if (!PyUnicode_Check(key.ptr()) && !PyLong_Check(key.ptr()))
-          throw EagerOnly{source + " has a key that is not a str or int"};
-        v->keys.push_back(py::reinterpret_borrow<py::object>(key));
-        v->items.push_back(wrap(value, itemSource(source, py::repr(key)), guard));
-      }
-      return v;
-    }
-    if (torch && py::isinstance(obj, torchNN.attr("Module"))) {
-      VarPtr v = makeVar(VK::NNModule);
-      v->obj = py::reinterpret_borrow<py::object>(obj);
-      v->source = source;
-      if (guard)
-        guardType(source, obj);
-      return v;
-    }
-    if (PyFunction_Check(obj.ptr())) {
-      VarPtr v = makeVar(VK::Function);
-      v->obj = py::reinterpret_borrow<py::object>(obj);
-      v->source = source;
-      if (guard)
-        guardId(source, obj);
-      return v;
-    }
-    if (numpy && py::isinstance(obj, numpy.attr("dtype"))) {
-      return constVar(py::reinterpret_borrow<py::object>(obj), source);
-    }
-    if (numpy && py::isinstance(obj, numpy.attr("ndarray")))
-      throw EagerOnly{source + " is a " + typeName(obj) +
-                      ": ndarray subclasses (masked arrays, np.matrix) have their own semantics"};
-    if (torch && py::isinstance(obj, torch.attr("Tensor")))
-      throw EagerOnly{source + " is a " + typeName(obj) + ", a torch.Tensor subclass"};
-    VarPtr v = makeVar(VK::Object);
-    v->obj = py::reinterpret_borrow<py::object>(obj);
-    v->source = source;
-    // A tuple subclass (a namedtuple) is a value, not an identity: its type and length are
-    // guarded, and its fields are read through attributes with their own sources and guards.
-    if (guard && PyTuple_Check(obj.ptr())) {
-      guardType(source, obj);
-      return v;
-    }
-    if (guard)
-      guardId(source, obj);
-    return v;
-  }
-
-  /// The library and name of a numpy / torch / torch.nn.functional function, found by
-  /// identity (the object the module exposes under the function's own name).
-  std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn) {
-    py::object nameObject = py::getattr(fn, "__name__", py::none());
-    if (nameObject.is_none() || !PyUnicode_Check(nameObject.ptr()))
-      return std::nullopt;
-    std::string name = py::str(nameObject);
-    auto exposes = [&](py::handle module) {
-      return module && py::getattr(module, name.c_str(), py::none()).is(fn);
-    };
-    if (numpy && (py::isinstance(fn, numpy.attr("ufunc")) || exposes(numpy)))
-      return std::make_pair(Lib::Numpy, name);
-    if (torch)
-      for (const char *module : {"torch", "torch.nn.functional", "torch.special"})
-        if (exposes(py::module_::import(module)))
-          return std::make_pair(Lib::Torch, name);
-    return std::nullopt;
-  }
-
-  /// The one place the tracer runs real Python code on values (Python arithmetic on constants,
-  /// builtins such as len or range): counted as a kernel if any argument is an array, a
-  /// tensor or a numpy scalar, which would mean real data was computed on while tracing.
-  py::object callReal(py::handle fn, py::tuple args) {
-    for (py::handle a : args)
-      if (isTensorObject(a) || (numpy && py::isinstance(a, numpy.attr("generic"))))
-        ++kernelCalls;
-    return fn(*args);
-  }
-
-  // --- the pieces implemented below -------------------------------------------------------------
-  Outcome runFrame(Frame &f, size_t start, int64_t stopAt);
-  void step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt, std::optional<Outcome> &out);
-  std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
-                                        int64_t target, int64_t stopAt);
-  VarPtr merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
-               SmallVectorImpl<Value> &elseValues, std::vector<std::pair<VarPtr, size_t>> &fill);
-  VarPtr call(Frame &f, VarPtr callee, std::vector<VarPtr> args,
-              std::vector<std::pair<std::string, VarPtr>> kwargs);
-  VarPtr callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args,
-                      std::vector<std::pair<std::string, VarPtr>> kwargs, unsigned depth,
-                      const std::string &fnSource);
-  VarPtr callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args,
-                      std::vector<std::pair<std::string, VarPtr>> kwargs);
-  VarPtr callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args,
-                     std::vector<std::pair<std::string, VarPtr>> &kwargs);
-  VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
-  VarPtr binary(int kind, VarPtr a, VarPtr b);
-  bool isContiguous(const VarPtr &v);
-  py::object pythonType(const VarPtr &v);
-  VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
-  VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
-  Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
-  Value operandAs(const VarPtr &v, Type element) {
-    return v->kind == VK::Tensor ? castTo(v->value, element) : scalarConstant(v->obj, element);
-  }
-  VarPtr compare(int kind, VarPtr a, VarPtr b);
-  VarPtr getAttr(VarPtr obj, const std::string &name);
-  VarPtr subscript(VarPtr obj, VarPtr index);
-  /// `list`, which `what` is about to change in place: a list the caller can see (a resumed
-  /// frame's 3.12 comprehension gets its list from outside) or one changed on one side of a
-  /// data-dependent branch is a break.
-  VarPtr &mutableList(VarPtr &list, const std::string &what);
-  /// A slice of constant bounds ([start, stop] or [start, stop, step]).
-  VarPtr slice(std::vector<VarPtr> bounds);
-  Value toPredicate(VarPtr cond);
-  void logInstr(const Frame &f, const Instr &in);
-  py::object resumePlan(const Code &code, const Frame &frame, const Break &brk,
-                        SmallVectorImpl<Value> &live);
-  py::object rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live);
-  py::object rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live);
-  llvm::DenseMap<const Var *, int> rebuiltVars;
-  llvm::DenseSet<Value> rebuiltValues;
-  std::string describe(const VarPtr &v);
-
-  MLIRContext *ctx;
-  TraceOptions options;
-  OpBuilder b;
-  ModuleOp module;
-  func::FuncOp func;
-  Block *entry = nullptr;
-  py::object numpy, torch, torchNN;
-  std::set<std::string> guardKeys;
-  std::map<std::string, VarPtr> inputsBySource;
-  /// How many tensor Vars were made for each value: two Vars of one value may be one object
-  /// in the program (`np.asarray(y)`), so neither can be updated in place on its own.
-  llvm::DenseMap<Value, unsigned> varsHolding;
-  llvm::StringSet<> logs_;
-  /// The code being interpreted; shared so that a break raised in an inlined frame can still
-  /// name its file after that frame is gone.
-  std::shared_ptr<const Code> current;
-  Instr currentInstr;
-  int64_t kernelCalls = 0;
-  unsigned branchDepth = 0;
-  int64_t branchStart = -1;         // offset of the innermost data-dependent branch
-  Instr topInstr;                   // the traced frame's current instruction
-  std::vector<VarPtr> topStack;     // its stack before that instruction
-  size_t steps = 0;
-  static constexpr size_t kMaxSteps = 200000;
-};
-
-} // namespace
+  numpy = importIfLoaded("numpy");
+  torch = importIfLoaded("torch");
+  if (torch)
+    torchNN = py::module_::import("torch.nn");
+}
 
 //===----------------------------------------------------------------------===//
-// Logging
+// Describing values
 //===----------------------------------------------------------------------===//
 
 std::string Tracer::describe(const VarPtr &v) {
@@ -772,25 +102,456 @@ void Tracer::logInstr(const Frame &f, const Instr &in) {
 }
 
 //===----------------------------------------------------------------------===//
-// Operators
+// dtypes
 //===----------------------------------------------------------------------===//
 
-// BINARY_OP argument values in CPython 3.11 (NB_* in opcode.h); in-place forms add 13.
-enum BinaryKind {
-  NB_ADD = 0,
-  NB_AND = 1,
-  NB_FLOOR_DIVIDE = 2,
-  NB_LSHIFT = 3,
-  NB_MATRIX_MULTIPLY = 4,
-  NB_MULTIPLY = 5,
-  NB_REMAINDER = 6,
-  NB_OR = 7,
-  NB_POWER = 8,
-  NB_RSHIFT = 9,
-  NB_SUBTRACT = 10,
-  NB_TRUE_DIVIDE = 11,
-  NB_XOR = 12
-};
+/// The element type for a numpy or torch dtype object, or null if unsupported.
+Type Tracer::dtypeToType(py::handle dtype) {
+  std::string name = py::str(dtype);
+  if (name.rfind("torch.", 0) == 0)
+    name = name.substr(6);
+  if (name == "float32" || name == "float")
+    return f32();
+  if (name == "float64" || name == "double")
+    return f64();
+  if (name == "float16" || name == "half")
+    return Float16Type::get(ctx);
+  if (name == "bfloat16")
+    return BFloat16Type::get(ctx);
+  if (name == "int64" || name == "long")
+    return i64();
+  if (name == "int32" || name == "int")
+    return IntegerType::get(ctx, 32);
+  if (name == "bool")
+    return i1();
+  return {};
+}
+
+/// The numpy dtype or torch dtype object of an element type.
+py::object Tracer::dtypeObject(Lib lib, Type t) {
+  std::string n = t.isBF16()       ? "bfloat16"
+                  : t.isInteger(1) ? "bool"
+                                   : (isa<FloatType>(t) ? "float" : "int") +
+                                         std::to_string(t.getIntOrFloatBitWidth());
+  if (lib == Lib::Numpy)
+    return numpy.attr("dtype")(n);
+  return torch.attr(n.c_str());
+}
+
+/// The element type a Python type object or dtype names (np.float32, float, torch.int64).
+Type Tracer::dtypeArgument(const VarPtr &v) {
+  if (v && (v->kind == VK::Const || v->kind == VK::Object)) {
+    py::handle o = v->obj;
+    if (o.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type))
+      return f64();
+    if (o.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type))
+      return i64();
+    if (o.ptr() == reinterpret_cast<PyObject *>(&PyBool_Type))
+      return i1();
+    if (numpy && py::isinstance(o, numpy.attr("dtype")))
+      return dtypeToType(o);
+    if (numpy && py::hasattr(o, "__name__") && py::isinstance<py::type>(o)) {
+      if (Type t = dtypeToType(o.attr("__name__")))
+        return t;
+    }
+    if (Type t = dtypeToType(o))
+      return t;
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "unsupported dtype argument");
+}
+
+std::string Tracer::typeName(py::handle o) {
+  py::handle type = py::type::handle_of(o);
+  std::string module = py::str(type.attr("__module__"));
+  std::string name = py::str(type.attr("__qualname__"));
+  return module == "builtins" ? name : module + "." + name;
+}
+
+py::object Tracer::importIfLoaded(const char *name) {
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (modules.contains(name))
+    return modules[name];
+  return py::object();
+}
+
+//===----------------------------------------------------------------------===//
+// Python types of values
+//===----------------------------------------------------------------------===//
+
+/// Whether the array a Var stands for is C-contiguous: an input by its guard, a view by
+/// assumption not, anything computed (a fresh result) always.
+bool Tracer::isContiguous(const VarPtr &v) {
+  if (auto arg = dyn_cast<BlockArgument>(v->value)) {
+    for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
+      if (guard.getValue() == arg)
+        return guard.getContiguous();
+    return false;
+  }
+  return !isView(v->value.getDefiningOp());
+}
+
+/// The Python type of the object a Var stands for.
+py::object Tracer::pythonType(const VarPtr &v) {
+  switch (v->kind) {
+  case VK::Tensor: {
+    if (v->inputType) // an input: its exact type is guarded (nn.Parameter, np.float64, ...)
+      return v->inputType;
+    if (v->lib == Lib::Torch)
+      return torch.attr("Tensor");
+    if (!v->scalar)
+      return numpy.attr("ndarray");
+    // A numpy scalar's type follows its dtype (np.float32, np.bool_, ...).
+    py::object dtype = getAttr(v, "dtype")->obj;
+    return dtype.attr("type");
+  }
+  case VK::Const:
+  case VK::Object:
+  case VK::Function:
+  case VK::NNModule:
+    return py::type::of(v->obj);
+  case VK::Tuple:
+    if (!v->structType.empty() || v->viewOf)
+      break;
+    return py::type::of(py::tuple());
+  case VK::List:
+    return py::type::of(py::list());
+  case VK::Dict:
+    return py::type::of(py::dict());
+  default:
+    break;
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "the type of " + describe(v));
+}
+
+/// isinstance(obj, classes) from the Python type each Var stands for (a tensor input is
+/// exactly an ndarray or a torch.Tensor: the guards pin its type).
+VarPtr Tracer::isInstance(const VarPtr &obj, const VarPtr &classes) {
+  py::object cls;
+  if (classes->kind == VK::Const || classes->kind == VK::Object) {
+    cls = classes->obj;
+  } else if (classes->kind == VK::Tuple) {
+    py::tuple all(classes->items.size());
+    for (size_t i = 0; i < classes->items.size(); ++i) {
+      const VarPtr &c = classes->items[i];
+      if (c->kind != VK::Const && c->kind != VK::Object)
+        breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(c));
+      all[i] = c->obj;
+    }
+    cls = all;
+  } else {
+    breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(classes));
+  }
+  py::object type = pythonType(obj);
+  int r = PyObject_IsSubclass(type.ptr(), cls.ptr());
+  if (r < 0)
+    throw py::error_already_set();
+  return constVar(py::bool_(r == 1));
+}
+
+//===----------------------------------------------------------------------===//
+// Guards
+//===----------------------------------------------------------------------===//
+
+/// Guards go to the top of the function in the order the trace made its assumptions.
+void Tracer::setGuardInsertionPoint() {
+  auto it = entry->begin();
+  while (it != entry->end() && isa<dyn::GuardOpInterface>(*it))
+    ++it;
+  b.setInsertionPoint(entry, it);
+}
+
+void Tracer::guardOnce(const std::string &key, llvm::function_ref<void()> emit) {
+  if (!guardKeys.insert(key).second)
+    return;
+  OpBuilder::InsertionGuard g(b);
+  setGuardInsertionPoint();
+  emit();
+}
+
+void Tracer::guardId(const std::string &source, py::handle obj) {
+  if (source.empty())
+    return;
+  guardOnce("id:" + source, [&] {
+    std::string description = py::repr(obj);
+    if (description.size() > 60)
+      description = description.substr(0, 57) + "...";
+    dyn::IdMatchGuardOp::create(b, b.getUnknownLoc(), source,
+                                static_cast<int64_t>(reinterpret_cast<intptr_t>(obj.ptr())),
+                                b.getStringAttr(description));
+  });
+}
+
+void Tracer::guardType(const std::string &source, py::handle obj) {
+  if (source.empty())
+    return;
+  guardOnce("type:" + source,
+            [&] { dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, typeName(obj)); });
+}
+
+void Tracer::guardValue(const std::string &source, py::handle obj) {
+  if (source.empty())
+    return;
+  // A subclass of a builtin scalar (numpy.float64 is a float) keeps its exact type too.
+  if (!obj.is_none() && !PyBool_Check(obj.ptr()) && !PyLong_CheckExact(obj.ptr()) &&
+      !PyFloat_CheckExact(obj.ptr()) && !PyUnicode_CheckExact(obj.ptr()))
+    guardType(source, obj);
+  Attribute value;
+  if (obj.is_none())
+    value = UnitAttr::get(ctx);
+  else if (PyBool_Check(obj.ptr()))
+    value = b.getBoolAttr(obj.cast<bool>());
+  else if (PyLong_Check(obj.ptr()))
+    value = b.getI64IntegerAttr(obj.cast<int64_t>());
+  else if (PyFloat_Check(obj.ptr()))
+    value = b.getF64FloatAttr(obj.cast<double>());
+  else if (PyUnicode_Check(obj.ptr()))
+    value = b.getStringAttr(obj.cast<std::string>());
+  if (!value)
+    return guardId(source, obj);
+  guardOnce("value:" + source,
+            [&] { dyn::ValueEqGuardOp::create(b, b.getUnknownLoc(), source, value); });
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Arrays and tensors the tracer models: exactly numpy.ndarray, torch.Tensor or
+/// nn.Parameter, and dynamir.cuda.Array. Subclasses (np.matrix, masked arrays, tensor
+/// subclasses) override operators and are opaque.
+bool Tracer::isTensorObject(py::handle obj) {
+  py::handle type = py::type::handle_of(obj);
+  return (numpy && type.is(numpy.attr("ndarray"))) ||
+         (torch && (type.is(torch.attr("Tensor")) || type.is(torchNN.attr("Parameter")))) ||
+         isDeviceArray(obj);
+}
+
+/// dynamir.cuda.Array: data on the GPU, numpy semantics.
+bool Tracer::isDeviceArray(py::handle obj) {
+  py::handle type = py::type::handle_of(obj);
+  return py::str(type.attr("__name__")).cast<std::string>() == "DeviceArray" &&
+         py::str(type.attr("__module__")).cast<std::string>() == "_dynamir";
+}
+
+/// A real array or tensor becomes a function argument (once per source) and a guard.
+VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
+  if (source.empty())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "an array or tensor the host cannot read back (" + typeName(obj) + ")");
+  auto it = inputsBySource.find(source);
+  if (it != inputsBySource.end())
+    return it->second;
+  bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
+  if (isTorch) {
+    // Graphs compute no gradients: a tensor that would record them runs eagerly, never
+    // silently detached. (The runtime's tensor guard re-checks this on every call.)
+    if (obj.attr("requires_grad").cast<bool>() && torch.attr("is_grad_enabled")().cast<bool>())
+      throw EagerOnly{source + " requires grad and autograd is enabled: graphs do not "
+                               "compute gradients yet"};
+    std::string device = py::str(obj.attr("device").attr("type"));
+    if (device != "cpu")
+      throw EagerOnly{source + " is on device '" + device + "'"};
+    if (obj.attr("layout").not_equal(torch.attr("strided")) ||
+        obj.attr("is_quantized").cast<bool>() || obj.attr("is_conj")().cast<bool>() ||
+        obj.attr("is_neg")().cast<bool>())
+      throw EagerOnly{source + " is not a plain strided tensor"};
+  }
+  Type element = dtypeToType(obj.attr("dtype"));
+  if (!element)
+    throw EagerOnly{source + " has unsupported dtype " + std::string(py::str(obj.attr("dtype")))};
+  SmallVector<int64_t> shape;
+  for (py::handle d : obj.attr("shape"))
+    shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
+  auto type = RankedTensorType::get(shape, element);
+  Value arg = entry->addArgument(type, b.getUnknownLoc());
+  // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
+  bool contiguous = isTorch || isDeviceArray(obj)
+                        ? obj.attr("is_contiguous")().cast<bool>()
+                        : numpy && py::isinstance(obj, numpy.attr("ndarray")) &&
+                              obj.attr("flags").attr("c_contiguous").cast<bool>();
+  {
+    OpBuilder::InsertionGuard g(b);
+    setGuardInsertionPoint();
+    dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, typeName(obj), contiguous);
+  }
+  VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
+  v->source = source;
+  v->inputType = py::type::of(obj);
+  inputsBySource[source] = v;
+  return v;
+}
+
+/// The source of an item of the object at `source`; none for an object without one (a
+/// constant): the host must not read it back from anywhere.
+std::string Tracer::itemSource(const std::string &source, const std::string &key) {
+  return source.empty() ? "" : source + "[" + key + "]";
+}
+
+/// Wraps a real Python object found at `source` (argument, global, attribute).
+VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
+  if (isTensorObject(obj))
+    return tensorInput(obj, source);
+  // A numpy scalar (np.float32(2), a comparison's np.bool_) is data, like a 0-d array:
+  // strongly typed in promotion and read on the host only where the program reads it.
+  if (numpy && py::isinstance(obj, numpy.attr("generic"))) {
+    VarPtr v = tensorInput(obj, source);
+    v->scalar = true;
+    return v;
+  }
+  if (obj.is_none() || PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) ||
+      PyFloat_Check(obj.ptr()) || PyUnicode_Check(obj.ptr())) {
+    if (guard)
+      guardValue(source, obj);
+    return constVar(py::reinterpret_borrow<py::object>(obj), source);
+  }
+  if (PyComplex_Check(obj.ptr()))
+    throw EagerOnly{source + " is a complex number: complex values are not supported"};
+  if (PyTuple_CheckExact(obj.ptr()) || PyList_CheckExact(obj.ptr())) {
+    VarPtr v = makeVar(PyTuple_Check(obj.ptr()) ? VK::Tuple : VK::List);
+    v->source = source;
+    if (guard && !source.empty())
+      guardOnce("len:" + source, [&] {
+        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, static_cast<int64_t>(py::len(obj)));
+      });
+    size_t i = 0;
+    for (py::handle item : obj)
+      v->items.push_back(wrap(item, itemSource(source, std::to_string(i++)), guard));
+    return v;
+  }
+  if (PyDict_CheckExact(obj.ptr())) {
+    VarPtr v = makeVar(VK::Dict);
+    v->source = source;
+    if (guard && !source.empty()) {
+      guardType(source, obj);
+      guardOnce("len:" + source, [&] {
+        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, static_cast<int64_t>(py::len(obj)));
+      });
+    }
+    for (auto [key, value] : py::reinterpret_borrow<py::dict>(obj)) {
+      if (!PyUnicode_Check(key.ptr()) && !PyLong_Check(key.ptr()))
+        throw EagerOnly{source + " has a key that is not a str or int"};
+      v->keys.push_back(py::reinterpret_borrow<py::object>(key));
+      v->items.push_back(wrap(value, itemSource(source, py::repr(key)), guard));
+    }
+    return v;
+  }
+  if (torch && py::isinstance(obj, torchNN.attr("Module"))) {
+    VarPtr v = makeVar(VK::NNModule);
+    v->obj = py::reinterpret_borrow<py::object>(obj);
+    v->source = source;
+    if (guard)
+      guardType(source, obj);
+    return v;
+  }
+  if (PyFunction_Check(obj.ptr())) {
+    VarPtr v = makeVar(VK::Function);
+    v->obj = py::reinterpret_borrow<py::object>(obj);
+    v->source = source;
+    if (guard)
+      guardId(source, obj);
+    return v;
+  }
+  if (numpy && py::isinstance(obj, numpy.attr("dtype"))) {
+    return constVar(py::reinterpret_borrow<py::object>(obj), source);
+  }
+  if (numpy && py::isinstance(obj, numpy.attr("ndarray")))
+    throw EagerOnly{source + " is a " + typeName(obj) +
+                    ": ndarray subclasses (masked arrays, np.matrix) have their own semantics"};
+  if (torch && py::isinstance(obj, torch.attr("Tensor")))
+    throw EagerOnly{source + " is a " + typeName(obj) + ", a torch.Tensor subclass"};
+  VarPtr v = makeVar(VK::Object);
+  v->obj = py::reinterpret_borrow<py::object>(obj);
+  v->source = source;
+  // A tuple subclass (a namedtuple) is a value, not an identity: its type and length are
+  // guarded, and its fields are read through attributes with their own sources and guards.
+  if (guard && PyTuple_Check(obj.ptr())) {
+    guardType(source, obj);
+    return v;
+  }
+  if (guard)
+    guardId(source, obj);
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Promotion
+//===----------------------------------------------------------------------===//
+
+/// numpy (NEP 50) and torch promotion of a tensor element type with another tensor type or a
+/// weak Python scalar (`scalar` is the Python value then, `other` null).
+Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
+  auto isFloat = [](Type t) { return isa<FloatType>(t); };
+  if (other) {
+    if (a == other)
+      return a;
+    if (a.isInteger(1))
+      return other;
+    if (other.isInteger(1))
+      return a;
+    if (isFloat(a) && isFloat(other)) {
+      unsigned wa = a.getIntOrFloatBitWidth(), wb = other.getIntOrFloatBitWidth();
+      if (wa == wb) // f16 with bf16
+        return f32();
+      return wa > wb ? a : other;
+    }
+    if (!isFloat(a) && !isFloat(other))
+      return a.getIntOrFloatBitWidth() >= other.getIntOrFloatBitWidth() ? a : other;
+    Type fl = isFloat(a) ? a : other;
+    // numpy: int32/int64 with a float of <= 32 bits needs float64; torch keeps the float.
+    if (lib == Lib::Numpy)
+      return f64();
+    return fl;
+  }
+  // Weak Python scalars take the tensor's kind when it can hold them.
+  if (PyBool_Check(scalar.ptr()))
+    return a;
+  if (PyLong_Check(scalar.ptr()))
+    return a.isInteger(1) ? i64() : a;
+  if (PyFloat_Check(scalar.ptr()))
+    return isFloat(a) ? a : (lib == Lib::Numpy ? f64() : f32());
+  breakTrace(dyn::BreakKind::unsupported_call, "unsupported operand of type " + typeName(scalar));
+}
+
+/// Element type of true division and float-only functions on integer inputs.
+Type Tracer::floatFor(Lib lib, Type t) {
+  if (isa<FloatType>(t))
+    return t;
+  return lib == Lib::Numpy ? f64() : f32();
+}
+
+/// The common element type of two operands, at least one of them a tensor.
+Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
+  for (const VarPtr &v : {x, y})
+    if (v->kind != VK::Tensor && v->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "operand " + describe(v) + " is neither a tensor nor a scalar");
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
+  if (lib == Lib::Torch) {
+    // torch's promotion depends on ranks too (a 0-d tensor of the same category does not
+    // widen a tensor with dimensions): asked of torch itself, on meta tensors (no data).
+    auto operand = [&](const VarPtr &v) -> py::object {
+      if (v->kind != VK::Tensor)
+        return v->obj;
+      RankedTensorType t = typeOf(v->value);
+      return torch.attr("empty")(t.getRank() ? py::make_tuple(1) : py::make_tuple(),
+                                 py::arg("dtype") = dtypeObject(Lib::Torch, t.getElementType()),
+                                 py::arg("device") = "meta");
+    };
+    if (Type t = dtypeToType(torch.attr("result_type")(operand(x), operand(y))))
+      return t;
+    breakTrace(dyn::BreakKind::unsupported_call, "a torch result dtype graphs do not have");
+  }
+  if (x->kind == VK::Tensor && y->kind == VK::Tensor)
+    return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
+  const VarPtr &t = x->kind == VK::Tensor ? x : y;
+  const VarPtr &scalar = x->kind == VK::Tensor ? y : x;
+  return promote(lib, elementTypeOf(t->value), Type(), scalar->obj);
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
 
 /// `x op= y` on an array, tensor or list changes that object, and every alias of it sees the
 /// change. Vars are shared exactly as the program shares objects, so updating the Var itself
@@ -822,36 +583,6 @@ VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
   --varsHolding[x->value];
   x->value = r->value;
   return x;
-}
-
-/// The common element type of two operands, at least one of them a tensor.
-Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
-  for (const VarPtr &v : {x, y})
-    if (v->kind != VK::Tensor && v->kind != VK::Const)
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 "operand " + describe(v) + " is neither a tensor nor a scalar");
-  if (x->kind != VK::Tensor && y->kind != VK::Tensor)
-    breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
-  if (lib == Lib::Torch) {
-    // torch's promotion depends on ranks too (a 0-d tensor of the same category does not
-    // widen a tensor with dimensions): asked of torch itself, on meta tensors (no data).
-    auto operand = [&](const VarPtr &v) -> py::object {
-      if (v->kind != VK::Tensor)
-        return v->obj;
-      RankedTensorType t = typeOf(v->value);
-      return torch.attr("empty")(t.getRank() ? py::make_tuple(1) : py::make_tuple(),
-                                 py::arg("dtype") = dtypeObject(Lib::Torch, t.getElementType()),
-                                 py::arg("device") = "meta");
-    };
-    if (Type t = dtypeToType(torch.attr("result_type")(operand(x), operand(y))))
-      return t;
-    breakTrace(dyn::BreakKind::unsupported_call, "a torch result dtype graphs do not have");
-  }
-  if (x->kind == VK::Tensor && y->kind == VK::Tensor)
-    return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
-  const VarPtr &t = x->kind == VK::Tensor ? x : y;
-  const VarPtr &scalar = x->kind == VK::Tensor ? y : x;
-  return promote(lib, elementTypeOf(t->value), Type(), scalar->obj);
 }
 
 VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
@@ -1030,13 +761,251 @@ Value Tracer::toPredicate(VarPtr cond) {
   return v;
 }
 
-//===----------------------------------------------------------------------===//
-// Library calls on fake tensors
-//===----------------------------------------------------------------------===//
+VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
+  std::string source = obj->source.empty() ? "" : obj->source + "." + name;
+  if (obj->kind == VK::Tensor) {
+    RankedTensorType type = typeOf(obj->value);
+    if (name == "shape") {
+      py::tuple shape(type.getRank());
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (type.isDynamicDim(d))
+          breakTrace(dyn::BreakKind::data_dependent_value,
+                     "reading a dynamic dimension of a tensor traced with dynamic=True");
+        shape[d] = py::int_(type.getDimSize(d));
+      }
+      // torch spells a shape torch.Size (x.new(size) reads it as a size, not as data).
+      if (obj->lib == Lib::Torch)
+        return constVar(torch.attr("Size")(shape));
+      return constVar(shape);
+    }
+    if (name == "ndim")
+      return constVar(py::int_(type.getRank()));
+    if (name == "size" && obj->lib == Lib::Numpy) {
+      if (!type.hasStaticShape())
+        breakTrace(dyn::BreakKind::data_dependent_value,
+                   "reading the size of a tensor traced with dynamic=True");
+      return constVar(py::int_(type.getNumElements()));
+    }
+    if (name == "T" || name == "mT") {
+      SmallVector<int64_t> perm;
+      for (int64_t d = type.getRank() - 1; d >= 0; --d)
+        perm.push_back(d);
+      VarPtr t = tensorVar(
+          dyn::TransposeOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(perm)), obj->lib);
+      t->scalar = obj->scalar;
+      return t;
+    }
+    if (name == "dtype")
+      return constVar(dtypeObject(obj->lib, type.getElementType()));
+    // Properties of a CPU, strided, non-quantized tensor without grad (the only kind the
+    // tracer takes as input; the guards keep it so).
+    if (obj->lib == Lib::Torch) {
+      static const llvm::StringMap<bool> flags = {
+          {"is_cuda", false},   {"is_sparse", false}, {"is_quantized", false},  {"is_meta", false},
+          {"is_mkldnn", false}, {"is_nested", false}, {"requires_grad", false}, {"is_leaf", true}};
+      if (auto it = flags.find(name); it != flags.end())
+        return constVar(py::bool_(it->second));
+      if (name == "device")
+        return constVar(torch.attr("device")("cpu"));
+      if (name == "layout")
+        return constVar(torch.attr("strided"));
+    }
+    // Anything else must be a method of the real class; a property the tracer does not know
+    // (x.flags, x.grad, x.data, ...) is not approximated.
+    py::object cls = obj->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
+    py::object attr = py::getattr(cls, name.c_str(), py::none());
+    bool isMethod = PyObject_TypeCheck(attr.ptr(), &PyMethodDescr_Type) ||
+                    PyObject_TypeCheck(attr.ptr(), &PyWrapperDescr_Type) ||
+                    PyFunction_Check(attr.ptr()) || PyCFunction_Check(attr.ptr());
+    if (!isMethod)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "attribute '" + name + "' of " + describe(obj) + " is not modelled");
+    VarPtr m = makeVar(VK::Method);
+    m->name = name;
+    m->items = {obj};
+    return m;
+  }
+  if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict) {
+    VarPtr m = makeVar(VK::Method);
+    m->name = name;
+    m->items = {obj};
+    return m;
+  }
+  if (obj->kind == VK::NNModule) {
+    // Parameters, buffers and submodules by their real attribute; methods bind self.
+    py::object value;
+    try {
+      value = obj->obj.attr(name.c_str());
+    } catch (py::error_already_set &) {
+      breakTrace(dyn::BreakKind::unsupported_call, "module has no attribute '" + name + "'");
+    }
+    if (PyMethod_Check(value.ptr()) || PyFunction_Check(value.ptr())) {
+      py::object fn = PyMethod_Check(value.ptr()) ? value.attr("__func__") : value;
+      VarPtr m = makeVar(VK::Method);
+      m->name = name;
+      m->obj = fn;
+      m->items = {obj};
+      return m;
+    }
+    return wrap(value, source);
+  }
+  if (obj->kind == VK::Object || obj->kind == VK::Const || obj->kind == VK::Function) {
+    py::object value;
+    try {
+      value = obj->obj.attr(name.c_str());
+    } catch (py::error_already_set &) {
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "'" + typeName(obj->obj) + "' has no attribute '" + name + "'");
+    }
+    // An attribute of an object the caller can reach is read back from there and guarded
+    // like any input (a changed attribute of an argument or global recompiles). Functions
+    // and classes of modules and classes are looked up once: guarding every `np.sin` would
+    // cost each call a guard for what practically never changes.
+    bool ownerIsNamespace = PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr());
+    bool stable =
+        ownerIsNamespace && (PyCallable_Check(value.ptr()) || PyModule_Check(value.ptr()));
+    if (obj->source.empty() || stable)
+      return wrap(value, stable ? "" : source, /*guard=*/false);
+    return wrap(value, source);
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
+}
+
+VarPtr &Tracer::mutableList(VarPtr &list, const std::string &what) {
+  if (list->kind != VK::List)
+    breakTrace(dyn::BreakKind::unsupported_call, what + " on " + describe(list));
+  if (branchDepth)
+    breakTrace(dyn::BreakKind::side_effect, what + " inside a data-dependent branch");
+  if (!list->source.empty())
+    breakTrace(dyn::BreakKind::side_effect,
+               what + " on " + list->source + ", which the caller can see");
+  return list;
+}
+
+VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
+  VarPtr s = makeVar(VK::Slice);
+  s->items = std::move(bounds);
+  if (s->items.size() == 2)
+    s->items.push_back(constVar(py::none()));
+  for (const VarPtr &i : s->items)
+    if (i->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call, "slice bounds must be constants");
+  return s;
+}
+
+VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
+  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
+      index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
+    int64_t i = index->obj.cast<int64_t>();
+    int64_t n = static_cast<int64_t>(obj->items.size());
+    if (i < -n || i >= n)
+      breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
+    return obj->items[i < 0 ? i + n : i];
+  }
+  if (obj->kind == VK::Dict && index->kind == VK::Const) {
+    for (size_t i = 0; i < obj->keys.size(); ++i)
+      if (obj->keys[i].equal(index->obj))
+        return obj->items[i];
+    breakTrace(dyn::BreakKind::unsupported_call, "KeyError: " + std::string(py::repr(index->obj)));
+  }
+  if (obj->kind == VK::Const && index->kind == VK::Const)
+    return constVar(obj->obj[index->obj]);
+  if (obj->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
+  // Basic indexing with constant ints, slices, `...` and None, dimension by dimension;
+  // anything else (arrays, bools, lists) is advanced indexing and runs for real.
+  RankedTensorType type = typeOf(obj->value);
+  std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
+  auto isEllipsis = [](const VarPtr &p) {
+    return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
+  };
+  auto isNewAxis = [](const VarPtr &p) { return p->kind == VK::Const && p->obj.is_none(); };
+  int64_t rank = type.getRank();
+  int64_t consumed = 0, ellipses = 0;
+  for (const VarPtr &p : parts) {
+    if (isEllipsis(p))
+      ++ellipses;
+    else if (!isNewAxis(p))
+      ++consumed;
+  }
+  if (ellipses > 1)
+    breakTrace(dyn::BreakKind::unsupported_call, "an index can only have a single ellipsis");
+  if (consumed > rank)
+    breakTrace(dyn::BreakKind::unsupported_call, "too many indices for the tensor");
+  SmallVector<int64_t> starts, stops, steps, squeezed, newAxes;
+  bool allIntegers = ellipses == 0 && consumed == rank;
+  int64_t d = 0;          // the input dimension the next part indexes
+  int64_t resultDims = 0; // dimensions of the sliced result before new axes are inserted
+  auto keepWhole = [&](int64_t dim) {
+    int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      breakTrace(dyn::BreakKind::unsupported_call, "slicing a tensor with dynamic dimensions");
+    starts.push_back(0);
+    stops.push_back(size);
+    steps.push_back(1);
+  };
+  std::vector<int64_t> newAxisAt; // positions in the result, in order
+  for (const VarPtr &part : parts) {
+    if (isEllipsis(part)) {
+      for (int64_t n = rank - consumed; n > 0; --n, ++d, ++resultDims)
+        keepWhole(d);
+      continue;
+    }
+    if (isNewAxis(part)) {
+      newAxisAt.push_back(resultDims + static_cast<int64_t>(newAxisAt.size()));
+      continue;
+    }
+    int64_t size = type.getDimSize(d);
+    if (ShapedType::isDynamic(size))
+      breakTrace(dyn::BreakKind::unsupported_call, "indexing a dynamic dimension");
+    if (part->kind == VK::Const && PyLong_Check(part->obj.ptr()) &&
+        !PyBool_Check(part->obj.ptr())) {
+      int64_t i = part->obj.cast<int64_t>();
+      if (i < -size || i >= size)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "index " + std::to_string(i) + " is out of bounds for axis " +
+                       std::to_string(d) + " with size " + std::to_string(size));
+      i = i < 0 ? i + size : i;
+      starts.push_back(i);
+      stops.push_back(i + 1);
+      steps.push_back(1);
+      squeezed.push_back(d);
+      ++d;
+      continue;
+    }
+    allIntegers = false;
+    if (part->kind != VK::Slice ||
+        llvm::any_of(part->items, [](const VarPtr &b) { return b->kind != VK::Const; }))
+      breakTrace(dyn::BreakKind::unsupported_call, "advanced indexing is not supported");
+    // slice.indices gives numpy's normalization exactly (and raises as numpy does).
+    py::object slice = py::reinterpret_steal<py::object>(PySlice_New(
+        part->items[0]->obj.ptr(), part->items[1]->obj.ptr(), part->items[2]->obj.ptr()));
+    if (!slice)
+      throw py::error_already_set();
+    py::tuple norm = slice.attr("indices")(size);
+    if (obj->lib == Lib::Torch && norm[2].cast<int64_t>() < 0)
+      breakTrace(dyn::BreakKind::unsupported_call, "torch slices with negative steps raise");
+    starts.push_back(norm[0].cast<int64_t>());
+    stops.push_back(norm[1].cast<int64_t>());
+    steps.push_back(norm[2].cast<int64_t>());
+    ++d;
+    ++resultDims;
+  }
+  for (; d < rank; ++d, ++resultDims)
+    keepWhole(d);
+  Value v = dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(starts),
+                                 b.getDenseI64ArrayAttr(stops), b.getDenseI64ArrayAttr(steps));
+  if (!squeezed.empty())
+    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(squeezed));
+  for (int64_t at : newAxisAt)
+    v = dyn::ExpandDimsOp::create(b, loc(), v, at);
+  VarPtr r = tensorVar(v, obj->lib);
+  // x[i, j] of every dimension is an element: a numpy scalar (x[...] stays an array).
+  r->scalar = obj->lib == Lib::Numpy && allIntegers && newAxisAt.empty();
+  return r;
+}
 
 namespace {
-using KwArgs = std::vector<std::pair<std::string, VarPtr>>;
-
 VarPtr takeArg(std::vector<VarPtr> &args, KwArgs &kwargs, size_t position,
                llvm::ArrayRef<const char *> names) {
   for (auto it = kwargs.begin(); it != kwargs.end(); ++it)
@@ -1049,15 +1018,6 @@ VarPtr takeArg(std::vector<VarPtr> &args, KwArgs &kwargs, size_t position,
   if (position < args.size())
     return args[position];
   return nullptr;
-}
-
-/// The keyword names 3.13's CALL_KW finds on the stack: a constant tuple of strings, which
-/// LOAD_CONST wrapped item by item.
-py::tuple keywordNames(const VarPtr &names) {
-  py::list keys;
-  for (const VarPtr &k : names->items)
-    keys.append(k->obj);
-  return py::tuple(keys);
 }
 
 int64_t intOf(const VarPtr &v) {
@@ -1706,470 +1666,6 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
                                                    "' is not supported by the tracer");
 }
 
-//===----------------------------------------------------------------------===//
-// Attributes, subscripts and calls
-//===----------------------------------------------------------------------===//
-
-VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
-  std::string source = obj->source.empty() ? "" : obj->source + "." + name;
-  if (obj->kind == VK::Tensor) {
-    RankedTensorType type = typeOf(obj->value);
-    if (name == "shape") {
-      py::tuple shape(type.getRank());
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        if (type.isDynamicDim(d))
-          breakTrace(dyn::BreakKind::data_dependent_value,
-                     "reading a dynamic dimension of a tensor traced with dynamic=True");
-        shape[d] = py::int_(type.getDimSize(d));
-      }
-      // torch spells a shape torch.Size (x.new(size) reads it as a size, not as data).
-      if (obj->lib == Lib::Torch)
-        return constVar(torch.attr("Size")(shape));
-      return constVar(shape);
-    }
-    if (name == "ndim")
-      return constVar(py::int_(type.getRank()));
-    if (name == "size" && obj->lib == Lib::Numpy) {
-      if (!type.hasStaticShape())
-        breakTrace(dyn::BreakKind::data_dependent_value,
-                   "reading the size of a tensor traced with dynamic=True");
-      return constVar(py::int_(type.getNumElements()));
-    }
-    if (name == "T" || name == "mT") {
-      SmallVector<int64_t> perm;
-      for (int64_t d = type.getRank() - 1; d >= 0; --d)
-        perm.push_back(d);
-      VarPtr t = tensorVar(
-          dyn::TransposeOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(perm)), obj->lib);
-      t->scalar = obj->scalar;
-      return t;
-    }
-    if (name == "dtype")
-      return constVar(dtypeObject(obj->lib, type.getElementType()));
-    // Properties of a CPU, strided, non-quantized tensor without grad (the only kind the
-    // tracer takes as input; the guards keep it so).
-    if (obj->lib == Lib::Torch) {
-      static const llvm::StringMap<bool> flags = {
-          {"is_cuda", false},   {"is_sparse", false}, {"is_quantized", false},  {"is_meta", false},
-          {"is_mkldnn", false}, {"is_nested", false}, {"requires_grad", false}, {"is_leaf", true}};
-      if (auto it = flags.find(name); it != flags.end())
-        return constVar(py::bool_(it->second));
-      if (name == "device")
-        return constVar(torch.attr("device")("cpu"));
-      if (name == "layout")
-        return constVar(torch.attr("strided"));
-    }
-    // Anything else must be a method of the real class; a property the tracer does not know
-    // (x.flags, x.grad, x.data, ...) is not approximated.
-    py::object cls = obj->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
-    py::object attr = py::getattr(cls, name.c_str(), py::none());
-    bool isMethod = PyObject_TypeCheck(attr.ptr(), &PyMethodDescr_Type) ||
-                    PyObject_TypeCheck(attr.ptr(), &PyWrapperDescr_Type) ||
-                    PyFunction_Check(attr.ptr()) || PyCFunction_Check(attr.ptr());
-    if (!isMethod)
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 "attribute '" + name + "' of " + describe(obj) + " is not modelled");
-    VarPtr m = makeVar(VK::Method);
-    m->name = name;
-    m->items = {obj};
-    return m;
-  }
-  if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict) {
-    VarPtr m = makeVar(VK::Method);
-    m->name = name;
-    m->items = {obj};
-    return m;
-  }
-  if (obj->kind == VK::NNModule) {
-    // Parameters, buffers and submodules by their real attribute; methods bind self.
-    py::object value;
-    try {
-      value = obj->obj.attr(name.c_str());
-    } catch (py::error_already_set &) {
-      breakTrace(dyn::BreakKind::unsupported_call, "module has no attribute '" + name + "'");
-    }
-    if (PyMethod_Check(value.ptr()) || PyFunction_Check(value.ptr())) {
-      py::object fn = PyMethod_Check(value.ptr()) ? value.attr("__func__") : value;
-      VarPtr m = makeVar(VK::Method);
-      m->name = name;
-      m->obj = fn;
-      m->items = {obj};
-      return m;
-    }
-    return wrap(value, source);
-  }
-  if (obj->kind == VK::Object || obj->kind == VK::Const || obj->kind == VK::Function) {
-    py::object value;
-    try {
-      value = obj->obj.attr(name.c_str());
-    } catch (py::error_already_set &) {
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 "'" + typeName(obj->obj) + "' has no attribute '" + name + "'");
-    }
-    // An attribute of an object the caller can reach is read back from there and guarded
-    // like any input (a changed attribute of an argument or global recompiles). Functions
-    // and classes of modules and classes are looked up once: guarding every `np.sin` would
-    // cost each call a guard for what practically never changes.
-    bool ownerIsNamespace = PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr());
-    bool stable =
-        ownerIsNamespace && (PyCallable_Check(value.ptr()) || PyModule_Check(value.ptr()));
-    if (obj->source.empty() || stable)
-      return wrap(value, stable ? "" : source, /*guard=*/false);
-    return wrap(value, source);
-  }
-  breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
-}
-
-VarPtr &Tracer::mutableList(VarPtr &list, const std::string &what) {
-  if (list->kind != VK::List)
-    breakTrace(dyn::BreakKind::unsupported_call, what + " on " + describe(list));
-  if (branchDepth)
-    breakTrace(dyn::BreakKind::side_effect, what + " inside a data-dependent branch");
-  if (!list->source.empty())
-    breakTrace(dyn::BreakKind::side_effect,
-               what + " on " + list->source + ", which the caller can see");
-  return list;
-}
-
-VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
-  VarPtr s = makeVar(VK::Slice);
-  s->items = std::move(bounds);
-  if (s->items.size() == 2)
-    s->items.push_back(constVar(py::none()));
-  for (const VarPtr &i : s->items)
-    if (i->kind != VK::Const)
-      breakTrace(dyn::BreakKind::unsupported_call, "slice bounds must be constants");
-  return s;
-}
-
-VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
-  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
-      index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
-    int64_t i = index->obj.cast<int64_t>();
-    int64_t n = static_cast<int64_t>(obj->items.size());
-    if (i < -n || i >= n)
-      breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
-    return obj->items[i < 0 ? i + n : i];
-  }
-  if (obj->kind == VK::Dict && index->kind == VK::Const) {
-    for (size_t i = 0; i < obj->keys.size(); ++i)
-      if (obj->keys[i].equal(index->obj))
-        return obj->items[i];
-    breakTrace(dyn::BreakKind::unsupported_call, "KeyError: " + std::string(py::repr(index->obj)));
-  }
-  if (obj->kind == VK::Const && index->kind == VK::Const)
-    return constVar(obj->obj[index->obj]);
-  if (obj->kind != VK::Tensor)
-    breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
-  // Basic indexing with constant ints, slices, `...` and None, dimension by dimension;
-  // anything else (arrays, bools, lists) is advanced indexing and runs for real.
-  RankedTensorType type = typeOf(obj->value);
-  std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
-  auto isEllipsis = [](const VarPtr &p) {
-    return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
-  };
-  auto isNewAxis = [](const VarPtr &p) { return p->kind == VK::Const && p->obj.is_none(); };
-  int64_t rank = type.getRank();
-  int64_t consumed = 0, ellipses = 0;
-  for (const VarPtr &p : parts) {
-    if (isEllipsis(p))
-      ++ellipses;
-    else if (!isNewAxis(p))
-      ++consumed;
-  }
-  if (ellipses > 1)
-    breakTrace(dyn::BreakKind::unsupported_call, "an index can only have a single ellipsis");
-  if (consumed > rank)
-    breakTrace(dyn::BreakKind::unsupported_call, "too many indices for the tensor");
-  SmallVector<int64_t> starts, stops, steps, squeezed, newAxes;
-  bool allIntegers = ellipses == 0 && consumed == rank;
-  int64_t d = 0;          // the input dimension the next part indexes
-  int64_t resultDims = 0; // dimensions of the sliced result before new axes are inserted
-  auto keepWhole = [&](int64_t dim) {
-    int64_t size = type.getDimSize(dim);
-    if (ShapedType::isDynamic(size))
-      breakTrace(dyn::BreakKind::unsupported_call, "slicing a tensor with dynamic dimensions");
-    starts.push_back(0);
-    stops.push_back(size);
-    steps.push_back(1);
-  };
-  std::vector<int64_t> newAxisAt; // positions in the result, in order
-  for (const VarPtr &part : parts) {
-    if (isEllipsis(part)) {
-      for (int64_t n = rank - consumed; n > 0; --n, ++d, ++resultDims)
-        keepWhole(d);
-      continue;
-    }
-    if (isNewAxis(part)) {
-      newAxisAt.push_back(resultDims + static_cast<int64_t>(newAxisAt.size()));
-      continue;
-    }
-    int64_t size = type.getDimSize(d);
-    if (ShapedType::isDynamic(size))
-      breakTrace(dyn::BreakKind::unsupported_call, "indexing a dynamic dimension");
-    if (part->kind == VK::Const && PyLong_Check(part->obj.ptr()) &&
-        !PyBool_Check(part->obj.ptr())) {
-      int64_t i = part->obj.cast<int64_t>();
-      if (i < -size || i >= size)
-        breakTrace(dyn::BreakKind::unsupported_call,
-                   "index " + std::to_string(i) + " is out of bounds for axis " +
-                       std::to_string(d) + " with size " + std::to_string(size));
-      i = i < 0 ? i + size : i;
-      starts.push_back(i);
-      stops.push_back(i + 1);
-      steps.push_back(1);
-      squeezed.push_back(d);
-      ++d;
-      continue;
-    }
-    allIntegers = false;
-    if (part->kind != VK::Slice ||
-        llvm::any_of(part->items, [](const VarPtr &b) { return b->kind != VK::Const; }))
-      breakTrace(dyn::BreakKind::unsupported_call, "advanced indexing is not supported");
-    // slice.indices gives numpy's normalization exactly (and raises as numpy does).
-    py::object slice = py::reinterpret_steal<py::object>(PySlice_New(
-        part->items[0]->obj.ptr(), part->items[1]->obj.ptr(), part->items[2]->obj.ptr()));
-    if (!slice)
-      throw py::error_already_set();
-    py::tuple norm = slice.attr("indices")(size);
-    if (obj->lib == Lib::Torch && norm[2].cast<int64_t>() < 0)
-      breakTrace(dyn::BreakKind::unsupported_call, "torch slices with negative steps raise");
-    starts.push_back(norm[0].cast<int64_t>());
-    stops.push_back(norm[1].cast<int64_t>());
-    steps.push_back(norm[2].cast<int64_t>());
-    ++d;
-    ++resultDims;
-  }
-  for (; d < rank; ++d, ++resultDims)
-    keepWhole(d);
-  Value v = dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(starts),
-                                 b.getDenseI64ArrayAttr(stops), b.getDenseI64ArrayAttr(steps));
-  if (!squeezed.empty())
-    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(squeezed));
-  for (int64_t at : newAxisAt)
-    v = dyn::ExpandDimsOp::create(b, loc(), v, at);
-  VarPtr r = tensorVar(v, obj->lib);
-  // x[i, j] of every dimension is an element: a numpy scalar (x[...] stays an array).
-  r->scalar = obj->lib == Lib::Numpy && allIntegers && newAxisAt.empty();
-  return r;
-}
-
-VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {
-  py::handle m = module->obj;
-  std::string kind = typeName(m);
-  auto param = [&](const char *name) -> VarPtr {
-    py::object p = m.attr(name);
-    if (p.is_none())
-      return nullptr;
-    return wrap(p, module->source.empty() ? "" : module->source + "." + name);
-  };
-  if (kind == "torch.nn.modules.linear.Linear") {
-    VarPtr w = param("weight"), bias = param("bias");
-    std::vector<VarPtr> callArgs = {args.at(0), w};
-    if (bias)
-      callArgs.push_back(bias);
-    return callTensorOp(Lib::Torch, "linear", callArgs, {});
-  }
-  if (kind == "torch.nn.modules.activation.ReLU")
-    return callTensorOp(Lib::Torch, "relu", {args.at(0)}, {});
-  if (kind == "torch.nn.modules.activation.Sigmoid")
-    return callTensorOp(Lib::Torch, "sigmoid", {args.at(0)}, {});
-  if (kind == "torch.nn.modules.activation.Tanh")
-    return callTensorOp(Lib::Torch, "tanh", {args.at(0)}, {});
-  if (kind == "torch.nn.modules.linear.Identity")
-    return args.at(0);
-  if (kind == "torch.nn.modules.activation.GELU")
-    return callTensorOp(Lib::Torch, "gelu", {args.at(0)},
-                        {{"approximate", constVar(m.attr("approximate"))}});
-  if (kind == "torch.nn.modules.activation.SiLU")
-    return callTensorOp(Lib::Torch, "silu", {args.at(0)}, {});
-  if (kind == "torch.nn.modules.dropout.Dropout") {
-    if (m.attr("training").cast<bool>())
-      breakTrace(dyn::BreakKind::unsupported_call, "nn.Dropout in training mode");
-    return args.at(0);
-  }
-  if (kind == "torch.nn.modules.normalization.LayerNorm") {
-    VarPtr weight = param("weight"), bias = param("bias");
-    std::vector<VarPtr> callArgs = {args.at(0), wrap(m.attr("normalized_shape"), "", false),
-                                    weight ? weight : constVar(py::none()),
-                                    bias ? bias : constVar(py::none()), constVar(m.attr("eps"))};
-    return callTensorOp(Lib::Torch, "layer_norm", callArgs, {});
-  }
-  if (kind == "torch.nn.modules.activation.Softmax")
-    return callTensorOp(Lib::Torch, "softmax", {args.at(0), constVar(m.attr("dim"))}, {});
-  if (kind == "torch.nn.modules.container.Sequential") {
-    VarPtr x = args.at(0);
-    size_t i = 0;
-    for (py::handle child : m) {
-      VarPtr c = wrap(child, itemSource(module->source, std::to_string(i++)));
-      x = callModule(c, {x}, depth);
-    }
-    return x;
-  }
-  // A user module: inline its forward with self bound.
-  py::object forward = py::type::handle_of(m).attr("forward");
-  return callFunction(forward, module, std::move(args), {}, depth + 1,
-                      module->source.empty() ? "" : "type(" + module->source + ").forward");
-}
-
-VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args, KwArgs kwargs,
-                            unsigned depth, const std::string &fnSource) {
-  if (depth > options.maxInlineDepth)
-    breakTrace(dyn::BreakKind::inline_limit,
-               "inlining deeper than " + std::to_string(options.maxInlineDepth) + " calls");
-  py::object codeObject = fn.attr("__code__");
-  std::shared_ptr<Code> code = decode(codeObject);
-  if (code->flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
-    breakTrace(dyn::BreakKind::unsupported_call,
-               "call to generator or coroutine function " + code->name);
-  Frame frame;
-  frame.code = code;
-  frame.globals = fn.attr("__globals__");
-  frame.depth = depth;
-  frame.globalsSource = fnSource.empty() ? "" : fnSource + ".__globals__";
-  frame.locals.resize(code->localNames.size());
-  if (self)
-    args.insert(args.begin(), self);
-  int positional = code->argCount;
-  for (int i = 0; i < positional && i < static_cast<int>(args.size()); ++i)
-    frame.locals[i] = args[i];
-  int slot = positional + code->kwOnlyCount;
-  if (code->flags & CO_VARARGS) {
-    VarPtr rest = makeVar(VK::Tuple);
-    for (size_t i = positional; i < args.size(); ++i)
-      rest->items.push_back(args[i]);
-    frame.locals[slot++] = rest;
-  } else if (static_cast<int>(args.size()) > positional) {
-    breakTrace(dyn::BreakKind::unsupported_call, code->name + "() got too many arguments");
-  }
-  for (auto &[key, value] : kwargs) {
-    auto it = std::find(code->localNames.begin(),
-                        code->localNames.begin() + positional + code->kwOnlyCount, key);
-    if (it == code->localNames.begin() + positional + code->kwOnlyCount)
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 code->name + "() got an unexpected keyword argument '" + key + "'");
-    frame.locals[it - code->localNames.begin()] = value;
-  }
-  if (code->flags & CO_VARKEYWORDS)
-    breakTrace(dyn::BreakKind::unsupported_call, "**kwargs parameters are not traced");
-  // Defaults are part of the function object, read once (guarded with the function).
-  py::object defaults = fn.attr("__defaults__");
-  if (!defaults.is_none()) {
-    py::tuple d = defaults;
-    int first = positional - static_cast<int>(d.size());
-    // Defaults are read back and guarded like any input: they can be rebound
-    // (f.__defaults__ = ...) or be mutable objects the function changes.
-    for (int i = std::max(first, 0); i < positional; ++i)
-      if (!frame.locals[i])
-        frame.locals[i] = wrap(
-            d[i - first],
-            fnSource.empty() ? "" : fnSource + ".__defaults__[" + std::to_string(i - first) + "]");
-  }
-  py::object kwDefaults = fn.attr("__kwdefaults__");
-  for (int i = positional; i < positional + code->kwOnlyCount; ++i)
-    if (!frame.locals[i] && !kwDefaults.is_none() &&
-        py::dict(kwDefaults).contains(code->localNames[i]))
-      frame.locals[i] =
-          wrap(py::dict(kwDefaults)[code->localNames[i].c_str()],
-               fnSource.empty() ? "" : fnSource + ".__kwdefaults__['" + code->localNames[i] + "']");
-  for (int i = 0; i < positional + code->kwOnlyCount; ++i)
-    if (!frame.locals[i])
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 code->name + "() missing argument '" + code->localNames[i] + "'");
-  // Closure cells: their contents are inputs of the trace like any other object.
-  py::object closure = fn.attr("__closure__");
-  if (!closure.is_none()) {
-    py::tuple cells = closure;
-    size_t first = code->localNames.size() - cells.size();
-    for (size_t i = 0; i < cells.size(); ++i)
-      frame.locals[first + i] = wrap(cells[i].attr("cell_contents"),
-                                     fnSource.empty() ? ""
-                                                      : fnSource + ".__closure__[" +
-                                                            std::to_string(i) + "].cell_contents");
-  }
-  py::object builtins = frame.globals.contains("__builtins__")
-                            ? py::object(frame.globals["__builtins__"])
-                            : py::object(py::module_::import("builtins"));
-  frame.builtins =
-      py::isinstance<py::dict>(builtins) ? py::dict(builtins) : py::dict(builtins.attr("__dict__"));
-  std::shared_ptr<const Code> savedCode = current;
-  Instr savedInstr = currentInstr;
-  Outcome out = runFrame(frame, 0, -1);
-  current = savedCode;
-  currentInstr = savedInstr;
-  return out.value;
-}
-
-/// Whether the array a Var stands for is C-contiguous: an input by its guard, a view by
-/// assumption not, anything computed (a fresh result) always.
-bool Tracer::isContiguous(const VarPtr &v) {
-  if (auto arg = dyn_cast<BlockArgument>(v->value)) {
-    for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
-      if (guard.getValue() == arg)
-        return guard.getContiguous();
-    return false;
-  }
-  return !isView(v->value.getDefiningOp());
-}
-
-/// The Python type of the object a Var stands for.
-py::object Tracer::pythonType(const VarPtr &v) {
-  switch (v->kind) {
-  case VK::Tensor: {
-    if (v->inputType) // an input: its exact type is guarded (nn.Parameter, np.float64, ...)
-      return v->inputType;
-    if (v->lib == Lib::Torch)
-      return torch.attr("Tensor");
-    if (!v->scalar)
-      return numpy.attr("ndarray");
-    // A numpy scalar's type follows its dtype (np.float32, np.bool_, ...).
-    py::object dtype = getAttr(v, "dtype")->obj;
-    return dtype.attr("type");
-  }
-  case VK::Const:
-  case VK::Object:
-  case VK::Function:
-  case VK::NNModule:
-    return py::type::of(v->obj);
-  case VK::Tuple:
-    if (!v->structType.empty() || v->viewOf)
-      break;
-    return py::type::of(py::tuple());
-  case VK::List:
-    return py::type::of(py::list());
-  case VK::Dict:
-    return py::type::of(py::dict());
-  default:
-    break;
-  }
-  breakTrace(dyn::BreakKind::unsupported_call, "the type of " + describe(v));
-}
-
-/// isinstance(obj, classes) from the Python type each Var stands for (a tensor input is
-/// exactly an ndarray or a torch.Tensor: the guards pin its type).
-VarPtr Tracer::isInstance(const VarPtr &obj, const VarPtr &classes) {
-  py::object cls;
-  if (classes->kind == VK::Const || classes->kind == VK::Object) {
-    cls = classes->obj;
-  } else if (classes->kind == VK::Tuple) {
-    py::tuple all(classes->items.size());
-    for (size_t i = 0; i < classes->items.size(); ++i) {
-      const VarPtr &c = classes->items[i];
-      if (c->kind != VK::Const && c->kind != VK::Object)
-        breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(c));
-      all[i] = c->obj;
-    }
-    cls = all;
-  } else {
-    breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(classes));
-  }
-  py::object type = pythonType(obj);
-  int r = PyObject_IsSubclass(type.ptr(), cls.ptr());
-  if (r < 0)
-    throw py::error_already_set();
-  return constVar(py::bool_(r == 1));
-}
-
 VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kwargs) {
   switch (callee->kind) {
   case VK::Method: {
@@ -2317,9 +1813,191 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
              "call to " + std::string(py::repr(fn)) + " is not modelled by the tracer");
 }
 
-//===----------------------------------------------------------------------===//
-// The interpreter loop
-//===----------------------------------------------------------------------===//
+VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args, KwArgs kwargs,
+                            unsigned depth, const std::string &fnSource) {
+  if (depth > options.maxInlineDepth)
+    breakTrace(dyn::BreakKind::inline_limit,
+               "inlining deeper than " + std::to_string(options.maxInlineDepth) + " calls");
+  py::object codeObject = fn.attr("__code__");
+  std::shared_ptr<Code> code = decode(codeObject);
+  if (code->flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "call to generator or coroutine function " + code->name);
+  Frame frame;
+  frame.code = code;
+  frame.globals = fn.attr("__globals__");
+  frame.depth = depth;
+  frame.globalsSource = fnSource.empty() ? "" : fnSource + ".__globals__";
+  frame.locals.resize(code->localNames.size());
+  if (self)
+    args.insert(args.begin(), self);
+  int positional = code->argCount;
+  for (int i = 0; i < positional && i < static_cast<int>(args.size()); ++i)
+    frame.locals[i] = args[i];
+  int slot = positional + code->kwOnlyCount;
+  if (code->flags & CO_VARARGS) {
+    VarPtr rest = makeVar(VK::Tuple);
+    for (size_t i = positional; i < args.size(); ++i)
+      rest->items.push_back(args[i]);
+    frame.locals[slot++] = rest;
+  } else if (static_cast<int>(args.size()) > positional) {
+    breakTrace(dyn::BreakKind::unsupported_call, code->name + "() got too many arguments");
+  }
+  for (auto &[key, value] : kwargs) {
+    auto it = std::find(code->localNames.begin(),
+                        code->localNames.begin() + positional + code->kwOnlyCount, key);
+    if (it == code->localNames.begin() + positional + code->kwOnlyCount)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 code->name + "() got an unexpected keyword argument '" + key + "'");
+    frame.locals[it - code->localNames.begin()] = value;
+  }
+  if (code->flags & CO_VARKEYWORDS)
+    breakTrace(dyn::BreakKind::unsupported_call, "**kwargs parameters are not traced");
+  // Defaults are part of the function object, read once (guarded with the function).
+  py::object defaults = fn.attr("__defaults__");
+  if (!defaults.is_none()) {
+    py::tuple d = defaults;
+    int first = positional - static_cast<int>(d.size());
+    // Defaults are read back and guarded like any input: they can be rebound
+    // (f.__defaults__ = ...) or be mutable objects the function changes.
+    for (int i = std::max(first, 0); i < positional; ++i)
+      if (!frame.locals[i])
+        frame.locals[i] = wrap(
+            d[i - first],
+            fnSource.empty() ? "" : fnSource + ".__defaults__[" + std::to_string(i - first) + "]");
+  }
+  py::object kwDefaults = fn.attr("__kwdefaults__");
+  for (int i = positional; i < positional + code->kwOnlyCount; ++i)
+    if (!frame.locals[i] && !kwDefaults.is_none() &&
+        py::dict(kwDefaults).contains(code->localNames[i]))
+      frame.locals[i] =
+          wrap(py::dict(kwDefaults)[code->localNames[i].c_str()],
+               fnSource.empty() ? "" : fnSource + ".__kwdefaults__['" + code->localNames[i] + "']");
+  for (int i = 0; i < positional + code->kwOnlyCount; ++i)
+    if (!frame.locals[i])
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 code->name + "() missing argument '" + code->localNames[i] + "'");
+  // Closure cells: their contents are inputs of the trace like any other object.
+  py::object closure = fn.attr("__closure__");
+  if (!closure.is_none()) {
+    py::tuple cells = closure;
+    size_t first = code->localNames.size() - cells.size();
+    for (size_t i = 0; i < cells.size(); ++i)
+      frame.locals[first + i] = wrap(cells[i].attr("cell_contents"),
+                                     fnSource.empty() ? ""
+                                                      : fnSource + ".__closure__[" +
+                                                            std::to_string(i) + "].cell_contents");
+  }
+  py::object builtins = frame.globals.contains("__builtins__")
+                            ? py::object(frame.globals["__builtins__"])
+                            : py::object(py::module_::import("builtins"));
+  frame.builtins =
+      py::isinstance<py::dict>(builtins) ? py::dict(builtins) : py::dict(builtins.attr("__dict__"));
+  std::shared_ptr<const Code> savedCode = current;
+  Instr savedInstr = currentInstr;
+  Outcome out = runFrame(frame, 0, -1);
+  current = savedCode;
+  currentInstr = savedInstr;
+  return out.value;
+}
+
+VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {
+  py::handle m = module->obj;
+  std::string kind = typeName(m);
+  auto param = [&](const char *name) -> VarPtr {
+    py::object p = m.attr(name);
+    if (p.is_none())
+      return nullptr;
+    return wrap(p, module->source.empty() ? "" : module->source + "." + name);
+  };
+  if (kind == "torch.nn.modules.linear.Linear") {
+    VarPtr w = param("weight"), bias = param("bias");
+    std::vector<VarPtr> callArgs = {args.at(0), w};
+    if (bias)
+      callArgs.push_back(bias);
+    return callTensorOp(Lib::Torch, "linear", callArgs, {});
+  }
+  if (kind == "torch.nn.modules.activation.ReLU")
+    return callTensorOp(Lib::Torch, "relu", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.activation.Sigmoid")
+    return callTensorOp(Lib::Torch, "sigmoid", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.activation.Tanh")
+    return callTensorOp(Lib::Torch, "tanh", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.linear.Identity")
+    return args.at(0);
+  if (kind == "torch.nn.modules.activation.GELU")
+    return callTensorOp(Lib::Torch, "gelu", {args.at(0)},
+                        {{"approximate", constVar(m.attr("approximate"))}});
+  if (kind == "torch.nn.modules.activation.SiLU")
+    return callTensorOp(Lib::Torch, "silu", {args.at(0)}, {});
+  if (kind == "torch.nn.modules.dropout.Dropout") {
+    if (m.attr("training").cast<bool>())
+      breakTrace(dyn::BreakKind::unsupported_call, "nn.Dropout in training mode");
+    return args.at(0);
+  }
+  if (kind == "torch.nn.modules.normalization.LayerNorm") {
+    VarPtr weight = param("weight"), bias = param("bias");
+    std::vector<VarPtr> callArgs = {args.at(0), wrap(m.attr("normalized_shape"), "", false),
+                                    weight ? weight : constVar(py::none()),
+                                    bias ? bias : constVar(py::none()), constVar(m.attr("eps"))};
+    return callTensorOp(Lib::Torch, "layer_norm", callArgs, {});
+  }
+  if (kind == "torch.nn.modules.activation.Softmax")
+    return callTensorOp(Lib::Torch, "softmax", {args.at(0), constVar(m.attr("dim"))}, {});
+  if (kind == "torch.nn.modules.container.Sequential") {
+    VarPtr x = args.at(0);
+    size_t i = 0;
+    for (py::handle child : m) {
+      VarPtr c = wrap(child, itemSource(module->source, std::to_string(i++)));
+      x = callModule(c, {x}, depth);
+    }
+    return x;
+  }
+  // A user module: inline its forward with self bound.
+  py::object forward = py::type::handle_of(m).attr("forward");
+  return callFunction(forward, module, std::move(args), {}, depth + 1,
+                      module->source.empty() ? "" : "type(" + module->source + ").forward");
+}
+
+/// The library and name of a numpy / torch / torch.nn.functional function, found by
+/// identity (the object the module exposes under the function's own name).
+std::optional<std::pair<Lib, std::string>> Tracer::libraryFunction(py::handle fn) {
+  py::object nameObject = py::getattr(fn, "__name__", py::none());
+  if (nameObject.is_none() || !PyUnicode_Check(nameObject.ptr()))
+    return std::nullopt;
+  std::string name = py::str(nameObject);
+  auto exposes = [&](py::handle module) {
+    return module && py::getattr(module, name.c_str(), py::none()).is(fn);
+  };
+  if (numpy && (py::isinstance(fn, numpy.attr("ufunc")) || exposes(numpy)))
+    return std::make_pair(Lib::Numpy, name);
+  if (torch)
+    for (const char *module : {"torch", "torch.nn.functional", "torch.special"})
+      if (exposes(py::module_::import(module)))
+        return std::make_pair(Lib::Torch, name);
+  return std::nullopt;
+}
+
+/// The one place the tracer runs real Python code on values (Python arithmetic on constants,
+/// builtins such as len or range): counted as a kernel if any argument is an array, a
+/// tensor or a numpy scalar, which would mean real data was computed on while tracing.
+py::object Tracer::callReal(py::handle fn, py::tuple args) {
+  for (py::handle a : args)
+    if (isTensorObject(a) || (numpy && py::isinstance(a, numpy.attr("generic"))))
+      ++kernelCalls;
+  return fn(*args);
+}
+
+namespace {
+/// The keyword names 3.13's CALL_KW finds on the stack: a constant tuple of strings, which
+/// LOAD_CONST wrapped item by item.
+py::tuple keywordNames(const VarPtr &names) {
+  py::list keys;
+  for (const VarPtr &k : names->items)
+    keys.append(k->obj);
+  return py::tuple(keys);
+}
+} // namespace
 
 Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
   if (logs_.contains("bytecode") && pc == 0) {
@@ -2808,10 +2486,6 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   pc = next;
 }
 
-//===----------------------------------------------------------------------===//
-// Data-dependent branches
-//===----------------------------------------------------------------------===//
-
 /// Joins one value from each side of a branch. Tensors that differ become dyn.if results
 /// (recorded in `fill` to be replaced once the op exists); anything else must agree.
 VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
@@ -2964,10 +2638,6 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   pc = f.code->indexOf.lookup(join);
   return std::nullopt;
 }
-
-//===----------------------------------------------------------------------===//
-// Resuming after a break
-//===----------------------------------------------------------------------===//
 
 namespace {
 /// A value of the frame state the host cannot recreate at run time.
