@@ -1,0 +1,301 @@
+//===- Arithmetic.cpp - Promotion, operators and comparisons --------------===//
+//
+// numpy (NEP 50: Python scalars are weak) and torch promotion, decided once here and made explicit
+// with dyn.cast; Python's binary operators and comparisons on fake tensors and constants; in-place
+// updates; the truth value of a tensor as a predicate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+//===----------------------------------------------------------------------===//
+// Promotion
+//===----------------------------------------------------------------------===//
+
+/// numpy (NEP 50) and torch promotion of a tensor element type with another tensor type or a
+/// weak Python scalar (`scalar` is the Python value then, `other` null).
+Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
+  auto isFloat = [](Type t) { return isa<FloatType>(t); };
+  if (other) {
+    if (a == other)
+      return a;
+    if (a.isInteger(1))
+      return other;
+    if (other.isInteger(1))
+      return a;
+    if (isFloat(a) && isFloat(other)) {
+      unsigned wa = a.getIntOrFloatBitWidth(), wb = other.getIntOrFloatBitWidth();
+      if (wa == wb) // f16 with bf16
+        return f32();
+      return wa > wb ? a : other;
+    }
+    if (!isFloat(a) && !isFloat(other))
+      return a.getIntOrFloatBitWidth() >= other.getIntOrFloatBitWidth() ? a : other;
+    Type fl = isFloat(a) ? a : other;
+    // numpy: int32/int64 with a float of <= 32 bits needs float64; torch keeps the float.
+    if (lib == Lib::Numpy)
+      return f64();
+    return fl;
+  }
+  // Weak Python scalars take the tensor's kind when it can hold them.
+  if (PyBool_Check(scalar.ptr()))
+    return a;
+  if (PyLong_Check(scalar.ptr()))
+    return a.isInteger(1) ? i64() : a;
+  if (PyFloat_Check(scalar.ptr()))
+    return isFloat(a) ? a : (lib == Lib::Numpy ? f64() : f32());
+  breakTrace(dyn::BreakKind::unsupported_call, "unsupported operand of type " + typeName(scalar));
+}
+
+/// Element type of true division and float-only functions on integer inputs.
+Type Tracer::floatFor(Lib lib, Type t) {
+  if (isa<FloatType>(t))
+    return t;
+  return lib == Lib::Numpy ? f64() : f32();
+}
+
+/// The common element type of two operands, at least one of them a tensor.
+Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
+  for (const VarPtr &v : {x, y})
+    if (v->kind != VK::Tensor && v->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "operand " + describe(v) + " is neither a tensor nor a scalar");
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
+  if (lib == Lib::Torch) {
+    // torch's promotion depends on ranks too (a 0-d tensor of the same category does not
+    // widen a tensor with dimensions): asked of torch itself, on meta tensors (no data).
+    auto operand = [&](const VarPtr &v) -> py::object {
+      if (v->kind != VK::Tensor)
+        return v->obj;
+      RankedTensorType t = typeOf(v->value);
+      return torch.attr("empty")(t.getRank() ? py::make_tuple(1) : py::make_tuple(),
+                                 py::arg("dtype") = dtypeObject(Lib::Torch, t.getElementType()),
+                                 py::arg("device") = "meta");
+    };
+    if (Type t = dtypeToType(torch.attr("result_type")(operand(x), operand(y))))
+      return t;
+    breakTrace(dyn::BreakKind::unsupported_call, "a torch result dtype graphs do not have");
+  }
+  if (x->kind == VK::Tensor && y->kind == VK::Tensor)
+    return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
+  const VarPtr &t = x->kind == VK::Tensor ? x : y;
+  const VarPtr &scalar = x->kind == VK::Tensor ? y : x;
+  return promote(lib, elementTypeOf(t->value), Type(), scalar->obj);
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+/// `x op= y` on an array, tensor or list changes that object, and every alias of it sees the
+/// change. Vars are shared exactly as the program shares objects, so updating the Var itself
+/// is right whenever the trace knows every alias: the object was made by the trace, is held by
+/// one Var and has no views. Anything else (an argument the caller holds, a possible view, a
+/// change of dtype or shape) is a graph break, and the update happens for real.
+VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
+  if (!x->source.empty())
+    breakTrace(dyn::BreakKind::side_effect,
+               "in-place update of " + x->source + ", which the caller can see");
+  if (branchDepth)
+    breakTrace(dyn::BreakKind::side_effect, "in-place update inside a data-dependent branch");
+  if (x->kind == VK::List) {
+    VarPtr r = binary(kind, x, y);
+    x->items = r->items;
+    return x;
+  }
+  Operation *def = x->value.getDefiningOp();
+  // The join of a data-dependent branch is one object or another (each maybe aliased) at run
+  // time: not updated in place in the trace.
+  if (!def || isView(def) || isa<dyn::IfOp>(def) || varsHolding.lookup(x->value) != 1 ||
+      llvm::any_of(x->value.getUsers(), isView))
+    breakTrace(dyn::BreakKind::side_effect,
+               "in-place update of an array the trace cannot prove unaliased");
+  VarPtr r = binary(kind, x, y);
+  if (r->kind != VK::Tensor || r->value.getType() != x->value.getType())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "in-place update would change the dtype or shape of " + describe(x));
+  --varsHolding[x->value];
+  x->value = r->value;
+  return x;
+}
+
+VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
+  kind %= 13;
+  if (x->kind == VK::Const && y->kind == VK::Const) {
+    // Python scalars: evaluate exactly as Python does (no tensors involved).
+    static const char *names[] = {"add", "and_", "floordiv", "lshift", "matmul",  "mul", "mod",
+                                  "or_", "pow",  "rshift",   "sub",    "truediv", "xor"};
+    py::object op = py::module_::import("operator").attr(names[kind]);
+    try {
+      return constVar(callReal(op, py::make_tuple(x->obj, y->obj)));
+    } catch (py::error_already_set &e) {
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 std::string("Python arithmetic raised: ") + e.what());
+    }
+  }
+  if ((x->kind == VK::Tuple || x->kind == VK::List) && kind == NB_ADD && y->kind == x->kind &&
+      !x->viewOf && !y->viewOf && x->structType.empty() && y->structType.empty()) {
+    VarPtr r = makeVar(x->kind);
+    r->items = x->items;
+    r->items.insert(r->items.end(), y->items.begin(), y->items.end());
+    return r;
+  }
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "binary operator on " + describe(x) + " and " + describe(y));
+  Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
+  if (x->kind == VK::Tensor && y->kind == VK::Tensor && x->lib != y->lib)
+    breakTrace(dyn::BreakKind::unsupported_call, "mixing numpy arrays and torch tensors");
+  // torch multiplies matrices of one dtype only (numpy promotes).
+  if (kind == NB_MATRIX_MULTIPLY && lib == Lib::Torch &&
+      (x->kind != VK::Tensor || y->kind != VK::Tensor ||
+       elementTypeOf(x->value) != elementTypeOf(y->value)))
+    breakTrace(dyn::BreakKind::unsupported_call, "torch matrix product of different dtypes");
+  Type element = promoted(lib, x, y);
+  if (kind == NB_TRUE_DIVIDE)
+    element = floatFor(lib, element);
+  Value a = operandAs(x, element), c = operandAs(y, element);
+  if (element.isInteger(1)) {
+    // Arithmetic on bools: + is or and * is and, in numpy and torch; the others raise or
+    // compute in int8, which graphs do not have.
+    if (kind == NB_ADD || kind == NB_OR)
+      return ufuncResult(create<dyn::LogicalOrOp>({a, c}), lib);
+    if (kind == NB_MULTIPLY || kind == NB_AND)
+      return ufuncResult(create<dyn::LogicalAndOp>({a, c}), lib);
+    breakTrace(dyn::BreakKind::unsupported_call, "arithmetic on booleans");
+  }
+  // torch has no subtraction involving bools (a bool tensor or a Python bool); numpy's
+  // subtraction of two bool arrays raised above.
+  if (kind == NB_SUBTRACT && lib == Lib::Torch &&
+      llvm::any_of(std::initializer_list<VarPtr>{x, y}, [&](const VarPtr &v) {
+        return v->kind == VK::Tensor ? elementTypeOf(v->value).isInteger(1)
+                                     : PyBool_Check(v->obj.ptr());
+      }))
+    breakTrace(dyn::BreakKind::unsupported_call, "torch subtraction with a bool");
+  // numpy computes a bool array to a Python int power in int8.
+  if (kind == NB_POWER && lib == Lib::Numpy &&
+      llvm::any_of(std::initializer_list<VarPtr>{x, y}, [&](const VarPtr &v) {
+        return v->kind == VK::Tensor && elementTypeOf(v->value).isInteger(1);
+      }))
+    breakTrace(dyn::BreakKind::unsupported_call, "a power of booleans");
+  // An integer power with a negative exponent raises in numpy and is 0 (or +-1) in torch,
+  // which graphs do not compute: only constant exponents >= 0 are traced.
+  if (kind == NB_POWER && !isa<FloatType>(element) &&
+      (y->kind == VK::Tensor || !PyLong_Check(y->obj.ptr()) || y->obj.cast<int64_t>() < 0))
+    breakTrace(dyn::BreakKind::unsupported_call, "integer power with a non-constant exponent");
+  // torch raises for an integer division by zero, which a graph cannot: a tensor divisor
+  // (or a zero) runs eagerly.
+  if (lib == Lib::Torch && !isa<FloatType>(element) &&
+      (kind == NB_FLOOR_DIVIDE || kind == NB_REMAINDER) &&
+      (y->kind == VK::Tensor || !y->obj.cast<bool>()))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "integer division of torch tensors by a tensor (zero divisors raise)");
+  Value r;
+  switch (kind) {
+  case NB_ADD:
+    r = create<dyn::AddOp>({a, c});
+    break;
+  case NB_SUBTRACT:
+    r = create<dyn::SubOp>({a, c});
+    break;
+  case NB_MULTIPLY:
+    r = create<dyn::MulOp>({a, c});
+    break;
+  case NB_TRUE_DIVIDE:
+    r = create<dyn::DivOp>({a, c});
+    break;
+  case NB_FLOOR_DIVIDE:
+    r = create<dyn::FloorDivOp>({a, c});
+    break;
+  case NB_REMAINDER:
+    r = create<dyn::ModOp>({a, c});
+    // dyn.mod's zero remainder has the divisor's sign (numpy, Python); torch's has the
+    // dividend's (fmod's), which `y // (x % x)` can see: a * 0 is that zero.
+    if (lib == Lib::Torch && isa<FloatType>(element)) {
+      Value zero = scalarConstant(py::float_(0.0), element);
+      r = create<dyn::WhereOp>({create<dyn::EqOp>({r, zero}), create<dyn::MulOp>({a, zero}), r});
+    }
+    break;
+  case NB_POWER:
+    r = create<dyn::PowOp>({a, c});
+    break;
+  case NB_MATRIX_MULTIPLY:
+    // 16-bit floats accumulate in float32, as numpy's and torch's products do.
+    if (element.isF16() || element.isBF16())
+      r = castTo(create<dyn::MatmulOp>({castTo(a, f32()), castTo(c, f32())}), element);
+    else
+      r = create<dyn::MatmulOp>({a, c});
+    break;
+  case NB_AND:
+  case NB_OR:
+    breakTrace(dyn::BreakKind::unsupported_call, "bitwise and/or on non-boolean tensors");
+  default:
+    breakTrace(dyn::BreakKind::unsupported_call, "unsupported binary operator on tensors");
+  }
+  return ufuncResult(r, lib);
+}
+
+VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
+  if (x->kind == VK::Const && y->kind == VK::Const) {
+    static const int pyOps[] = {Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE};
+    PyObject *r = PyObject_RichCompare(x->obj.ptr(), y->obj.ptr(), pyOps[kind]);
+    if (!r) {
+      PyErr_Clear();
+      breakTrace(dyn::BreakKind::unsupported_call, "Python comparison raised");
+    }
+    return constVar(py::reinterpret_steal<py::object>(r));
+  }
+  if ((x->kind != VK::Tensor && x->kind != VK::Const) ||
+      (y->kind != VK::Tensor && y->kind != VK::Const))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "comparison of " + describe(x) + " and " + describe(y));
+  Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
+  Type element = promoted(lib, x, y);
+  // Bools order as 0 < 1; an i1 compares signed (true is -1), so they compare as integers.
+  if (element.isInteger(1) && kind != 2 && kind != 3)
+    element = i64();
+  Value a = operandAs(x, element), c = operandAs(y, element);
+  Value r;
+  switch (kind) {
+  case 0:
+    r = create<dyn::LtOp>({a, c});
+    break;
+  case 1:
+    r = create<dyn::LeOp>({a, c});
+    break;
+  case 2:
+    r = create<dyn::EqOp>({a, c});
+    break;
+  case 3:
+    r = create<dyn::NeOp>({a, c});
+    break;
+  case 4:
+    r = create<dyn::GtOp>({a, c});
+    break;
+  default:
+    r = create<dyn::GeOp>({a, c});
+  }
+  return ufuncResult(r, lib);
+}
+
+/// `bool(t)` as an i1 0-d tensor that stays on the device.
+Value Tracer::toPredicate(VarPtr cond) {
+  RankedTensorType type = typeOf(cond->value);
+  Value v = cond->value;
+  if (type.getRank() != 0) {
+    if (!type.hasStaticShape() || type.getNumElements() != 1)
+      breakTrace(dyn::BreakKind::data_dependent_value,
+                 "the truth value of a tensor with more than one element is ambiguous");
+    v = dyn::ReshapeOp::create(b, loc(), RankedTensorType::get({}, type.getElementType()), v);
+  }
+  if (!type.getElementType().isInteger(1)) {
+    Value zero = scalarConstant(py::int_(0), type.getElementType());
+    v = dyn::NeOp::create(b, loc(), v, zero);
+  }
+  return v;
+}

@@ -1,0 +1,257 @@
+//===- Attributes.cpp - Attributes, subscripts and slices -----------------===//
+//
+// `obj.name` on every kind of value (tensor properties and methods, nn.Module parameters, module
+// globals read with a source and guarded), `obj[index]` (basic indexing of tensors with constant
+// ints, slices, `...` and None; tuples, lists, dicts), and the checks before a list is changed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
+  std::string source = obj->source.empty() ? "" : obj->source + "." + name;
+  if (obj->kind == VK::Tensor) {
+    RankedTensorType type = typeOf(obj->value);
+    if (name == "shape") {
+      py::tuple shape(type.getRank());
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (type.isDynamicDim(d))
+          breakTrace(dyn::BreakKind::data_dependent_value,
+                     "reading a dynamic dimension of a tensor traced with dynamic=True");
+        shape[d] = py::int_(type.getDimSize(d));
+      }
+      // torch spells a shape torch.Size (x.new(size) reads it as a size, not as data).
+      if (obj->lib == Lib::Torch)
+        return constVar(torch.attr("Size")(shape));
+      return constVar(shape);
+    }
+    if (name == "ndim")
+      return constVar(py::int_(type.getRank()));
+    if (name == "size" && obj->lib == Lib::Numpy) {
+      if (!type.hasStaticShape())
+        breakTrace(dyn::BreakKind::data_dependent_value,
+                   "reading the size of a tensor traced with dynamic=True");
+      return constVar(py::int_(type.getNumElements()));
+    }
+    if (name == "T" || name == "mT") {
+      SmallVector<int64_t> perm;
+      for (int64_t d = type.getRank() - 1; d >= 0; --d)
+        perm.push_back(d);
+      VarPtr t = tensorVar(
+          dyn::TransposeOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(perm)), obj->lib);
+      t->scalar = obj->scalar;
+      return t;
+    }
+    if (name == "dtype")
+      return constVar(dtypeObject(obj->lib, type.getElementType()));
+    // Properties of a CPU, strided, non-quantized tensor without grad (the only kind the
+    // tracer takes as input; the guards keep it so).
+    if (obj->lib == Lib::Torch) {
+      static const llvm::StringMap<bool> flags = {
+          {"is_cuda", false},   {"is_sparse", false}, {"is_quantized", false},  {"is_meta", false},
+          {"is_mkldnn", false}, {"is_nested", false}, {"requires_grad", false}, {"is_leaf", true}};
+      if (auto it = flags.find(name); it != flags.end())
+        return constVar(py::bool_(it->second));
+      if (name == "device")
+        return constVar(torch.attr("device")("cpu"));
+      if (name == "layout")
+        return constVar(torch.attr("strided"));
+    }
+    // Anything else must be a method of the real class; a property the tracer does not know
+    // (x.flags, x.grad, x.data, ...) is not approximated.
+    py::object cls = obj->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
+    py::object attr = py::getattr(cls, name.c_str(), py::none());
+    bool isMethod = PyObject_TypeCheck(attr.ptr(), &PyMethodDescr_Type) ||
+                    PyObject_TypeCheck(attr.ptr(), &PyWrapperDescr_Type) ||
+                    PyFunction_Check(attr.ptr()) || PyCFunction_Check(attr.ptr());
+    if (!isMethod)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "attribute '" + name + "' of " + describe(obj) + " is not modelled");
+    VarPtr m = makeVar(VK::Method);
+    m->name = name;
+    m->items = {obj};
+    return m;
+  }
+  if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict) {
+    VarPtr m = makeVar(VK::Method);
+    m->name = name;
+    m->items = {obj};
+    return m;
+  }
+  if (obj->kind == VK::NNModule) {
+    // Parameters, buffers and submodules by their real attribute; methods bind self.
+    py::object value;
+    try {
+      value = obj->obj.attr(name.c_str());
+    } catch (py::error_already_set &) {
+      breakTrace(dyn::BreakKind::unsupported_call, "module has no attribute '" + name + "'");
+    }
+    if (PyMethod_Check(value.ptr()) || PyFunction_Check(value.ptr())) {
+      py::object fn = PyMethod_Check(value.ptr()) ? value.attr("__func__") : value;
+      VarPtr m = makeVar(VK::Method);
+      m->name = name;
+      m->obj = fn;
+      m->items = {obj};
+      return m;
+    }
+    return wrap(value, source);
+  }
+  if (obj->kind == VK::Object || obj->kind == VK::Const || obj->kind == VK::Function) {
+    py::object value;
+    try {
+      value = obj->obj.attr(name.c_str());
+    } catch (py::error_already_set &) {
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "'" + typeName(obj->obj) + "' has no attribute '" + name + "'");
+    }
+    // An attribute of an object the caller can reach is read back from there and guarded
+    // like any input (a changed attribute of an argument or global recompiles). Functions
+    // and classes of modules and classes are looked up once: guarding every `np.sin` would
+    // cost each call a guard for what practically never changes.
+    bool ownerIsNamespace = PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr());
+    bool stable =
+        ownerIsNamespace && (PyCallable_Check(value.ptr()) || PyModule_Check(value.ptr()));
+    if (obj->source.empty() || stable)
+      return wrap(value, stable ? "" : source, /*guard=*/false);
+    return wrap(value, source);
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
+}
+
+VarPtr &Tracer::mutableList(VarPtr &list, const std::string &what) {
+  if (list->kind != VK::List)
+    breakTrace(dyn::BreakKind::unsupported_call, what + " on " + describe(list));
+  if (branchDepth)
+    breakTrace(dyn::BreakKind::side_effect, what + " inside a data-dependent branch");
+  if (!list->source.empty())
+    breakTrace(dyn::BreakKind::side_effect,
+               what + " on " + list->source + ", which the caller can see");
+  return list;
+}
+
+VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
+  VarPtr s = makeVar(VK::Slice);
+  s->items = std::move(bounds);
+  if (s->items.size() == 2)
+    s->items.push_back(constVar(py::none()));
+  for (const VarPtr &i : s->items)
+    if (i->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call, "slice bounds must be constants");
+  return s;
+}
+
+VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
+  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
+      index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
+    int64_t i = index->obj.cast<int64_t>();
+    int64_t n = static_cast<int64_t>(obj->items.size());
+    if (i < -n || i >= n)
+      breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
+    return obj->items[i < 0 ? i + n : i];
+  }
+  if (obj->kind == VK::Dict && index->kind == VK::Const) {
+    for (size_t i = 0; i < obj->keys.size(); ++i)
+      if (obj->keys[i].equal(index->obj))
+        return obj->items[i];
+    breakTrace(dyn::BreakKind::unsupported_call, "KeyError: " + std::string(py::repr(index->obj)));
+  }
+  if (obj->kind == VK::Const && index->kind == VK::Const)
+    return constVar(obj->obj[index->obj]);
+  if (obj->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
+  // Basic indexing with constant ints, slices, `...` and None, dimension by dimension;
+  // anything else (arrays, bools, lists) is advanced indexing and runs for real.
+  RankedTensorType type = typeOf(obj->value);
+  std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
+  auto isEllipsis = [](const VarPtr &p) {
+    return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
+  };
+  auto isNewAxis = [](const VarPtr &p) { return p->kind == VK::Const && p->obj.is_none(); };
+  int64_t rank = type.getRank();
+  int64_t consumed = 0, ellipses = 0;
+  for (const VarPtr &p : parts) {
+    if (isEllipsis(p))
+      ++ellipses;
+    else if (!isNewAxis(p))
+      ++consumed;
+  }
+  if (ellipses > 1)
+    breakTrace(dyn::BreakKind::unsupported_call, "an index can only have a single ellipsis");
+  if (consumed > rank)
+    breakTrace(dyn::BreakKind::unsupported_call, "too many indices for the tensor");
+  SmallVector<int64_t> starts, stops, steps, squeezed, newAxes;
+  bool allIntegers = ellipses == 0 && consumed == rank;
+  int64_t d = 0;          // the input dimension the next part indexes
+  int64_t resultDims = 0; // dimensions of the sliced result before new axes are inserted
+  auto keepWhole = [&](int64_t dim) {
+    int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      breakTrace(dyn::BreakKind::unsupported_call, "slicing a tensor with dynamic dimensions");
+    starts.push_back(0);
+    stops.push_back(size);
+    steps.push_back(1);
+  };
+  std::vector<int64_t> newAxisAt; // positions in the result, in order
+  for (const VarPtr &part : parts) {
+    if (isEllipsis(part)) {
+      for (int64_t n = rank - consumed; n > 0; --n, ++d, ++resultDims)
+        keepWhole(d);
+      continue;
+    }
+    if (isNewAxis(part)) {
+      newAxisAt.push_back(resultDims + static_cast<int64_t>(newAxisAt.size()));
+      continue;
+    }
+    int64_t size = type.getDimSize(d);
+    if (ShapedType::isDynamic(size))
+      breakTrace(dyn::BreakKind::unsupported_call, "indexing a dynamic dimension");
+    if (part->kind == VK::Const && PyLong_Check(part->obj.ptr()) &&
+        !PyBool_Check(part->obj.ptr())) {
+      int64_t i = part->obj.cast<int64_t>();
+      if (i < -size || i >= size)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "index " + std::to_string(i) + " is out of bounds for axis " +
+                       std::to_string(d) + " with size " + std::to_string(size));
+      i = i < 0 ? i + size : i;
+      starts.push_back(i);
+      stops.push_back(i + 1);
+      steps.push_back(1);
+      squeezed.push_back(d);
+      ++d;
+      continue;
+    }
+    allIntegers = false;
+    if (part->kind != VK::Slice ||
+        llvm::any_of(part->items, [](const VarPtr &b) { return b->kind != VK::Const; }))
+      breakTrace(dyn::BreakKind::unsupported_call, "advanced indexing is not supported");
+    // slice.indices gives numpy's normalization exactly (and raises as numpy does).
+    py::object slice = py::reinterpret_steal<py::object>(PySlice_New(
+        part->items[0]->obj.ptr(), part->items[1]->obj.ptr(), part->items[2]->obj.ptr()));
+    if (!slice)
+      throw py::error_already_set();
+    py::tuple norm = slice.attr("indices")(size);
+    if (obj->lib == Lib::Torch && norm[2].cast<int64_t>() < 0)
+      breakTrace(dyn::BreakKind::unsupported_call, "torch slices with negative steps raise");
+    starts.push_back(norm[0].cast<int64_t>());
+    stops.push_back(norm[1].cast<int64_t>());
+    steps.push_back(norm[2].cast<int64_t>());
+    ++d;
+    ++resultDims;
+  }
+  for (; d < rank; ++d, ++resultDims)
+    keepWhole(d);
+  Value v = dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(starts),
+                                 b.getDenseI64ArrayAttr(stops), b.getDenseI64ArrayAttr(steps));
+  if (!squeezed.empty())
+    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(squeezed));
+  for (int64_t at : newAxisAt)
+    v = dyn::ExpandDimsOp::create(b, loc(), v, at);
+  VarPtr r = tensorVar(v, obj->lib);
+  // x[i, j] of every dimension is an element: a numpy scalar (x[...] stays an array).
+  r->scalar = obj->lib == Lib::Numpy && allIntegers && newAxisAt.empty();
+  return r;
+}

@@ -1,0 +1,167 @@
+//===- Branches.cpp - Data-dependent branches -----------------------------===//
+//
+// A conditional jump on a fake tensor traces both sides into detached blocks up to where they
+// rejoin; if the stacks and locals agree (tensors of equal types become results) the blocks
+// become a dyn.if, else the trace stops with a data_dependent_branch break whose live values
+// start with the predicate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+/// Joins one value from each side of a branch. Tensors that differ become dyn.if results
+/// (recorded in `fill` to be replaced once the op exists); anything else must agree.
+VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
+                     SmallVectorImpl<Value> &elseValues,
+                     std::vector<std::pair<VarPtr, size_t>> &fill) {
+  if (a == c)
+    return a;
+  if (!a || !c)
+    breakTrace(dyn::BreakKind::divergent_branch,
+               "a variable is assigned on only one side of a data-dependent branch");
+  if (a->kind == VK::Tensor && c->kind == VK::Tensor) {
+    if (a->value.getType() != c->value.getType())
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "the sides of a data-dependent branch produce different types: " + describe(a) +
+                     " vs " + describe(c));
+    // The join is a new array, which is that object only if each side is an array of its
+    // own: where one side is the caller's object or a view of an array, the join reads right
+    // but is not that object, so the host cannot recreate it at a break (a store through it
+    // would miss the caller's array); such a break restarts the frame eagerly.
+    auto ownArray = [](const VarPtr &v) {
+      Operation *def = v->value.getDefiningOp();
+      return v->source.empty() && (v->copy || (def && !isView(def)));
+    };
+    if (a->scalar != c->scalar || a->lib != c->lib)
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "the sides of a data-dependent branch produce different types: " + describe(a) +
+                     " vs " + describe(c));
+    VarPtr placeholder = makeVar(VK::Tensor);
+    placeholder->lib = a->lib;
+    placeholder->scalar = a->scalar;
+    placeholder->eitherObject = !ownArray(a) || !ownArray(c);
+    fill.emplace_back(placeholder, thenValues.size());
+    thenValues.push_back(a->value);
+    elseValues.push_back(c->value);
+    return placeholder;
+  }
+  if (a->kind == VK::Const && c->kind == VK::Const &&
+      py::type::handle_of(a->obj).is(py::type::handle_of(c->obj)) && a->obj.equal(c->obj))
+    return a;
+  if (a->kind == c->kind && (a->kind == VK::Tuple || a->kind == VK::List) &&
+      a->items.size() == c->items.size()) {
+    VarPtr joined = makeVar(a->kind);
+    for (size_t i = 0; i < a->items.size(); ++i)
+      joined->items.push_back(merge(a->items[i], c->items[i], thenValues, elseValues, fill));
+    return joined;
+  }
+  breakTrace(dyn::BreakKind::divergent_branch, "the sides of a data-dependent branch disagree: " +
+                                                   describe(a) + " vs " + describe(c));
+}
+
+std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
+                                              int64_t target, int64_t stopAt) {
+  const Instr branchInstr = currentInstr;
+  Value predicate = toPredicate(cond);
+  Location ifLoc = loc();
+  int64_t fallOffset = f.code->instrs[pc].offset;
+  std::vector<int64_t> resume = jumpIfTrue ? std::vector<int64_t>{target, fallOffset}
+                                           : std::vector<int64_t>{fallOffset, target};
+  std::vector<VarPtr> savedStack = f.stack, savedLocals = f.locals;
+  OpBuilder::InsertPoint savedIP = b.saveInsertionPoint();
+  int64_t savedBranchStart = branchStart;
+  branchStart = branchInstr.offset;
+  ++branchDepth;
+  // Both sides are traced into detached blocks; they become the regions of the dyn.if.
+  auto fallBlock = std::make_unique<Block>();
+  auto jumpBlock = std::make_unique<Block>();
+  std::vector<VarPtr> fallStack, fallLocals;
+  int64_t join = target;
+  auto restore = [&] {
+    --branchDepth;
+    branchStart = savedBranchStart;
+    b.restoreInsertionPoint(savedIP);
+  };
+  try {
+    b.setInsertionPointToEnd(fallBlock.get());
+    Outcome a = runFrame(f, pc, target);
+    if (a.kind == Outcome::Return)
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "return inside one side of a data-dependent branch");
+    if (a.kind == Outcome::JumpedPast)
+      join = a.target;
+    fallStack = f.stack;
+    fallLocals = f.locals;
+    f.stack = savedStack;
+    f.locals = savedLocals;
+    b.setInsertionPointToEnd(jumpBlock.get());
+    if (join != target) {
+      Outcome c = runFrame(f, f.code->indexOf.lookup(target), join);
+      if (c.kind != Outcome::ReachedStop)
+        breakTrace(dyn::BreakKind::divergent_branch,
+                   "the sides of a data-dependent branch do not rejoin");
+    }
+    currentInstr = branchInstr;
+    if (fallStack.size() != f.stack.size())
+      breakTrace(dyn::BreakKind::divergent_branch,
+                 "the sides of a data-dependent branch leave different stacks");
+  } catch (Break &inner) {
+    restore();
+    fallBlock->dropAllReferences();
+    jumpBlock->dropAllReferences();
+    f.stack = savedStack;
+    f.locals = savedLocals;
+    current = f.code;
+    currentInstr = branchInstr;
+    if (inner.kind == dyn::BreakKind::data_dependent_loop && inner.resume.empty())
+      throw;
+    throw Break{dyn::BreakKind::data_dependent_branch,
+                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate, resume};
+  }
+  restore();
+
+  // Join the two states; the then-side is the one taken when the predicate is true.
+  bool fallIsThen = !jumpIfTrue;
+  SmallVector<Value> fallValues, jumpValues;
+  std::vector<std::pair<VarPtr, size_t>> fill;
+  std::vector<VarPtr> mergedStack, mergedLocals;
+  try {
+    for (size_t i = 0; i < fallStack.size(); ++i)
+      mergedStack.push_back(merge(fallStack[i], f.stack[i], fallValues, jumpValues, fill));
+    for (size_t i = 0; i < fallLocals.size(); ++i)
+      mergedLocals.push_back(merge(fallLocals[i], f.locals[i], fallValues, jumpValues, fill));
+  } catch (Break &inner) {
+    fallBlock->dropAllReferences();
+    jumpBlock->dropAllReferences();
+    f.stack = savedStack;
+    f.locals = savedLocals;
+    throw Break{dyn::BreakKind::data_dependent_branch,
+                "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate, resume};
+  }
+  SmallVector<Type> resultTypes;
+  for (Value v : fallValues)
+    resultTypes.push_back(v.getType());
+  auto ifOp = dyn::IfOp::create(b, ifLoc, resultTypes, predicate);
+  Block *thenBlock = (fallIsThen ? fallBlock : jumpBlock).release();
+  Block *elseBlock = (fallIsThen ? jumpBlock : fallBlock).release();
+  ifOp.getThenRegion().push_back(thenBlock);
+  ifOp.getElseRegion().push_back(elseBlock);
+  OpBuilder yields(ctx);
+  yields.setInsertionPointToEnd(thenBlock);
+  dyn::YieldOp::create(yields, ifLoc, fallIsThen ? fallValues : jumpValues);
+  yields.setInsertionPointToEnd(elseBlock);
+  dyn::YieldOp::create(yields, ifLoc, fallIsThen ? jumpValues : fallValues);
+  for (auto &[placeholder, index] : fill)
+    placeholder->value = ifOp.getResult(index);
+  f.stack = std::move(mergedStack);
+  f.locals = std::move(mergedLocals);
+  current = f.code;
+  if (stopAt >= 0 && join > stopAt)
+    return Outcome{Outcome::JumpedPast, nullptr, join};
+  pc = f.code->indexOf.lookup(join);
+  return std::nullopt;
+}

@@ -1,0 +1,186 @@
+//===- Decompositions.cpp - numpy and torch functions made of other calls ---===//
+//
+// Functions modelled as the calls they are made of (clip, square, var and std, silu, gelu,
+// layer_norm, stack), each of which is then checked and promoted as if the program had made it;
+// and torch.nn.functional's linear (an op of its own) and dropout (the identity in eval mode).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Library.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+
+/// np.clip(a, a_min, a_max) / torch.clamp(x, min, max) as maximum and minimum.
+VarPtr clip(LibraryCall &c) {
+  Tracer &t = c.t;
+  // np.clip(a, a_min, a_max) / torch.clamp(x, min, max); either bound may be None.
+  VarPtr x = c.tensorArg(0);
+  VarPtr low = c.take(1, {"a_min", "min"});
+  VarPtr high = c.take(2, {"a_max", "max"});
+  if (!isNone(low))
+    x = t.callTensorOp(c.lib, "maximum", {x, low}, {});
+  if (!isNone(high))
+    x = t.callTensorOp(c.lib, "minimum", {x, high}, {});
+  return x;
+}
+
+/// x * x.
+VarPtr square(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (t.elementTypeOf(c.tensorArg(0)->value).isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "square of booleans is int8 in numpy");
+  return t.binary(NB_MULTIPLY, c.tensorArg(0), c.tensorArg(0));
+}
+
+/// var and std: the mean of the squared deviations, with ddof (numpy) or correction /
+/// unbiased (torch).
+VarPtr variance(LibraryCall &c) {
+  Tracer &t = c.t;
+  // numpy: ddof (default 0); torch: correction / unbiased (default 1).
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis", "dim"});
+  VarPtr keep = c.take(99, {"keepdims", "keepdim"});
+  VarPtr ddofArg = c.take(99, {"ddof", "correction"});
+  VarPtr unbiased = c.take(99, {"unbiased"});
+  int64_t ddof = c.lib == Lib::Torch ? 1 : 0;
+  if (!isNone(ddofArg))
+    ddof = intOf(ddofArg);
+  if (!isNone(unbiased))
+    ddof = constant(unbiased, "unbiased").cast<bool>() ? 1 : 0;
+  RankedTensorType type = t.typeOf(x->value);
+  SmallVector<int64_t> dims;
+  if (isNone(axis))
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      dims.push_back(d);
+  else
+    dims = dimsOf(axis, type.getRank());
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (type.isDynamicDim(d))
+      breakTrace(dyn::BreakKind::unsupported_call, c.name + " over a dynamic dimension");
+    count *= type.getDimSize(d);
+  }
+  VarPtr dimsVar = makeVar(VK::Tuple);
+  for (int64_t d : dims)
+    dimsVar->items.push_back(constVar(py::int_(d)));
+  VarPtr mean =
+      t.callTensorOp(c.lib, "mean", {x, dimsVar}, {{"keepdims", constVar(py::bool_(true))}});
+  VarPtr centered = t.binary(NB_SUBTRACT, x, mean);
+  KwArgs keepKw;
+  if (keep)
+    keepKw.emplace_back("keepdims", keep);
+  VarPtr sum =
+      t.callTensorOp(c.lib, "sum", {t.binary(NB_MULTIPLY, centered, centered), dimsVar}, keepKw);
+  VarPtr variance = t.binary(NB_TRUE_DIVIDE, sum, constVar(py::float_(double(count - ddof))));
+  return c.name == "var" ? variance : t.callTensorOp(c.lib, "sqrt", {variance}, {});
+}
+
+/// x * sigmoid(x).
+VarPtr silu(LibraryCall &c) {
+  Tracer &t = c.t;
+  return t.binary(NB_MULTIPLY, c.tensorArg(0),
+                  t.callTensorOp(c.lib, "sigmoid", {c.tensorArg(0)}, {}));
+}
+
+/// gelu by erf, or by tanh with approximate="tanh".
+VarPtr gelu(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr approximate = c.take(99, {"approximate"});
+  bool tanhForm = approximate && approximate->kind == VK::Const &&
+                  py::str(approximate->obj).cast<std::string>() == "tanh";
+  VarPtr inner;
+  if (tanhForm) {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    VarPtr cube = t.binary(NB_MULTIPLY, t.binary(NB_MULTIPLY, x, x), x);
+    VarPtr arg =
+        t.binary(NB_MULTIPLY, constVar(py::float_(0.7978845608028654)),
+                 t.binary(NB_ADD, x, t.binary(NB_MULTIPLY, constVar(py::float_(0.044715)), cube)));
+    inner = t.callTensorOp(c.lib, "tanh", {arg}, {});
+  } else {
+    // 0.5 x (1 + erf(x / sqrt(2))), torch's default
+    VarPtr scaled = t.binary(NB_MULTIPLY, x, constVar(py::float_(0.7071067811865476)));
+    inner = t.callTensorOp(c.lib, "erf", {scaled}, {});
+  }
+  return t.binary(NB_MULTIPLY, t.binary(NB_MULTIPLY, constVar(py::float_(0.5)), x),
+                  t.binary(NB_ADD, constVar(py::float_(1.0)), inner));
+}
+
+/// F.layer_norm over the trailing normalized_shape dimensions.
+VarPtr layerNorm(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr shape = c.take(1, {"normalized_shape"});
+  VarPtr weight = c.take(2, {"weight"});
+  VarPtr bias = c.take(3, {"bias"});
+  VarPtr eps = c.take(4, {"eps"});
+  int64_t rank = t.typeOf(x->value).getRank();
+  int64_t count = shape->kind == VK::Const ? 1 : static_cast<int64_t>(shape->items.size());
+  VarPtr dims = makeVar(VK::Tuple);
+  for (int64_t d = rank - count; d < rank; ++d)
+    dims->items.push_back(constVar(py::int_(d)));
+  KwArgs keep = {{"keepdim", constVar(py::bool_(true))}};
+  VarPtr mean = t.callTensorOp(c.lib, "mean", {x, dims}, keep);
+  VarPtr centered = t.binary(NB_SUBTRACT, x, mean);
+  VarPtr var =
+      t.callTensorOp(c.lib, "mean", {t.binary(NB_MULTIPLY, centered, centered), dims}, keep);
+  VarPtr denominator = t.binary(NB_ADD, var, isNone(eps) ? constVar(py::float_(1e-5)) : eps);
+  VarPtr y = t.binary(NB_MULTIPLY, centered, t.callTensorOp(c.lib, "rsqrt", {denominator}, {}));
+  if (!isNone(weight))
+    y = t.binary(NB_MULTIPLY, y, weight);
+  if (!isNone(bias))
+    y = t.binary(NB_ADD, y, bias);
+  return y;
+}
+
+/// np.stack / torch.stack as concatenate of expand_dims.
+VarPtr stack(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr seq = sequenceArg(c.take(0, {"tensors", "arrays"}), c.name);
+  VarPtr axis = c.take(1, {"axis", "dim"});
+  if (seq->items.empty() || seq->items[0]->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of non-tensors");
+  int64_t d = isNone(axis) ? 0 : intOf(axis);
+  int64_t rank = t.typeOf(seq->items[0]->value).getRank();
+  if (d < 0)
+    d += rank + 1;
+  VarPtr expanded = makeVar(VK::Tuple);
+  for (const VarPtr &item : seq->items)
+    expanded->items.push_back(
+        t.callTensorOp(c.lib, "expand_dims", {item, constVar(py::int_(d))}, {}));
+  return t.callTensorOp(c.lib, "concatenate", {expanded, constVar(py::int_(d))}, {});
+}
+
+/// F.linear(x, weight, bias): dyn.linear.
+VarPtr linear(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0), w = c.tensorArg(1);
+  VarPtr bias = c.take(2, {"bias"});
+  if (isNone(bias))
+    return c.result(t.create<dyn::LinearOp>({x->value, w->value}));
+  return c.result(t.create<dyn::LinearOp>({x->value, w->value, bias->value}));
+}
+
+/// F.dropout in eval mode (training=False) is the identity.
+VarPtr dropout(LibraryCall &c) {
+  VarPtr training = c.take(2, {"training"});
+  // F.dropout's default is training=True: random masks are not traced.
+  if (isNone(training) || training->kind != VK::Const || training->obj.cast<bool>())
+    breakTrace(dyn::BreakKind::unsupported_call, "dropout in training mode draws random masks");
+  return c.tensorArg(0);
+}
+
+} // namespace
+
+std::vector<LibraryFunction> dynamir::frontend::decomposedFunctions() {
+  std::vector<LibraryFunction> functions = {
+      {"clip", clip},    {"clamp", clip},    {"square", square},   {"var", variance},
+      {"std", variance}, {"silu", silu},     {"gelu", gelu},       {"layer_norm", layerNorm},
+      {"stack", stack},  {"linear", linear}, {"dropout", dropout},
+  };
+  return functions;
+}

@@ -1,0 +1,239 @@
+//===- Guards.cpp - Guards and inputs of the trace ------------------------===//
+//
+// Every assumption the trace makes about a real object is guarded where it is made, with the
+// Dynamo-style source the object was read from (`L['x']`, `G['np']`, `L['self'].linear.weight`).
+// `wrap` turns a real Python object into a `Var`; arrays and tensors become function arguments
+// with a tensor guard (`tensorInput`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+//===----------------------------------------------------------------------===//
+// Guards
+//===----------------------------------------------------------------------===//
+
+/// Guards go to the top of the function in the order the trace made its assumptions.
+void Tracer::setGuardInsertionPoint() {
+  auto it = entry->begin();
+  while (it != entry->end() && isa<dyn::GuardOpInterface>(*it))
+    ++it;
+  b.setInsertionPoint(entry, it);
+}
+
+void Tracer::guardOnce(const std::string &key, llvm::function_ref<void()> emit) {
+  if (!guardKeys.insert(key).second)
+    return;
+  OpBuilder::InsertionGuard g(b);
+  setGuardInsertionPoint();
+  emit();
+}
+
+void Tracer::guardId(const std::string &source, py::handle obj) {
+  if (source.empty())
+    return;
+  guardOnce("id:" + source, [&] {
+    std::string description = py::repr(obj);
+    if (description.size() > 60)
+      description = description.substr(0, 57) + "...";
+    dyn::IdMatchGuardOp::create(b, b.getUnknownLoc(), source,
+                                static_cast<int64_t>(reinterpret_cast<intptr_t>(obj.ptr())),
+                                b.getStringAttr(description));
+  });
+}
+
+void Tracer::guardType(const std::string &source, py::handle obj) {
+  if (source.empty())
+    return;
+  guardOnce("type:" + source,
+            [&] { dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, typeName(obj)); });
+}
+
+void Tracer::guardValue(const std::string &source, py::handle obj) {
+  if (source.empty())
+    return;
+  // A subclass of a builtin scalar (numpy.float64 is a float) keeps its exact type too.
+  if (!obj.is_none() && !PyBool_Check(obj.ptr()) && !PyLong_CheckExact(obj.ptr()) &&
+      !PyFloat_CheckExact(obj.ptr()) && !PyUnicode_CheckExact(obj.ptr()))
+    guardType(source, obj);
+  Attribute value;
+  if (obj.is_none())
+    value = UnitAttr::get(ctx);
+  else if (PyBool_Check(obj.ptr()))
+    value = b.getBoolAttr(obj.cast<bool>());
+  else if (PyLong_Check(obj.ptr()))
+    value = b.getI64IntegerAttr(obj.cast<int64_t>());
+  else if (PyFloat_Check(obj.ptr()))
+    value = b.getF64FloatAttr(obj.cast<double>());
+  else if (PyUnicode_Check(obj.ptr()))
+    value = b.getStringAttr(obj.cast<std::string>());
+  if (!value)
+    return guardId(source, obj);
+  guardOnce("value:" + source,
+            [&] { dyn::ValueEqGuardOp::create(b, b.getUnknownLoc(), source, value); });
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Arrays and tensors the tracer models: exactly numpy.ndarray, torch.Tensor or
+/// nn.Parameter, and dynamir.cuda.Array. Subclasses (np.matrix, masked arrays, tensor
+/// subclasses) override operators and are opaque.
+bool Tracer::isTensorObject(py::handle obj) {
+  py::handle type = py::type::handle_of(obj);
+  return (numpy && type.is(numpy.attr("ndarray"))) ||
+         (torch && (type.is(torch.attr("Tensor")) || type.is(torchNN.attr("Parameter")))) ||
+         isDeviceArray(obj);
+}
+
+/// dynamir.cuda.Array: data on the GPU, numpy semantics.
+bool Tracer::isDeviceArray(py::handle obj) {
+  py::handle type = py::type::handle_of(obj);
+  return py::str(type.attr("__name__")).cast<std::string>() == "DeviceArray" &&
+         py::str(type.attr("__module__")).cast<std::string>() == "_dynamir";
+}
+
+/// A real array or tensor becomes a function argument (once per source) and a guard.
+VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
+  if (source.empty())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "an array or tensor the host cannot read back (" + typeName(obj) + ")");
+  auto it = inputsBySource.find(source);
+  if (it != inputsBySource.end())
+    return it->second;
+  bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
+  if (isTorch) {
+    // Graphs compute no gradients: a tensor that would record them runs eagerly, never
+    // silently detached. (The runtime's tensor guard re-checks this on every call.)
+    if (obj.attr("requires_grad").cast<bool>() && torch.attr("is_grad_enabled")().cast<bool>())
+      throw EagerOnly{source + " requires grad and autograd is enabled: graphs do not "
+                               "compute gradients yet"};
+    std::string device = py::str(obj.attr("device").attr("type"));
+    if (device != "cpu")
+      throw EagerOnly{source + " is on device '" + device + "'"};
+    if (obj.attr("layout").not_equal(torch.attr("strided")) ||
+        obj.attr("is_quantized").cast<bool>() || obj.attr("is_conj")().cast<bool>() ||
+        obj.attr("is_neg")().cast<bool>())
+      throw EagerOnly{source + " is not a plain strided tensor"};
+  }
+  Type element = dtypeToType(obj.attr("dtype"));
+  if (!element)
+    throw EagerOnly{source + " has unsupported dtype " + std::string(py::str(obj.attr("dtype")))};
+  SmallVector<int64_t> shape;
+  for (py::handle d : obj.attr("shape"))
+    shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
+  auto type = RankedTensorType::get(shape, element);
+  Value arg = entry->addArgument(type, b.getUnknownLoc());
+  // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
+  bool contiguous = isTorch || isDeviceArray(obj)
+                        ? obj.attr("is_contiguous")().cast<bool>()
+                        : numpy && py::isinstance(obj, numpy.attr("ndarray")) &&
+                              obj.attr("flags").attr("c_contiguous").cast<bool>();
+  {
+    OpBuilder::InsertionGuard g(b);
+    setGuardInsertionPoint();
+    dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, typeName(obj), contiguous);
+  }
+  VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
+  v->source = source;
+  v->inputType = py::type::of(obj);
+  inputsBySource[source] = v;
+  return v;
+}
+
+/// The source of an item of the object at `source`; none for an object without one (a
+/// constant): the host must not read it back from anywhere.
+std::string Tracer::itemSource(const std::string &source, const std::string &key) {
+  return source.empty() ? "" : source + "[" + key + "]";
+}
+
+/// Wraps a real Python object found at `source` (argument, global, attribute).
+VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
+  if (isTensorObject(obj))
+    return tensorInput(obj, source);
+  // A numpy scalar (np.float32(2), a comparison's np.bool_) is data, like a 0-d array:
+  // strongly typed in promotion and read on the host only where the program reads it.
+  if (numpy && py::isinstance(obj, numpy.attr("generic"))) {
+    VarPtr v = tensorInput(obj, source);
+    v->scalar = true;
+    return v;
+  }
+  if (obj.is_none() || PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) ||
+      PyFloat_Check(obj.ptr()) || PyUnicode_Check(obj.ptr())) {
+    if (guard)
+      guardValue(source, obj);
+    return constVar(py::reinterpret_borrow<py::object>(obj), source);
+  }
+  if (PyComplex_Check(obj.ptr()))
+    throw EagerOnly{source + " is a complex number: complex values are not supported"};
+  if (PyTuple_CheckExact(obj.ptr()) || PyList_CheckExact(obj.ptr())) {
+    VarPtr v = makeVar(PyTuple_Check(obj.ptr()) ? VK::Tuple : VK::List);
+    v->source = source;
+    if (guard && !source.empty())
+      guardOnce("len:" + source, [&] {
+        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, static_cast<int64_t>(py::len(obj)));
+      });
+    size_t i = 0;
+    for (py::handle item : obj)
+      v->items.push_back(wrap(item, itemSource(source, std::to_string(i++)), guard));
+    return v;
+  }
+  if (PyDict_CheckExact(obj.ptr())) {
+    VarPtr v = makeVar(VK::Dict);
+    v->source = source;
+    if (guard && !source.empty()) {
+      guardType(source, obj);
+      guardOnce("len:" + source, [&] {
+        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, static_cast<int64_t>(py::len(obj)));
+      });
+    }
+    for (auto [key, value] : py::reinterpret_borrow<py::dict>(obj)) {
+      if (!PyUnicode_Check(key.ptr()) && !PyLong_Check(key.ptr()))
+        throw EagerOnly{source + " has a key that is not a str or int"};
+      v->keys.push_back(py::reinterpret_borrow<py::object>(key));
+      v->items.push_back(wrap(value, itemSource(source, py::repr(key)), guard));
+    }
+    return v;
+  }
+  if (torch && py::isinstance(obj, torchNN.attr("Module"))) {
+    VarPtr v = makeVar(VK::NNModule);
+    v->obj = py::reinterpret_borrow<py::object>(obj);
+    v->source = source;
+    if (guard)
+      guardType(source, obj);
+    return v;
+  }
+  if (PyFunction_Check(obj.ptr())) {
+    VarPtr v = makeVar(VK::Function);
+    v->obj = py::reinterpret_borrow<py::object>(obj);
+    v->source = source;
+    if (guard)
+      guardId(source, obj);
+    return v;
+  }
+  if (numpy && py::isinstance(obj, numpy.attr("dtype"))) {
+    return constVar(py::reinterpret_borrow<py::object>(obj), source);
+  }
+  if (numpy && py::isinstance(obj, numpy.attr("ndarray")))
+    throw EagerOnly{source + " is a " + typeName(obj) +
+                    ": ndarray subclasses (masked arrays, np.matrix) have their own semantics"};
+  if (torch && py::isinstance(obj, torch.attr("Tensor")))
+    throw EagerOnly{source + " is a " + typeName(obj) + ", a torch.Tensor subclass"};
+  VarPtr v = makeVar(VK::Object);
+  v->obj = py::reinterpret_borrow<py::object>(obj);
+  v->source = source;
+  // A tuple subclass (a namedtuple) is a value, not an identity: its type and length are
+  // guarded, and its fields are read through attributes with their own sources and guards.
+  if (guard && PyTuple_Check(obj.ptr())) {
+    guardType(source, obj);
+    return v;
+  }
+  if (guard)
+    guardId(source, obj);
+  return v;
+}

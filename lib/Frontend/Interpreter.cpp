@@ -1,0 +1,513 @@
+//===- Interpreter.cpp - The interpreter loop -----------------------------===//
+//
+// `runFrame` steps through a frame's decoded instructions; `step` is one case per bytecode (see
+// Bytecode.h for the version-neutral form). Versions differ only where the semantics do: where a
+// call's NULL goes, 3.13's CALL_KW, END_FOR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+/// The keyword names 3.13's CALL_KW finds on the stack: a constant tuple of strings, which
+/// LOAD_CONST wrapped item by item.
+py::tuple keywordNames(const VarPtr &names) {
+  py::list keys;
+  for (const VarPtr &k : names->items)
+    keys.append(k->obj);
+  return py::tuple(keys);
+}
+} // namespace
+
+Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
+  if (logs_.contains("bytecode") && pc == 0) {
+    llvm::errs() << "[dynamir bytecode] " << f.code->name << " (" << f.code->filename << ")\n";
+    for (const Instr &in : f.code->instrs)
+      llvm::errs() << "  " << in.offset << " " << opcodeName(in.op) << " " << in.arg << "  (line "
+                   << in.line << ")\n";
+  }
+  while (true) {
+    if (pc >= f.code->instrs.size())
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "fell off the end of the bytecode");
+    const Instr &in = f.code->instrs[pc];
+    if (stopAt >= 0 && in.offset == stopAt)
+      return {Outcome::ReachedStop, nullptr, 0};
+    if (++steps > kMaxSteps)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "trace exceeded " + std::to_string(kMaxSteps) + " instructions");
+    current = f.code;
+    currentInstr = in;
+    // The host resumes in the traced frame, outside any branch being traced: only that state
+    // may be handed over at a break (values inside a discarded branch no longer exist).
+    if (f.depth == 0 && branchDepth == 0) {
+      topInstr = in;
+      topStack = f.stack;
+    }
+    logInstr(f, in);
+    std::optional<Outcome> out;
+    try {
+      try {
+        step(f, pc, in, stopAt, out);
+      } catch (py::error_already_set &e) {
+        // A Python-level error while modelling the instruction (a bad attribute, an argument
+        // of the wrong type): the host runs it for real and reports it as eager Python would.
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   std::string("Python raised while tracing: ") + e.what());
+      } catch (std::exception &e) {
+        // Any other failure of the tracer itself (a pybind11 cast of an unexpected value, an
+        // index out of range, an LLVM fatal error): the instruction is not modelled, so it
+        // runs for real. Never an approximation, never an error the eager program lacks.
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   std::string("the tracer cannot model this instruction: ") + e.what());
+      }
+    } catch (Break &brk) {
+      if (brk.depth < 0)
+        brk.depth = static_cast<int>(f.depth);
+      throw;
+    }
+    if (out)
+      return *out;
+  }
+}
+
+void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
+                  std::optional<Outcome> &out) {
+  auto jumpTo = [&](int64_t target) {
+    if (stopAt >= 0 && target > stopAt) {
+      out = Outcome{Outcome::JumpedPast, nullptr, target};
+      return;
+    }
+    auto it = f.code->indexOf.find(target);
+    if (it == f.code->indexOf.end())
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "jump to an offset that is not an instruction");
+    pc = it->second;
+  };
+  // Inside a data-dependent branch a back edge to before the branch is a loop whose trip count
+  // depends on data.
+  if (in.target >= 0 && in.target <= in.offset && branchDepth && stopAt >= 0 &&
+      in.target < branchStart)
+    breakTrace(dyn::BreakKind::data_dependent_loop, "loop whose exit depends on a tensor value");
+  // A NULL for a call goes before the callable up to 3.12, after it from 3.13.
+  auto pushWithNull = [&](VarPtr v) {
+    if (kPythonMinor < 13)
+      f.stack.push_back(makeVar(VK::Null));
+    f.stack.push_back(std::move(v));
+    if (kPythonMinor >= 13)
+      f.stack.push_back(makeVar(VK::Null));
+  };
+  auto loadLocal = [&](int index) {
+    VarPtr v = f.locals.at(index);
+    if (!v)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "local '" + f.code->localNames[index] + "' referenced before assignment");
+    f.stack.push_back(v);
+  };
+  // A comprehension's variable saved by LOAD_FAST_AND_CLEAR may be NULL (unbound).
+  auto storeLocal = [&](int index) {
+    VarPtr v = f.pop();
+    f.locals.at(index) = v->kind == VK::Null ? nullptr : v;
+  };
+  size_t next = pc + 1;
+  switch (in.op) {
+  case NOP:
+  case RESUME:
+  case PRECALL:
+  case MAKE_CELL:
+  case COPY_FREE_VARS: // the frame set up its closure slots when it was created
+  case CACHE:
+    break;
+  case TO_BOOL: {
+    // The jump or `not` after it takes the value's truth as it would have.
+    VarPtr &top = f.peek();
+    if (top->kind == VK::Const) {
+      int truth = PyObject_IsTrue(top->obj.ptr());
+      if (truth < 0)
+        throw py::error_already_set();
+      top = constVar(py::bool_(truth == 1));
+    }
+    break;
+  }
+  case POP_TOP:
+    f.pop();
+    break;
+  case END_FOR: // 3.12 pops the iterator and its last value, 3.13 the value (POP_TOP follows)
+    f.popN(kPythonMinor >= 13 ? 1 : 2);
+    break;
+  case PUSH_NULL:
+    f.stack.push_back(makeVar(VK::Null));
+    break;
+  case COPY:
+    f.stack.push_back(f.peek(in.arg));
+    break;
+  case SWAP:
+    std::swap(f.peek(1), f.peek(in.arg));
+    break;
+  case LOAD_CONST: {
+    py::tuple consts = f.code->object.attr("co_consts");
+    f.stack.push_back(wrap(consts[in.arg], "", /*guard=*/false));
+    break;
+  }
+  case LOAD_FAST:
+  case LOAD_FAST_CHECK:
+  case LOAD_DEREF:
+  case LOAD_CLOSURE:
+    loadLocal(in.arg);
+    break;
+  case LOAD_FAST_LOAD_FAST: // two 4-bit local indices
+    loadLocal(in.arg >> 4);
+    loadLocal(in.arg & 15);
+    break;
+  case LOAD_FAST_AND_CLEAR: {
+    VarPtr &local = f.locals.at(in.arg);
+    f.stack.push_back(local ? local : makeVar(VK::Null));
+    local = nullptr;
+    break;
+  }
+  case STORE_FAST:
+  case STORE_DEREF:
+    storeLocal(in.arg);
+    break;
+  case STORE_FAST_LOAD_FAST:
+    storeLocal(in.arg >> 4);
+    loadLocal(in.arg & 15);
+    break;
+  case STORE_FAST_STORE_FAST:
+    storeLocal(in.arg >> 4);
+    storeLocal(in.arg & 15);
+    break;
+  case DELETE_FAST:
+    f.locals.at(in.arg) = nullptr;
+    break;
+  case LOAD_GLOBAL: {
+    py::tuple names = f.code->object.attr("co_names");
+    std::string name = py::str(names[in.arg]);
+    std::string source = itemSource(f.globalsSource, "'" + name + "'");
+    VarPtr value;
+    if (f.globals.contains(name))
+      value = wrap(f.globals[name.c_str()], source);
+    else if (f.builtins.contains(name))
+      value = wrap(f.builtins[name.c_str()], "", /*guard=*/false);
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "name '" + name + "' is not defined");
+    if (in.pushesNull)
+      pushWithNull(value);
+    else
+      f.stack.push_back(value);
+    break;
+  }
+  case LOAD_ATTR:
+  case LOAD_METHOD: {
+    py::tuple names = f.code->object.attr("co_names");
+    VarPtr obj = f.pop();
+    VarPtr attr = getAttr(obj, py::str(names[in.arg]));
+    // A method is modelled bound, with NULL for the self CPython would push.
+    if (in.op == LOAD_METHOD)
+      pushWithNull(attr);
+    else
+      f.stack.push_back(attr);
+    break;
+  }
+  case STORE_ATTR:
+  case STORE_SUBSCR:
+  case STORE_SLICE:
+  case STORE_GLOBAL:
+    breakTrace(dyn::BreakKind::side_effect,
+               std::string(opcodeName(in.op)) + " mutates an object outside the trace");
+  case KW_NAMES: {
+    py::tuple consts = f.code->object.attr("co_consts");
+    f.kwNames = consts[in.arg];
+    break;
+  }
+  case CALL_KW: // 3.13: the keyword names are a constant tuple on top of the arguments
+    f.kwNames = keywordNames(f.pop());
+    [[fallthrough]];
+  case CALL: {
+    size_t nargs = in.arg;
+    std::vector<VarPtr> args = f.popN(nargs);
+    VarPtr second = f.pop(), first = f.pop();
+    // Up to 3.12 [NULL, callable, args...] or [callable, self, args...]; from 3.13
+    // [callable, NULL or self, args...].
+    VarPtr callee = kPythonMinor >= 13 || first->kind != VK::Null ? first : second;
+    VarPtr self = callee == first ? second : nullptr;
+    if (self && self->kind != VK::Null)
+      args.insert(args.begin(), self);
+    KwArgs kwargs;
+    size_t nkw = f.kwNames ? f.kwNames.size() : 0;
+    for (size_t i = 0; i < nkw; ++i)
+      kwargs.emplace_back(py::str(f.kwNames[i]), args[args.size() - nkw + i]);
+    args.resize(args.size() - nkw);
+    f.kwNames = py::tuple();
+    f.stack.push_back(call(f, callee, std::move(args), std::move(kwargs)));
+    break;
+  }
+  case BINARY_OP: {
+    VarPtr y = f.pop(), x = f.pop();
+    // numpy scalars are immutable: `s += 1` rebinds s, as `s = s + 1` does.
+    bool inPlace = in.arg >= 13 && ((x->kind == VK::Tensor && !x->scalar) || x->kind == VK::List);
+    f.stack.push_back(inPlace ? updateInPlace(in.arg, x, y) : binary(in.arg, x, y));
+    break;
+  }
+  case COMPARE_OP: {
+    VarPtr y = f.pop(), x = f.pop();
+    f.stack.push_back(compare(in.arg, x, y));
+    break;
+  }
+  case UNARY_NEGATIVE: {
+    VarPtr x = f.pop();
+    if (x->kind == VK::Const)
+      f.stack.push_back(constVar(-x->obj));
+    else if (x->kind == VK::Tensor && elementTypeOf(x->value).isInteger(1))
+      breakTrace(dyn::BreakKind::unsupported_call, "negation of booleans raises");
+    else if (x->kind == VK::Tensor)
+      f.stack.push_back(ufuncResult(dyn::NegOp::create(b, loc(), x->value), x->lib));
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "negation of " + describe(x));
+    break;
+  }
+  case UNARY_NOT: {
+    VarPtr x = f.pop();
+    if (x->kind != VK::Const)
+      breakTrace(dyn::BreakKind::data_dependent_value, "`not` of a non-constant value");
+    int truth = PyObject_IsTrue(x->obj.ptr());
+    if (truth < 0)
+      throw py::error_already_set();
+    f.stack.push_back(constVar(py::bool_(truth == 0)));
+    break;
+  }
+  case UNARY_INVERT: {
+    VarPtr x = f.pop();
+    if (x->kind == VK::Tensor)
+      f.stack.push_back(ufuncResult(dyn::NotOp::create(b, loc(), x->value), x->lib));
+    else if (x->kind == VK::Const)
+      f.stack.push_back(constVar(~x->obj));
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "~ of " + describe(x));
+    break;
+  }
+  case BINARY_SUBSCR: {
+    VarPtr index = f.pop(), obj = f.pop();
+    f.stack.push_back(subscript(obj, index));
+    break;
+  }
+  case BUILD_SLICE:
+    f.stack.push_back(slice(f.popN(in.arg)));
+    break;
+  case BINARY_SLICE: { // 3.12: x[a:b] without BUILD_SLICE
+    VarPtr s = slice(f.popN(2)), obj = f.pop();
+    f.stack.push_back(subscript(obj, s));
+    break;
+  }
+  case BUILD_TUPLE:
+  case BUILD_LIST: {
+    VarPtr t = makeVar(in.op == BUILD_TUPLE ? VK::Tuple : VK::List);
+    t->items = f.popN(in.arg);
+    f.stack.push_back(t);
+    break;
+  }
+  case BUILD_MAP:
+  case BUILD_CONST_KEY_MAP: {
+    VarPtr d = makeVar(VK::Dict);
+    if (in.op == BUILD_CONST_KEY_MAP) {
+      VarPtr keys = f.pop(); // a constant tuple, wrapped item by item by LOAD_CONST
+      d->items = f.popN(in.arg);
+      for (const VarPtr &k : keys->items)
+        d->keys.push_back(k->obj);
+    } else {
+      std::vector<VarPtr> flat = f.popN(2 * in.arg);
+      for (size_t i = 0; i < flat.size(); i += 2) {
+        if (flat[i]->kind != VK::Const)
+          breakTrace(dyn::BreakKind::unsupported_call, "dict keys must be constants");
+        d->keys.push_back(flat[i]->obj);
+        d->items.push_back(flat[i + 1]);
+      }
+    }
+    f.stack.push_back(d);
+    break;
+  }
+  case CALL_INTRINSIC_1:
+    // 3.12 moved LIST_TO_TUPLE (6) here; UNARY_POSITIVE (5) and the rest are not modelled.
+    if (in.arg != 6)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "unsupported bytecode CALL_INTRINSIC_1 " + std::to_string(in.arg));
+    [[fallthrough]];
+  case LIST_TO_TUPLE: {
+    VarPtr l = f.pop();
+    VarPtr t = makeVar(VK::Tuple);
+    t->items = l->items;
+    f.stack.push_back(t);
+    break;
+  }
+  case LIST_APPEND: {
+    VarPtr v = f.pop();
+    mutableList(f.peek(in.arg), "LIST_APPEND")->items.push_back(v);
+    break;
+  }
+  case LIST_EXTEND: {
+    VarPtr v = f.pop();
+    VarPtr &list = mutableList(f.peek(in.arg), "LIST_EXTEND");
+    if (v->kind == VK::Const && PyTuple_Check(v->obj.ptr())) {
+      for (py::handle i : v->obj)
+        list->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+    } else if (v->kind == VK::Tuple || v->kind == VK::List) {
+      auto &items = list->items;
+      items.insert(items.end(), v->items.begin(), v->items.end());
+    } else {
+      breakTrace(dyn::BreakKind::unsupported_call, "list.extend with " + describe(v));
+    }
+    break;
+  }
+  case UNPACK_SEQUENCE: {
+    VarPtr seq = f.pop();
+    std::vector<VarPtr> items;
+    if (seq->kind == VK::Tuple || seq->kind == VK::List) {
+      items = seq->items;
+    } else if (seq->kind == VK::Const && PyTuple_Check(seq->obj.ptr())) {
+      for (py::handle i : seq->obj)
+        items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+    } else {
+      breakTrace(dyn::BreakKind::unsupported_call, "unpacking " + describe(seq));
+    }
+    if (static_cast<int>(items.size()) != in.arg)
+      breakTrace(dyn::BreakKind::unsupported_call, "unpacking a sequence of the wrong length");
+    for (auto it = items.rbegin(); it != items.rend(); ++it)
+      f.stack.push_back(*it);
+    break;
+  }
+  case GET_ITER: {
+    VarPtr seq = f.pop();
+    VarPtr it = makeVar(VK::Iterator);
+    if (seq->kind == VK::Tuple || seq->kind == VK::List)
+      it->items = seq->items;
+    else if (seq->kind == VK::Dict)
+      for (const py::object &k : seq->keys)
+        it->items.push_back(constVar(k));
+    else if (seq->kind == VK::Const &&
+             (PyTuple_Check(seq->obj.ptr()) || PyUnicode_Check(seq->obj.ptr())))
+      for (py::handle i : seq->obj)
+        it->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
+    else
+      breakTrace(dyn::BreakKind::unsupported_call, "iterating over " + describe(seq));
+    f.stack.push_back(it);
+    break;
+  }
+  case FOR_ITER: {
+    VarPtr it = f.peek();
+    if (it->kind != VK::Iterator)
+      breakTrace(dyn::BreakKind::unsupported_call, "iterating over " + describe(it));
+    if (it->iterPos < it->items.size()) {
+      f.stack.push_back(it->items[it->iterPos++]);
+    } else {
+      f.pop();
+      jumpTo(in.target);
+      return;
+    }
+    break;
+  }
+  case JUMP_FORWARD:
+  case JUMP_BACKWARD:
+  case JUMP_BACKWARD_NO_INTERRUPT:
+    jumpTo(in.target);
+    return;
+  case POP_JUMP_IF_FALSE:
+  case POP_JUMP_IF_TRUE: {
+    VarPtr cond = f.pop();
+    bool jumpIfTrue = in.op == POP_JUMP_IF_TRUE;
+    bool isForward = in.target > in.offset;
+    int64_t target = in.target;
+    if (cond->kind == VK::Tensor) {
+      if (!isForward)
+        breakTrace(dyn::BreakKind::data_dependent_loop,
+                   "loop whose exit depends on a tensor value");
+      pc = next;
+      out = branchOnTensor(f, pc, cond, jumpIfTrue, target, stopAt);
+      return;
+    }
+    bool truth;
+    if (cond->kind == VK::Const) {
+      int t = PyObject_IsTrue(cond->obj.ptr());
+      if (t < 0)
+        throw py::error_already_set();
+      truth = t == 1;
+    } else if (cond->kind == VK::Tuple || cond->kind == VK::List || cond->kind == VK::Dict) {
+      truth = !cond->items.empty();
+    } else if (cond->kind == VK::Null || cond->kind == VK::Iterator || cond->kind == VK::Slice) {
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "truth value of " + describe(cond));
+    } else {
+      // Objects are truthy unless their class says otherwise (__bool__ / __len__), which
+      // would run user code on a value the guards do not pin.
+      py::handle type = cond->obj ? py::type::handle_of(cond->obj) : py::handle();
+      if (!type || py::hasattr(type, "__bool__") || py::hasattr(type, "__len__"))
+        breakTrace(dyn::BreakKind::unsupported_call, "truth value of " + describe(cond));
+      truth = true;
+    }
+    if (truth == jumpIfTrue) {
+      jumpTo(target);
+      return;
+    }
+    break;
+  }
+  case POP_JUMP_IF_NONE:
+  case POP_JUMP_IF_NOT_NONE: {
+    VarPtr cond = f.pop();
+    bool none = cond->kind == VK::Const && cond->obj.is_none();
+    if (none == (in.op == POP_JUMP_IF_NONE)) {
+      jumpTo(in.target);
+      return;
+    }
+    break;
+  }
+  case IS_OP: {
+    VarPtr y = f.pop(), x = f.pop();
+    bool same = x == y || (x->kind == VK::Const && y->kind == VK::Const && x->obj.is(y->obj)) ||
+                ((x->kind == VK::Object || x->kind == VK::NNModule) && x->kind == y->kind &&
+                 x->obj.is(y->obj));
+    bool tensorVsNone = (x->kind == VK::Tensor && y->kind == VK::Const && y->obj.is_none()) ||
+                        (y->kind == VK::Tensor && x->kind == VK::Const && x->obj.is_none());
+    if (!same && !tensorVsNone && (x->kind != VK::Const || y->kind != VK::Const))
+      breakTrace(dyn::BreakKind::unsupported_call, "`is` between non-constant objects");
+    f.stack.push_back(constVar(py::bool_(same != (in.arg == 1))));
+    break;
+  }
+  case CONTAINS_OP: {
+    VarPtr container = f.pop(), item = f.pop();
+    if (container->kind != VK::Const || item->kind != VK::Const)
+      breakTrace(dyn::BreakKind::unsupported_call, "`in` on non-constant values");
+    int has = PySequence_Contains(container->obj.ptr(), item->obj.ptr());
+    if (has < 0)
+      throw py::error_already_set();
+    f.stack.push_back(constVar(py::bool_((has == 1) != (in.arg == 1))));
+    break;
+  }
+  case RETURN_VALUE:
+    out = Outcome{Outcome::Return, f.pop(), 0};
+    return;
+  case RETURN_CONST: {
+    py::tuple consts = f.code->object.attr("co_consts");
+    out = Outcome{Outcome::Return, wrap(consts[in.arg], "", /*guard=*/false), 0};
+    return;
+  }
+  case RETURN_GENERATOR:
+  case YIELD_VALUE:
+    throw EagerOnly{"generator functions are not traced"};
+  case PUSH_EXC_INFO:
+  case CHECK_EXC_MATCH:
+  case RERAISE:
+  case POP_EXCEPT:
+  case RAISE_VARARGS:
+  case BEFORE_WITH:
+  case WITH_EXCEPT_START:
+    breakTrace(dyn::BreakKind::unsupported_bytecode,
+               std::string(opcodeName(in.op)) + ": exceptions and with-blocks are not traced");
+  default:
+    breakTrace(dyn::BreakKind::unsupported_bytecode,
+               std::string("unsupported bytecode ") + opcodeName(in.op));
+  }
+  pc = next;
+}

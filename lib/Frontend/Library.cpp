@@ -1,0 +1,160 @@
+//===- Library.cpp - numpy and torch functions on fake tensors ------------===//
+//
+// Tracer::callTensorOp, which every call of a numpy or torch function or tensor method goes
+// through, and the table of the functions the family files model (Library.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Library.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <cassert>
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+//===----------------------------------------------------------------------===//
+// Arguments
+//===----------------------------------------------------------------------===//
+
+namespace dynamir::frontend {
+
+VarPtr takeArg(std::vector<VarPtr> &args, KwArgs &kwargs, size_t position,
+               llvm::ArrayRef<const char *> names) {
+  for (auto it = kwargs.begin(); it != kwargs.end(); ++it)
+    for (const char *n : names)
+      if (it->first == n) {
+        VarPtr v = it->second;
+        kwargs.erase(it);
+        return v;
+      }
+  if (position < args.size())
+    return args[position];
+  return nullptr;
+}
+
+int64_t intOf(const VarPtr &v) {
+  if (!v || v->kind != VK::Const || !PyLong_Check(v->obj.ptr()))
+    breakTrace(dyn::BreakKind::unsupported_call, "expected a Python int argument");
+  return v->obj.cast<int64_t>();
+}
+
+bool isNone(const VarPtr &v) { return !v || (v->kind == VK::Const && v->obj.is_none()); }
+
+py::handle constant(const VarPtr &v, const std::string &what) {
+  if (!v || v->kind != VK::Const)
+    breakTrace(dyn::BreakKind::unsupported_call, what + " must be a Python constant");
+  return v->obj;
+}
+
+VarPtr sequenceArg(const VarPtr &v, const std::string &name) {
+  if (!v || (v->kind != VK::Tuple && v->kind != VK::List))
+    breakTrace(dyn::BreakKind::unsupported_call, name + " expects a tuple or list of arrays");
+  return v;
+}
+
+SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank) {
+  SmallVector<int64_t> dims;
+  auto add = [&](int64_t d) {
+    if (d < -rank || d >= rank)
+      breakTrace(dyn::BreakKind::unsupported_call, "axis " + std::to_string(d) +
+                                                       " is out of bounds for rank " +
+                                                       std::to_string(rank));
+    dims.push_back(d < 0 ? d + rank : d);
+  };
+  if (v->kind == VK::Tuple || v->kind == VK::List)
+    for (const VarPtr &i : v->items)
+      add(intOf(i));
+  else
+    add(intOf(v));
+  return dims;
+}
+
+int64_t singleDim(const VarPtr &v, int64_t rank) {
+  if (!v || v->kind != VK::Const)
+    breakTrace(dyn::BreakKind::unsupported_call, "expected a single dimension");
+  return dimsOf(v, rank).front();
+}
+
+} // namespace dynamir::frontend
+
+VarPtr LibraryCall::tensorArg(size_t i) const {
+  if (i >= args.size() || args[i]->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               name + ": argument " + std::to_string(i) + " must be an array or tensor");
+  return args[i];
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// item(), tolist(), numpy() and bool() read the tensor's value on the host.
+VarPtr hostValue(LibraryCall &c) {
+  breakTrace(dyn::BreakKind::data_dependent_value,
+             c.name + "() needs the tensor's real value on the host");
+}
+
+/// Every function the tracer models, by name.
+const llvm::StringMap<LibraryHandler> &libraryFunctions() {
+  static const llvm::StringMap<LibraryHandler> table = [] {
+    llvm::StringMap<LibraryHandler> all;
+    std::vector<LibraryFunction> host = {
+        {"item", hostValue}, {"tolist", hostValue}, {"numpy", hostValue}, {"__bool__", hostValue}};
+    for (const std::vector<LibraryFunction> &family :
+         {host, elementwiseFunctions(), reductionFunctions(), shapeFunctions(),
+          constructorFunctions(), decomposedFunctions()})
+      for (const LibraryFunction &function : family) {
+        bool added = all.try_emplace(function.name, function.handler).second;
+        assert(added && "a library function is listed by two handlers");
+        (void)added;
+      }
+    return all;
+  }();
+  return table;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args,
+                            KwArgs kwargs) {
+  // torch functions take tensors only (numpy's take anything with __array__).
+  if (lib == Lib::Torch)
+    for (const VarPtr &a : args)
+      if (a->kind == VK::Tensor && a->lib == Lib::Numpy)
+        breakTrace(dyn::BreakKind::unsupported_call, "torch." + name + " of a numpy array");
+  bool scalarInput =
+      lib == Lib::Numpy && !args.empty() && args[0]->kind == VK::Tensor && args[0]->scalar;
+  VarPtr r = callLibrary(lib, name, args, kwargs);
+  // np.transpose(s), np.reshape(s, ()), np.squeeze(s) of a numpy scalar call its method,
+  // which returns a scalar.
+  static const llvm::StringSet<> scalarMethods = {"transpose", "reshape", "squeeze"};
+  if (scalarInput && scalarMethods.contains(name) && r->kind == VK::Tensor &&
+      typeOf(r->value).getRank() == 0)
+    r->scalar = true;
+  // Each handler takes the keyword arguments it models; one it left (out=, where=, dtype= of
+  // a function that does not take it here, ...) would be silently ignored: it runs for real.
+  if (!kwargs.empty())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "keyword argument '" + kwargs.front().first + "' of " + name + " is not modelled");
+  return r;
+}
+
+VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args,
+                           KwArgs &kwargs) {
+  const llvm::StringMap<LibraryHandler> &functions = libraryFunctions();
+  if (auto it = functions.find(name); it != functions.end()) {
+    LibraryCall call{*this, lib, name, args, kwargs, loc()};
+    if (VarPtr r = it->second(call))
+      return r;
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, std::string(lib == Lib::Numpy ? "numpy" : "torch") +
+                                                   " function '" + name +
+                                                   "' is not supported by the tracer");
+}

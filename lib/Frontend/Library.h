@@ -1,0 +1,108 @@
+//===- Library.h - numpy and torch functions on fake tensors ---*- C++ -*-===//
+//
+// A call of a numpy, torch or torch.nn.functional function (np.sin, torch.max, F.gelu) or of an
+// array or tensor method (x.sum(), t.view(...)) is modelled by its name: Tracer::callLibrary
+// (Library.cpp) looks the name up in one table, merged from the tables of the family files,
+// and runs its handler, which emits dyn ops or breaks. A name no table lists is a break that
+// names the function.
+//
+//   LibraryElementwise.cpp   functions of one float argument (a table of their ops), abs,
+//                            negation, relu; the binary functions (a table of Python's
+//                            operators), maximum, minimum, where; casts and copies
+//   LibraryReductions.cpp    sum, mean, prod, max, min, argmax, ..., softmax
+//   LibraryShapes.cpp        size, reshape/view, transpose/permute, expand_dims, squeeze, concat
+//   LibraryConstructors.cpp  zeros, ones, full (and their *_like forms), arange
+//   Decompositions.cpp       functions made of other calls (var, std, gelu, silu, layer_norm,
+//                            clip, square, stack), linear and dropout
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_LIB_FRONTEND_LIBRARY_H
+#define DYNAMIR_LIB_FRONTEND_LIBRARY_H
+
+#include "TracerImpl.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace dynamir::frontend {
+
+//===----------------------------------------------------------------------===//
+// Arguments
+//===----------------------------------------------------------------------===//
+
+/// The argument passed by one of the keyword `names` (taken out of `kwargs`), else the
+/// positional one at `position`, else null.
+VarPtr takeArg(std::vector<VarPtr> &args, KwArgs &kwargs, size_t position,
+               llvm::ArrayRef<const char *> names);
+
+/// A Python int argument; anything else is a break.
+int64_t intOf(const VarPtr &v);
+
+/// An argument that was not passed or is None.
+bool isNone(const VarPtr &v);
+
+/// The Python constant an argument must be (a fill value, a flag); anything else runs for real.
+py::handle constant(const VarPtr &v, const std::string &what);
+
+/// A tuple or list of arrays passed to `name` (concatenate, stack).
+VarPtr sequenceArg(const VarPtr &v, const std::string &name);
+
+/// An int or a tuple/list of ints as normalized dimensions of a rank-`rank` tensor.
+SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank);
+
+/// One dimension (an int) of a rank-`rank` tensor, normalized.
+int64_t singleDim(const VarPtr &v, int64_t rank);
+
+//===----------------------------------------------------------------------===//
+// Handlers
+//===----------------------------------------------------------------------===//
+
+/// One call of a library function, as its handler sees it.
+struct LibraryCall {
+  Tracer &t;
+  Lib lib;
+  const std::string &name;
+  /// The positional arguments; for a method, the array or tensor is the first.
+  std::vector<VarPtr> &args;
+  /// The keyword arguments: a handler takes out those it models (`take`); one left over is a
+  /// break (Tracer::callTensorOp).
+  KwArgs &kwargs;
+  /// Where the call is in the traced program: every op the handler creates gets it.
+  Location loc;
+
+  /// Positional argument `i`, which must be an array or tensor.
+  VarPtr tensorArg(size_t i) const;
+  /// The argument passed as one of the keywords `names`, else at `position`, else null.
+  VarPtr take(size_t position, llvm::ArrayRef<const char *> names) const {
+    return takeArg(args, kwargs, position, names);
+  }
+  /// An array or tensor of the call's library.
+  VarPtr result(Value v) const { return t.tensorVar(v, lib); }
+  /// What a ufunc or reduction returns: a numpy scalar when 0-d.
+  VarPtr ufunc(Value v) const { return t.ufuncResult(v, lib); }
+};
+
+/// Emits the ops of one call and returns its value, or breaks; returns null when the function
+/// is not modelled in this form (torch.size of a numpy array, np.add with three arguments),
+/// which is then a break naming the function.
+using LibraryHandler = VarPtr (*)(LibraryCall &c);
+
+struct LibraryFunction {
+  llvm::StringRef name;
+  LibraryHandler handler;
+};
+
+/// The functions of each family, by name; each file lists its own. A name is in one family.
+std::vector<LibraryFunction> elementwiseFunctions(); // LibraryElementwise.cpp
+std::vector<LibraryFunction> reductionFunctions();   // LibraryReductions.cpp
+std::vector<LibraryFunction> shapeFunctions();       // LibraryShapes.cpp
+std::vector<LibraryFunction> constructorFunctions(); // LibraryConstructors.cpp
+std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
+
+} // namespace dynamir::frontend
+
+#endif // DYNAMIR_LIB_FRONTEND_LIBRARY_H

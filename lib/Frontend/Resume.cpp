@@ -1,0 +1,241 @@
+//===- Resume.cpp - Resume plans ------------------------------------------===//
+//
+// At a break the graph hands its live tensors to the host, which recreates the traced frame's
+// state from them (rebuild recipes) and goes on as the resume plan says: step, jump, eager or
+// restart (see Tracer::resumePlan and python-bindings/dynamir/resume.py).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+/// A value of the frame state the host cannot recreate at run time.
+struct NotRebuildable {
+  std::string what;
+};
+
+/// For a conditional jump: where execution continues when the popped value is true and when
+/// it is false.
+std::optional<std::pair<int64_t, int64_t>> jumpTargets(const Instr &in) {
+  switch (in.op) {
+  case POP_JUMP_IF_TRUE:
+    return std::make_pair(in.target, in.next);
+  case POP_JUMP_IF_FALSE:
+    return std::make_pair(in.next, in.target);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// How many stack values an instruction the host can run on its own consumes, or -1 when it
+/// cannot run in isolation (it reads locals, jumps, returns or pushes NULL).
+int stepConsumes(const Instr &in) {
+  switch (in.op) {
+  case CALL:
+    return in.arg + 2;
+  case CALL_KW:
+    return in.arg + 3;
+  case BINARY_SLICE:
+    return 3;
+  case STORE_SLICE:
+    return 4;
+  case BINARY_OP:
+  case BINARY_SUBSCR:
+  case COMPARE_OP:
+  case IS_OP:
+  case CONTAINS_OP:
+  case STORE_ATTR:
+  case DELETE_SUBSCR:
+    return 2;
+  case STORE_SUBSCR:
+    return 3;
+  case UNARY_POSITIVE:
+  case UNARY_NEGATIVE:
+  case UNARY_NOT:
+  case UNARY_INVERT:
+  case GET_ITER:
+  case LOAD_ATTR:
+  case UNPACK_SEQUENCE:
+  case STORE_GLOBAL:
+    return 1;
+  case FORMAT_VALUE:
+    return (in.arg & 0x04) ? 2 : 1;
+  case CONVERT_VALUE:
+  case FORMAT_SIMPLE:
+    return 1;
+  case FORMAT_WITH_SPEC:
+    return 2;
+  case BUILD_STRING:
+    return in.arg;
+  default:
+    return -1;
+  }
+}
+} // namespace
+
+/// How the host recreates one value of the frame state from the break's live tensors, the
+/// frame's locals and globals, and constants: a nested tuple the runtime interprets.
+py::object Tracer::rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live) {
+  if (!v)
+    return py::make_tuple("unbound");
+  // One Var is one Python object: a list or array held by a local and by the stack is rebuilt
+  // once and shared ("let" names it, "ref" refers back to it).
+  if (auto it = rebuiltVars.find(v.get()); it != rebuiltVars.end())
+    return py::make_tuple("ref", it->second);
+  bool mutableObject = v->source.empty() && (v->kind == VK::Tensor || v->kind == VK::List ||
+                                             v->kind == VK::Dict || v->kind == VK::Iterator);
+  if (mutableObject) {
+    int id = static_cast<int>(rebuiltVars.size());
+    rebuiltVars[v.get()] = id;
+    py::object inner = rebuildValue(v, live);
+    return py::make_tuple("let", id, inner);
+  }
+  return rebuildValue(v, live);
+}
+
+py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
+  auto items = [&](const std::vector<VarPtr> &vars) {
+    py::list out;
+    for (const VarPtr &item : vars)
+      out.append(rebuildRecipe(item, live));
+    return out;
+  };
+  // Values with a source are read back from where the trace found them: the caller's very
+  // objects, which nothing in the trace changed (changing them is itself a break).
+  if (!v->source.empty())
+    return py::make_tuple("source", v->source);
+  switch (v->kind) {
+  case VK::Tensor: {
+    if (isa<BlockArgument>(v->value) && !v->copy) {
+      // An argument under another name (np.asarray(x)): the caller's object itself.
+      for (const auto &[source, input] : inputsBySource)
+        if (input->value == v->value)
+          return py::make_tuple("source", source);
+    }
+    if (v->eitherObject)
+      throw NotRebuildable{"a variable that is one object or another after a data-dependent "
+                           "branch (" +
+                           describe(v) + ")"};
+    // A view shares memory with its base, which an array rebuilt from the graph's result
+    // would not: in-place updates after the break would miss the base.
+    if (isView(v->value.getDefiningOp()))
+      throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
+    auto it = llvm::find(live, v->value);
+    size_t index = it - live.begin();
+    if (it == live.end())
+      live.push_back(v->value);
+    // Another Var of the same value is a copy of it (y.copy()): it gets its own array.
+    bool copy = !rebuiltValues.insert(v->value).second;
+    return py::make_tuple("live", index, v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "a", copy);
+  }
+  case VK::Const:
+    return py::make_tuple("const", v->obj);
+  case VK::Object:
+  case VK::Function:
+  case VK::NNModule:
+    if (!v->obj)
+      throw NotRebuildable{describe(v)};
+    return py::make_tuple("const", v->obj);
+  case VK::Tuple:
+    if (v->viewOf) // the real view of the very dict the host rebuilds
+      return py::make_tuple("view", rebuildRecipe(v->viewOf, live), v->name);
+    if (!v->structType.empty())
+      return py::make_tuple("typed", v->structType, items(v->items));
+    return py::make_tuple("tuple", items(v->items));
+  case VK::List:
+    return py::make_tuple("list", items(v->items));
+  case VK::Dict:
+    return py::make_tuple("dict", py::cast(v->keys), items(v->items));
+  case VK::Method:
+    return py::make_tuple("method", rebuildRecipe(v->items.at(0), live), v->name);
+  case VK::Null:
+    return py::make_tuple("null");
+  case VK::Slice:
+    return py::make_tuple("slice", items(v->items));
+  case VK::Iterator:
+    return py::make_tuple(
+        "iter", items(std::vector<VarPtr>(v->items.begin() + v->iterPos, v->items.end())));
+  }
+  throw NotRebuildable{describe(v)};
+}
+
+/// What the host does at this break so that the frame goes on in compiled code, as a dict for
+/// the runtime: the frame state before the breaking instruction (locals and stack, as rebuild
+/// recipes) and one action:
+///   step:    run the instructions [start, end) for real on the top `consume` stack values,
+///            then resume compiled at `end` (an unsupported call, print, a store, ...);
+///   jump:    pop the top value, take its truth as Python does, resume at `targets`
+///            [if true, if false] (a data-dependent branch or loop that could not stay);
+///   eager:   run the rest of the frame from `offset` eagerly;
+///   restart: run the whole frame eagerly from its start (the state cannot be recreated).
+/// Graphs are pure, so every action performs each side effect once, in program order.
+py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break &brk,
+                              SmallVectorImpl<Value> &live) {
+  py::dict plan;
+  auto restart = [&](const std::string &why) {
+    plan["action"] = "restart";
+    plan["why"] = why;
+    return plan;
+  };
+  if (py::len(code.object.attr("co_cellvars")))
+    return restart("the frame has variables captured by inner functions");
+  const Instr &in = topInstr;
+  std::vector<VarPtr> stack = topStack;
+  std::string action;
+  if (brk.depth > 0 && in.op != CALL && in.op != CALL_KW)
+    return restart("the break is inside a function called by an instruction other than CALL");
+  if (stepConsumes(in) >= 0) {
+    action = "step";
+    // A CALL runs with the PRECALL (3.11) and KW_NAMES (3.11, 3.12) before it: they set up the
+    // call. 3.13's keyword names are a value on the stack.
+    int64_t start = in.offset;
+    if (in.op == CALL) {
+      size_t index = code.indexOf.lookup(in.offset);
+      while (index > 0 &&
+             (code.instrs[index - 1].op == PRECALL || code.instrs[index - 1].op == KW_NAMES))
+        start = code.instrs[--index].offset;
+    }
+    plan["start"] = start;
+    plan["end"] = in.next;
+    plan["consume"] = stepConsumes(in);
+  } else if (auto targets = jumpTargets(in);
+             targets && !stack.empty() && stack.back()->kind == VK::Tensor) {
+    action = "jump";
+    plan["targets"] = py::make_tuple(targets->first, targets->second);
+  } else {
+    action = "eager";
+  }
+  try {
+    py::list locals, stackRecipes;
+    // A local the host cannot recreate only matters if the rest of the frame reads it, which
+    // the host knows (bytecode liveness): it is marked missing, not a reason to restart.
+    for (const VarPtr &v : stack)
+      stackRecipes.append(rebuildRecipe(v, live));
+    for (const VarPtr &v : frame.locals) {
+      auto vars = rebuiltVars;
+      auto values = rebuiltValues;
+      size_t liveCount = live.size();
+      try {
+        locals.append(rebuildRecipe(v, live));
+      } catch (NotRebuildable &missing) {
+        // Forget what the failed recipe defined: nothing may refer to it.
+        rebuiltVars = std::move(vars);
+        rebuiltValues = std::move(values);
+        live.resize(liveCount);
+        locals.append(py::make_tuple("missing", missing.what));
+      }
+    }
+    plan["locals"] = locals;
+    plan["stack"] = stackRecipes;
+  } catch (NotRebuildable &missing) {
+    live.resize(brk.predicate ? 1 : 0);
+    return restart("the host cannot recreate " + missing.what);
+  }
+  plan["action"] = action;
+  plan["offset"] = in.offset;
+  return plan;
+}

@@ -1,0 +1,296 @@
+//===- TracerImpl.h - The tracer's state, shared by its files ---*- C++ -*-===//
+//
+// The symbolic interpreter of CPython 3.11-3.13 bytecode (decoded by Bytecode.h), split by
+// concern over the files of lib/Frontend; this header is what they share. Values on the
+// abstract stack are `Var`s (Values.h): fake tensors (an SSA value whose type is the dtype and
+// shape), Python constants, containers, modules, functions and nn.Modules. Library calls on
+// fake tensors emit `dyn` ops; nothing ever runs on real data. Anything the tracer cannot
+// model raises a `Break`, which becomes a `dyn.graph_break` with its reason and line (or,
+// inside a data-dependent branch, turns the whole branch into a break).
+//
+// Where each member of `Tracer` is defined:
+//   Tracer.cpp               the traced frame: run, runModule, the entry point
+//   Values.cpp               describe, dtypes, Python types of values, contiguity
+//   Guards.cpp               guards, tensor inputs and `wrap` of real objects with sources
+//   Interpreter.cpp          the interpreter loop: runFrame and step (one case per bytecode)
+//   Calls.cpp                call, builtins, inlining of Python functions, nn.Modules
+//   Arithmetic.cpp           promotion, binary operators, comparisons, in-place updates
+//   Attributes.cpp           attributes, subscripts, slices
+//   Library.cpp              numpy and torch calls: the name -> handler table (Library.h)
+//   Library*.cpp,
+//   Decompositions.cpp       the handlers, by family
+//   Branches.cpp             data-dependent branches (dyn.if)
+//   Resume.cpp               resume plans: how the host goes on after a break
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_LIB_FRONTEND_TRACERIMPL_H
+#define DYNAMIR_LIB_FRONTEND_TRACERIMPL_H
+
+#include "Bytecode.h"
+#include "Values.h"
+
+#include "dynamir/Frontend/Tracer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+namespace dynamir::frontend {
+
+//===----------------------------------------------------------------------===//
+// The interpreter state of one frame
+//===----------------------------------------------------------------------===//
+
+struct Frame {
+  std::shared_ptr<Code> code;
+  py::dict globals;
+  py::dict builtins;
+  std::string globalsSource; // prefix for sources of globals: "G" for the traced frame
+  std::vector<VarPtr> locals;
+  std::vector<VarPtr> stack;
+  py::tuple kwNames;
+  unsigned depth = 0;
+
+  VarPtr pop() {
+    if (stack.empty())
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "abstract stack underflow");
+    VarPtr v = stack.back();
+    stack.pop_back();
+    return v;
+  }
+  std::vector<VarPtr> popN(size_t n) {
+    if (stack.size() < n)
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "abstract stack underflow");
+    std::vector<VarPtr> out(stack.end() - n, stack.end());
+    stack.resize(stack.size() - n);
+    return out;
+  }
+  VarPtr &peek(size_t i = 1) { return stack[stack.size() - i]; }
+};
+
+/// How a run of instructions ended.
+struct Outcome {
+  enum Kind { Return, ReachedStop, JumpedPast } kind;
+  VarPtr value;       // Return
+  int64_t target = 0; // JumpedPast: the forward jump target beyond the stop
+};
+
+// BINARY_OP argument values in CPython 3.11 (NB_* in opcode.h); in-place forms add 13.
+enum BinaryKind {
+  NB_ADD = 0,
+  NB_AND = 1,
+  NB_FLOOR_DIVIDE = 2,
+  NB_LSHIFT = 3,
+  NB_MATRIX_MULTIPLY = 4,
+  NB_MULTIPLY = 5,
+  NB_REMAINDER = 6,
+  NB_OR = 7,
+  NB_POWER = 8,
+  NB_RSHIFT = 9,
+  NB_SUBTRACT = 10,
+  NB_TRUE_DIVIDE = 11,
+  NB_XOR = 12
+};
+
+//===----------------------------------------------------------------------===//
+// The tracer
+//===----------------------------------------------------------------------===//
+
+/// One trace. Its members are public: the files of lib/Frontend (and the library handlers,
+/// free functions of their files) share them; nothing outside lib/Frontend sees this class.
+class Tracer {
+public:
+  Tracer(MLIRContext *ctx, const TraceOptions &options);
+
+  // --- Tracer.cpp: the traced frame ----------------------------------------------------------
+  TraceResult run(py::handle fn, py::tuple args, py::dict kwargs);
+  TraceResult runModule(py::handle module, py::tuple args, TraceResult result);
+
+  // --- IR helpers ----------------------------------------------------------------------------
+  Location loc() {
+    if (!current)
+      return b.getUnknownLoc();
+    return FileLineColLoc::get(ctx, current->filename, currentInstr.line, currentInstr.col + 1);
+  }
+  Type elementTypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
+  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+  VarPtr tensorVar(Value v, Lib lib) {
+    VarPtr t = makeVar(VK::Tensor);
+    t->value = v;
+    t->lib = lib;
+    ++varsHolding[v];
+    return t;
+  }
+
+  /// The result of a numpy ufunc or reduction: a 0-d result is a numpy scalar, as numpy
+  /// returns it (torch has no scalars).
+  VarPtr ufuncResult(Value v, Lib lib) {
+    VarPtr t = tensorVar(v, lib);
+    t->scalar = lib == Lib::Numpy && typeOf(v).getRank() == 0;
+    return t;
+  }
+
+  Value castTo(Value v, Type element) {
+    if (elementTypeOf(v) == element)
+      return v;
+    return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
+  }
+
+  Value scalarConstant(py::handle value, Type element) {
+    auto type = RankedTensorType::get({}, element);
+    Attribute attr;
+    if (isa<FloatType>(element))
+      attr = DenseElementsAttr::get(type, FloatAttr::get(element, value.cast<double>()));
+    else
+      attr = DenseElementsAttr::get(
+          type, IntegerAttr::get(element, APInt(element.getIntOrFloatBitWidth(),
+                                                value.cast<int64_t>(), /*isSigned=*/true,
+                                                /*implicitTrunc=*/true)));
+    return dyn::ConstantOp::create(b, loc(), cast<DenseElementsAttr>(attr));
+  }
+
+  /// Creates an op whose result type is inferred from its operands alone, after checking that
+  /// inference succeeds: a shape or dtype error in the traced program (`a @ b` with mismatched
+  /// sizes) becomes a graph break with the verifier's message, so the host runs it eagerly and
+  /// raises exactly what numpy or torch raises.
+  template <typename OpTy> Value create(ValueRange operands) {
+    std::string message;
+    SmallVector<Type> types;
+    LogicalResult inferred = failure();
+    {
+      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+        message = d.str();
+        return success();
+      });
+      inferred = OpTy::inferReturnTypes(ctx, loc(), operands, DictionaryAttr::get(ctx),
+                                        OpaqueProperties(nullptr), RegionRange(), types);
+    }
+    if (failed(inferred))
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 std::string(OpTy::getOperationName()) + ": " + message);
+    OperationState state(loc(), OpTy::getOperationName());
+    state.addOperands(operands);
+    state.addTypes(types);
+    return b.create(state)->getResult(0);
+  }
+
+  // --- dtypes --------------------------------------------------------------------------------
+  Type f32() { return Float32Type::get(ctx); }
+  Type f64() { return Float64Type::get(ctx); }
+  Type i64() { return IntegerType::get(ctx, 64); }
+  Type i1() { return IntegerType::get(ctx, 1); }
+
+  // --- Values.cpp: describing values, dtypes, Python types -----------------------------------
+  std::string describe(const VarPtr &v);
+  void logInstr(const Frame &f, const Instr &in);
+  Type dtypeToType(py::handle dtype);
+  py::object dtypeObject(Lib lib, Type t);
+  Type dtypeArgument(const VarPtr &v);
+  static std::string typeName(py::handle o);
+  static py::object importIfLoaded(const char *name);
+  bool isContiguous(const VarPtr &v);
+  py::object pythonType(const VarPtr &v);
+  VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
+
+  // --- Guards.cpp: guards and inputs ---------------------------------------------------------
+  void setGuardInsertionPoint();
+  void guardOnce(const std::string &key, llvm::function_ref<void()> emit);
+  void guardId(const std::string &source, py::handle obj);
+  void guardType(const std::string &source, py::handle obj);
+  void guardValue(const std::string &source, py::handle obj);
+  bool isTensorObject(py::handle obj);
+  static bool isDeviceArray(py::handle obj);
+  VarPtr tensorInput(py::handle obj, const std::string &source);
+  static std::string itemSource(const std::string &source, const std::string &key);
+  VarPtr wrap(py::handle obj, const std::string &source, bool guard = true);
+
+  // --- Interpreter.cpp: the interpreter loop -------------------------------------------------
+  Outcome runFrame(Frame &f, size_t start, int64_t stopAt);
+  void step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt, std::optional<Outcome> &out);
+
+  // --- Calls.cpp: calls, builtins, inlining, nn.Modules --------------------------------------
+  VarPtr call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kwargs);
+  VarPtr callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args, KwArgs kwargs,
+                      unsigned depth, const std::string &fnSource);
+  VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
+  std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn);
+  py::object callReal(py::handle fn, py::tuple args);
+
+  // --- Library.cpp: numpy and torch functions on fake tensors --------------------------------
+  VarPtr callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args, KwArgs kwargs);
+  VarPtr callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args, KwArgs &kwargs);
+
+  // --- Arithmetic.cpp: promotion, operators --------------------------------------------------
+  Type promote(Lib lib, Type a, Type other, py::handle scalar);
+  Type floatFor(Lib lib, Type t);
+  Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
+  Value operandAs(const VarPtr &v, Type element) {
+    return v->kind == VK::Tensor ? castTo(v->value, element) : scalarConstant(v->obj, element);
+  }
+  VarPtr binary(int kind, VarPtr a, VarPtr b);
+  VarPtr compare(int kind, VarPtr a, VarPtr b);
+  VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
+  Value toPredicate(VarPtr cond);
+
+  // --- Attributes.cpp: attributes, subscripts, slices, lists ---------------------------------
+  VarPtr getAttr(VarPtr obj, const std::string &name);
+  VarPtr subscript(VarPtr obj, VarPtr index);
+  /// `list`, which `what` is about to change in place: a list the caller can see (a resumed
+  /// frame's 3.12 comprehension gets its list from outside) or one changed on one side of a
+  /// data-dependent branch is a break.
+  VarPtr &mutableList(VarPtr &list, const std::string &what);
+  /// A slice of constant bounds ([start, stop] or [start, stop, step]).
+  VarPtr slice(std::vector<VarPtr> bounds);
+
+  // --- Branches.cpp: data-dependent branches -------------------------------------------------
+  std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
+                                        int64_t target, int64_t stopAt);
+  VarPtr merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
+               SmallVectorImpl<Value> &elseValues, std::vector<std::pair<VarPtr, size_t>> &fill);
+
+  // --- Resume.cpp: resume plans --------------------------------------------------------------
+  py::object resumePlan(const Code &code, const Frame &frame, const Break &brk,
+                        SmallVectorImpl<Value> &live);
+  py::object rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live);
+  py::object rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live);
+  llvm::DenseMap<const Var *, int> rebuiltVars;
+  llvm::DenseSet<Value> rebuiltValues;
+
+  // --- State ---------------------------------------------------------------------------------
+  MLIRContext *ctx;
+  TraceOptions options;
+  OpBuilder b;
+  ModuleOp module;
+  func::FuncOp func;
+  Block *entry = nullptr;
+  py::object numpy, torch, torchNN;
+  std::set<std::string> guardKeys;
+  std::map<std::string, VarPtr> inputsBySource;
+  /// How many tensor Vars were made for each value: two Vars of one value may be one object
+  /// in the program (`np.asarray(y)`), so neither can be updated in place on its own.
+  llvm::DenseMap<Value, unsigned> varsHolding;
+  llvm::StringSet<> logs_;
+  /// The code being interpreted; shared so that a break raised in an inlined frame can still
+  /// name its file after that frame is gone.
+  std::shared_ptr<const Code> current;
+  Instr currentInstr;
+  int64_t kernelCalls = 0;
+  unsigned branchDepth = 0;
+  int64_t branchStart = -1;     // offset of the innermost data-dependent branch
+  Instr topInstr;               // the traced frame's current instruction
+  std::vector<VarPtr> topStack; // its stack before that instruction
+  size_t steps = 0;
+  static constexpr size_t kMaxSteps = 200000;
+};
+
+} // namespace dynamir::frontend
+
+#endif // DYNAMIR_LIB_FRONTEND_TRACERIMPL_H

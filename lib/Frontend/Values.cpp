@@ -1,0 +1,223 @@
+//===- Values.cpp - Describing abstract values and dtypes -----------------===//
+//
+// What the tracer knows about a `Var` besides its kind: how it prints (for break reasons and
+// DYNAMIR_LOGS=trace), the element types of numpy and torch dtypes, the Python type of the object
+// it stands for, and whether an array is contiguous.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+//===----------------------------------------------------------------------===//
+// Describing values
+//===----------------------------------------------------------------------===//
+
+std::string Tracer::describe(const VarPtr &v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  switch (v->kind) {
+  case VK::Tensor: {
+    RankedTensorType t = typeOf(v->value);
+    os << t.getElementType() << "[";
+    llvm::interleave(
+        t.getShape(), os,
+        [&](int64_t d) { os << (ShapedType::isDynamic(d) ? "?" : std::to_string(d)); }, ",");
+    os << "]";
+    break;
+  }
+  case VK::Const:
+    os << std::string(py::repr(v->obj));
+    break;
+  case VK::Tuple:
+  case VK::List:
+    os << (v->kind == VK::Tuple ? "(" : "[");
+    llvm::interleave(
+        v->items, os, [&](const VarPtr &i) { os << describe(i); }, ", ");
+    os << (v->kind == VK::Tuple ? ")" : "]");
+    break;
+  case VK::Dict:
+    os << "{";
+    for (size_t i = 0; i < v->keys.size(); ++i)
+      os << (i ? ", " : "") << std::string(py::repr(v->keys[i])) << ": " << describe(v->items[i]);
+    os << "}";
+    break;
+  case VK::Null:
+    os << "NULL";
+    break;
+  case VK::Method:
+    os << "method " << v->name;
+    break;
+  case VK::Iterator:
+    os << "iterator";
+    break;
+  case VK::Slice:
+    os << "slice";
+    break;
+  default:
+    os << "<" << typeName(v->obj) << ">";
+  }
+  return s;
+}
+
+void Tracer::logInstr(const Frame &f, const Instr &in) {
+  if (!logs_.contains("trace"))
+    return;
+  llvm::errs() << "[dynamir trace] " << f.code->filename << ":" << in.line << " @" << in.offset
+               << " " << opcodeName(in.op) << " " << in.arg << "  stack=[";
+  llvm::interleave(
+      f.stack, llvm::errs(), [&](const VarPtr &v) { llvm::errs() << describe(v); }, ", ");
+  llvm::errs() << "]\n";
+}
+
+//===----------------------------------------------------------------------===//
+// dtypes
+//===----------------------------------------------------------------------===//
+
+/// The element type for a numpy or torch dtype object, or null if unsupported.
+Type Tracer::dtypeToType(py::handle dtype) {
+  std::string name = py::str(dtype);
+  if (name.rfind("torch.", 0) == 0)
+    name = name.substr(6);
+  if (name == "float32" || name == "float")
+    return f32();
+  if (name == "float64" || name == "double")
+    return f64();
+  if (name == "float16" || name == "half")
+    return Float16Type::get(ctx);
+  if (name == "bfloat16")
+    return BFloat16Type::get(ctx);
+  if (name == "int64" || name == "long")
+    return i64();
+  if (name == "int32" || name == "int")
+    return IntegerType::get(ctx, 32);
+  if (name == "bool")
+    return i1();
+  return {};
+}
+
+/// The numpy dtype or torch dtype object of an element type.
+py::object Tracer::dtypeObject(Lib lib, Type t) {
+  std::string n = t.isBF16()       ? "bfloat16"
+                  : t.isInteger(1) ? "bool"
+                                   : (isa<FloatType>(t) ? "float" : "int") +
+                                         std::to_string(t.getIntOrFloatBitWidth());
+  if (lib == Lib::Numpy)
+    return numpy.attr("dtype")(n);
+  return torch.attr(n.c_str());
+}
+
+/// The element type a Python type object or dtype names (np.float32, float, torch.int64).
+Type Tracer::dtypeArgument(const VarPtr &v) {
+  if (v && (v->kind == VK::Const || v->kind == VK::Object)) {
+    py::handle o = v->obj;
+    if (o.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type))
+      return f64();
+    if (o.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type))
+      return i64();
+    if (o.ptr() == reinterpret_cast<PyObject *>(&PyBool_Type))
+      return i1();
+    if (numpy && py::isinstance(o, numpy.attr("dtype")))
+      return dtypeToType(o);
+    if (numpy && py::hasattr(o, "__name__") && py::isinstance<py::type>(o)) {
+      if (Type t = dtypeToType(o.attr("__name__")))
+        return t;
+    }
+    if (Type t = dtypeToType(o))
+      return t;
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "unsupported dtype argument");
+}
+
+std::string Tracer::typeName(py::handle o) {
+  py::handle type = py::type::handle_of(o);
+  std::string module = py::str(type.attr("__module__"));
+  std::string name = py::str(type.attr("__qualname__"));
+  return module == "builtins" ? name : module + "." + name;
+}
+
+py::object Tracer::importIfLoaded(const char *name) {
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (modules.contains(name))
+    return modules[name];
+  return py::object();
+}
+
+//===----------------------------------------------------------------------===//
+// Python types of values
+//===----------------------------------------------------------------------===//
+
+/// Whether the array a Var stands for is C-contiguous: an input by its guard, a view by
+/// assumption not, anything computed (a fresh result) always.
+bool Tracer::isContiguous(const VarPtr &v) {
+  if (auto arg = dyn_cast<BlockArgument>(v->value)) {
+    for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
+      if (guard.getValue() == arg)
+        return guard.getContiguous();
+    return false;
+  }
+  return !isView(v->value.getDefiningOp());
+}
+
+/// The Python type of the object a Var stands for.
+py::object Tracer::pythonType(const VarPtr &v) {
+  switch (v->kind) {
+  case VK::Tensor: {
+    if (v->inputType) // an input: its exact type is guarded (nn.Parameter, np.float64, ...)
+      return v->inputType;
+    if (v->lib == Lib::Torch)
+      return torch.attr("Tensor");
+    if (!v->scalar)
+      return numpy.attr("ndarray");
+    // A numpy scalar's type follows its dtype (np.float32, np.bool_, ...).
+    py::object dtype = getAttr(v, "dtype")->obj;
+    return dtype.attr("type");
+  }
+  case VK::Const:
+  case VK::Object:
+  case VK::Function:
+  case VK::NNModule:
+    return py::type::of(v->obj);
+  case VK::Tuple:
+    if (!v->structType.empty() || v->viewOf)
+      break;
+    return py::type::of(py::tuple());
+  case VK::List:
+    return py::type::of(py::list());
+  case VK::Dict:
+    return py::type::of(py::dict());
+  default:
+    break;
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "the type of " + describe(v));
+}
+
+/// isinstance(obj, classes) from the Python type each Var stands for (a tensor input is
+/// exactly an ndarray or a torch.Tensor: the guards pin its type).
+VarPtr Tracer::isInstance(const VarPtr &obj, const VarPtr &classes) {
+  py::object cls;
+  if (classes->kind == VK::Const || classes->kind == VK::Object) {
+    cls = classes->obj;
+  } else if (classes->kind == VK::Tuple) {
+    py::tuple all(classes->items.size());
+    for (size_t i = 0; i < classes->items.size(); ++i) {
+      const VarPtr &c = classes->items[i];
+      if (c->kind != VK::Const && c->kind != VK::Object)
+        breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(c));
+      all[i] = c->obj;
+    }
+    cls = all;
+  } else {
+    breakTrace(dyn::BreakKind::unsupported_call, "isinstance with " + describe(classes));
+  }
+  py::object type = pythonType(obj);
+  int r = PyObject_IsSubclass(type.ptr(), cls.ptr());
+  if (r < 0)
+    throw py::error_already_set();
+  return constVar(py::bool_(r == 1));
+}

@@ -1,0 +1,133 @@
+//===- Values.h - The tracer's abstract values and breaks -------*- C++ -*-===//
+//
+// What the symbolic interpreter puts on its abstract stack (`Var`, one kind per `VK`) and how
+// a trace stops (`Break`, `EagerOnly`). Private to lib/Frontend.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_LIB_FRONTEND_VALUES_H
+#define DYNAMIR_LIB_FRONTEND_VALUES_H
+
+#include "dynamir/Dialect/Dyn/DynOps.h"
+
+#include "mlir/IR/Value.h"
+
+#include <pybind11/pybind11.h>
+// Every file of the tracer sees the same casters (std::vector <-> list, ...): a cast that a
+// file without them compiles fails only at run time.
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dynamir::frontend {
+
+namespace py = pybind11;
+using namespace mlir;
+
+//===----------------------------------------------------------------------===//
+// Abstract values
+//===----------------------------------------------------------------------===//
+
+enum class Lib { Numpy, Torch };
+
+enum class VK {
+  Tensor,   // a fake tensor: `value` carries dtype and shape
+  Const,    // a Python constant (number, string, None, dtype, ...) in `obj`
+  Tuple,    // `items`
+  List,     // `items` (mutable outside data-dependent branches)
+  Dict,     // `keys` (Python constants) with values in `items`
+  Object,   // a module, class, builtin or library function in `obj`
+  Function, // a Python function in `obj`, inlined when called
+  NNModule, // an nn.Module instance in `obj`
+  Method,   // `name` bound to items[0] (tensor, list or nn.Module)
+  Null,     // the NULL LOAD_GLOBAL/LOAD_METHOD push
+  Iterator, // over `items`, next at `iterPos`
+  Slice,    // items: start, stop, step (Const or None)
+};
+
+struct Var;
+using VarPtr = std::shared_ptr<Var>;
+
+struct Var {
+  VK kind;
+  Value value;
+  Lib lib = Lib::Numpy;
+  py::object obj;
+  std::vector<VarPtr> items;
+  std::vector<py::object> keys;
+  std::string name;
+  std::string source;
+  size_t iterPos = 0;
+  /// A numpy 0-d result that numpy hands out as a scalar (np.float64), not a 0-d array: what
+  /// ufuncs, reductions and integer indexing return.
+  bool scalar = false;
+  /// A tensor that is an object of its own although it may hold the same SSA value as another
+  /// Var (`y = x.copy()`): the host must never hand out the other object for it.
+  bool copy = false;
+  /// A tuple whose Python type is a structseq such as torch.return_types.max, by import path.
+  std::string structType;
+  /// dict.keys()/values()/items() (`name`) of this dict: a live view, not a snapshot. The
+  /// trace never mutates a dict in place (that is a graph break), so the items are exact
+  /// while tracing; after a break the host rebuilds the real view of the real dict.
+  VarPtr viewOf;
+  /// The type of the caller's object a tensor input was read from.
+  py::object inputType;
+  /// The join of a data-dependent branch where one side is the caller's object or a view:
+  /// at run time it is one object or another, which no rebuild recipe can say.
+  bool eitherObject = false;
+};
+
+inline VarPtr makeVar(VK kind) {
+  auto v = std::make_shared<Var>();
+  v->kind = kind;
+  return v;
+}
+
+inline VarPtr constVar(py::object obj, std::string source = "") {
+  VarPtr v = makeVar(VK::Const);
+  v->obj = std::move(obj);
+  v->source = std::move(source);
+  return v;
+}
+
+/// Ops whose result shares memory with their operand in numpy and torch (a view): a store
+/// through one is seen through the other.
+inline bool isView(Operation *op) {
+  return isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
+                         dyn::SqueezeOp, dyn::SliceOp>(op);
+}
+
+//===----------------------------------------------------------------------===//
+// Breaks
+//===----------------------------------------------------------------------===//
+
+/// Thrown when the trace cannot continue; becomes a dyn.graph_break.
+struct Break {
+  dyn::BreakKind kind;
+  std::string reason;
+  /// Set for a data-dependent branch that could not be kept: its predicate and the offsets
+  /// the host resumes at for true and false.
+  Value predicate;
+  std::vector<int64_t> resume;
+  /// The inlining depth of the frame the break happened in (0: the traced frame).
+  int depth = -1;
+};
+
+[[noreturn]] inline void breakTrace(dyn::BreakKind kind, std::string reason) {
+  throw Break{kind, std::move(reason), Value(), {}};
+}
+
+/// Thrown for frames that can never be traced: the function runs eagerly.
+struct EagerOnly {
+  std::string reason;
+};
+
+/// Keyword arguments of a call, in the order they were passed.
+using KwArgs = std::vector<std::pair<std::string, VarPtr>>;
+
+} // namespace dynamir::frontend
+
+#endif // DYNAMIR_LIB_FRONTEND_VALUES_H
