@@ -5,6 +5,7 @@
 #include "dynamir/Runtime/Blas.h"
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
+#include "dynamir/Transforms/LanewiseCalls.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -14,6 +15,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
@@ -30,6 +32,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -80,7 +83,7 @@ OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults) 
 
 /// Bump when the generated code's ABI, the pipeline's meaning or the layout of cache entries
 /// changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v7";
+constexpr const char *kCacheVersion = "dynamir-graph-v8";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 /// The cache key a graph library was built for, as a C string inside the library.
 constexpr const char *kKeySymbol = "dynamir_graph_key";
@@ -181,6 +184,59 @@ void addRuntimeHooks(llvm::Module &module) {
           llvm::FunctionType::get(voidTy, {ptr}, false));
   forward("dynamir_sgemm", "dynamir_sgemm_hook",
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(11, i64), false));
+}
+
+/// Gives each function named with kLanewiseFunctionPrefix masked vector variants of 4, 8 and
+/// 16 lanes and names them in its `vector-function-abi-variant` attribute, so that LLVM's
+/// loop vectorizer, meeting a call to it under a branch, calls a variant with the branch's
+/// mask instead of giving up or running the function for every lane. A variant returns at
+/// once when no lane is set (the common case: the rare path stays rare), else calls the
+/// scalar function on every lane.
+void addLanewiseVariants(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  // Collected first: the variants are added to the module and share the prefix.
+  llvm::SmallVector<llvm::Function *> lanewise;
+  for (llvm::Function &fn : module)
+    if (fn.getName().starts_with(dynamir::kLanewiseFunctionPrefix) && !fn.isDeclaration())
+      lanewise.push_back(&fn);
+  for (llvm::Function *function : lanewise) {
+    llvm::Function &fn = *function;
+    fn.setLinkage(llvm::GlobalValue::InternalLinkage); // called only from this library
+    // Inlined into the loop, its branch would be if-converted and run for every element.
+    fn.addFnAttr(llvm::Attribute::NoInline);
+    fn.addFnAttr(llvm::Attribute::NoUnwind);
+    fn.addFnAttr(llvm::Attribute::WillReturn);
+    fn.setMemoryEffects(llvm::MemoryEffects::none()); // it reads only a constant table
+    llvm::Type *element = fn.getReturnType();
+    llvm::SmallVector<std::string> mappings;
+    llvm::SmallVector<llvm::GlobalValue *> variants;
+    for (unsigned lanes : {4u, 8u, 16u}) {
+      auto *vector = llvm::FixedVectorType::get(element, lanes);
+      auto *mask = llvm::FixedVectorType::get(llvm::Type::getInt1Ty(ctx), lanes);
+      std::string name = (fn.getName() + "_masked" + llvm::Twine(lanes)).str();
+      auto *variant = llvm::Function::Create(llvm::FunctionType::get(vector, {vector, mask}, false),
+                                             llvm::GlobalValue::InternalLinkage, name, module);
+      llvm::Value *x = variant->getArg(0);
+      llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", variant));
+      auto *slow = llvm::BasicBlock::Create(ctx, "some_lane", variant);
+      auto *none = llvm::BasicBlock::Create(ctx, "no_lane", variant);
+      builder.CreateCondBr(builder.CreateOrReduce(variant->getArg(1)), slow, none);
+      builder.SetInsertPoint(none);
+      builder.CreateRet(x); // lanes outside the mask are never read
+      builder.SetInsertPoint(slow);
+      llvm::Value *result = x;
+      for (unsigned lane = 0; lane < lanes; ++lane)
+        result = builder.CreateInsertElement(
+            result, builder.CreateCall(&fn, {builder.CreateExtractElement(x, lane)}), lane);
+      builder.CreateRet(result);
+      mappings.push_back(
+          ("_ZGV_LLVM_M" + llvm::Twine(lanes) + "v_" + fn.getName() + "(" + name + ")").str());
+      variants.push_back(variant);
+    }
+    fn.addFnAttr("vector-function-abi-variant", llvm::join(mappings, ","));
+    // Unused until the vectorizer calls them: kept from dead-code elimination until then.
+    llvm::appendToCompilerUsed(module, variants);
+  }
 }
 
 /// Puts the cache key into the library (kKeySymbol), so that after dlopen the runtime can ask
@@ -312,6 +368,7 @@ bool buildEntry(ModuleOp module, const OpPassManager &pipeline, bool cuda,
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   addPackedEntry(*llvmModule);
   addRuntimeHooks(*llvmModule);
+  addLanewiseVariants(*llvmModule);
   addKeySymbol(*llvmModule, key);
   if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
     error = llvm::toString(std::move(e));

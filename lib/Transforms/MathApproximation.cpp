@@ -2,11 +2,15 @@
 
 #include "dynamir/Transforms/Passes.h"
 
+#include "dynamir/Transforms/LanewiseCalls.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -226,6 +230,42 @@ std::optional<double> magnitudeBound(Value v, unsigned depth = 0) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// (-1)^n sin r: sin or cos of the argument `h` was reduced from.
+Value fromHalfPeriods(OpBuilder &b, Location loc, HalfPeriods h) {
+  Value sinR = math::CopySignOp::create(
+      b, loc, math::SinOp::create(b, loc, math::AbsFOp::create(b, loc, h.r)), h.r);
+  return arith::SelectOp::create(b, loc, h.odd, arith::NegFOp::create(b, loc, sinR), sinR);
+}
+
+/// Whether |x| needs the exact reduction: finite and at least kPayneHanekFrom.
+Value needsExactReduction(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  Value ax = math::AbsFOp::create(b, loc, x);
+  auto cmp = [&](arith::CmpFPredicate p, Value l, float r) {
+    return arith::CmpFOp::create(b, loc, p, l, splat(b, loc, type, r)).getResult();
+  };
+  return arith::AndIOp::create(b, loc, cmp(arith::CmpFPredicate::OGE, ax, kPayneHanekFrom),
+                               cmp(arith::CmpFPredicate::OLT, ax, INFINITY));
+}
+
+/// The private function `__dynamir_lanewise_sin` (or `_cos`): f32 sin or cos by the exact
+/// reduction, created on first use. A scalar loop calls it under a branch (LanewiseCalls.h).
+func::FuncOp exactSinCos(ModuleOp module, bool isSin, memref::GlobalOp table) {
+  std::string name = (dynamir::kLanewiseFunctionPrefix + (isSin ? "sin" : "cos")).str();
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = module.getLoc();
+  Type f32 = b.getF32Type();
+  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType({f32}, {f32}));
+  fn.setPrivate();
+  b.setInsertionPointToStart(fn.addEntryBlock());
+  Value bits = memref::GetGlobalOp::create(b, loc, table.getType(), table.getSymName());
+  HalfPeriods h = reducePayneHanek(b, loc, fn.getArgument(0), isSin, bits);
+  func::ReturnOp::create(b, loc, fromHalfPeriods(b, loc, h));
+  return fn;
+}
+
 /// Upstream's f32 sin and cos reduce the argument by pi/2 with one float32 constant, so their
 /// error grows with |x|: 6e-6 at |x| ~ 100, 8e-4 at 1e4 and garbage beyond 2^24 (numpy: 6e-8
 /// everywhere; beyond 71476 numpy calls libm, which reduces exactly). Here the argument is
@@ -233,35 +273,41 @@ std::optional<double> magnitudeBound(Value v, unsigned depth = 0) {
 /// approximation sees only |r| (by symmetry: upstream's sin is accurate in absolute terms
 /// only, and for r < 0 its relative error near 0 reached 10%), so results keep numpy's
 /// relative accuracy near the zeros of sin and cos too: at most 2.1 ulp from 0.1 to 3.4e38
-/// (numpy 1.5). Both reductions are computed and one selected, since a branch would stop LLVM
-/// from vectorizing the loop; the exact one costs about as much as the rest together (the
-/// 10M-element `cos(sin(2x) + 1) * 3` took 27 ms without it, 51 ms with it for the sin),
-/// so it is left out where `bound` (taken before any rewrite) is below 2^16. Infinities and
-/// NaNs take the Cody-Waite path, which gives NaN.
-void reduceSinCos(Operation *op, std::optional<double> bound, memref::GlobalOp table) {
+/// (numpy 1.5). Infinities and NaNs take the Cody-Waite path, which gives NaN.
+///
+/// Where the argument is not provably below 2^16 (`bound`, taken before any rewrite), a
+/// scalar calls the exact reduction's function under a branch, which the runtime lets LLVM
+/// vectorize with a per-vector check (LanewiseCalls.h); computing both reductions for every
+/// element and selecting made the 10M-element `cos(sin(2x) + 1) * 3` 1.9x slower (27 -> 51
+/// ms). A vector, already explicit, computes both and selects.
+void reduceSinCos(Operation *op, std::optional<double> bound, ModuleOp module) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   Type type = op->getResult(0).getType();
   bool isSin = isa<math::SinOp>(op);
   Value x = op->getOperand(0);
-  auto c = [&](float v) { return splat(b, loc, type, v); };
-  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-    return arith::CmpFOp::create(b, loc, p, l, r).getResult();
-  };
-  auto [r, odd] = reduceCodyWaite(b, loc, x, isSin);
-  if (!bound || *bound >= kPayneHanekFrom) {
+  Value result;
+  if (bound && *bound < kPayneHanekFrom) {
+    result = fromHalfPeriods(b, loc, reduceCodyWaite(b, loc, x, isSin));
+  } else if (isa<VectorType>(type)) {
+    memref::GlobalOp table = fourOverPiTable(module);
+    auto [r, odd] = reduceCodyWaite(b, loc, x, isSin);
     Value bits = memref::GetGlobalOp::create(b, loc, table.getType(), table.getSymName());
     HalfPeriods large = reducePayneHanek(b, loc, x, isSin, bits);
-    Value ax = math::AbsFOp::create(b, loc, x);
-    Value isLarge =
-        arith::AndIOp::create(b, loc, cmp(arith::CmpFPredicate::OGE, ax, c(kPayneHanekFrom)),
-                              cmp(arith::CmpFPredicate::OLT, ax, c(INFINITY)));
+    Value isLarge = needsExactReduction(b, loc, x);
     r = arith::SelectOp::create(b, loc, isLarge, large.r, r);
     odd = arith::SelectOp::create(b, loc, isLarge, large.odd, odd);
+    result = fromHalfPeriods(b, loc, {r, odd});
+  } else {
+    func::FuncOp exact = exactSinCos(module, isSin, fourOverPiTable(module));
+    auto branch = scf::IfOp::create(b, loc, type, needsExactReduction(b, loc, x),
+                                    /*withElseRegion=*/true);
+    b.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(b, loc, func::CallOp::create(b, loc, exact, x).getResult(0));
+    b.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b, loc, fromHalfPeriods(b, loc, reduceCodyWaite(b, loc, x, isSin)));
+    result = branch.getResult(0);
   }
-  Value sinR = math::CopySignOp::create(
-      b, loc, math::SinOp::create(b, loc, math::AbsFOp::create(b, loc, r)), r);
-  Value result = arith::SelectOp::create(b, loc, odd, arith::NegFOp::create(b, loc, sinR), sinR);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 }
@@ -282,7 +328,7 @@ struct MathApproximationPass : dynamir::impl::DynMathApproximationBase<MathAppro
     for (math::ExpOp exp : exps)
       keepSubnormalExp(exp);
     for (auto [op, bound] : sinCos)
-      reduceSinCos(op, bound, fourOverPiTable(getOperation()));
+      reduceSinCos(op, bound, getOperation());
     RewritePatternSet patterns(&getContext());
     // The legacy entry point enables exactly the f32 expansions and approximations that are
     // accurate to float32 rounding (sin, cos, exp, expm1, log, log1p, log2, tanh, erf, atan,

@@ -32,34 +32,38 @@ func.func @subnormal_exp(%x: vector<4xf32>) -> vector<4xf32> {
 }
 
 // sin and cos first reduce by half periods (Cody-Waite with fused multiply-adds), then
-// approximate sin |r| and fix the sign: (-1)^n by n's parity.
+// approximate sin |r| and fix the sign: (-1)^n by n's parity. A scalar with no known bound
+// calls the exact reduction's function from 2^16 up (finite only), under a branch that the
+// runtime lets LLVM vectorize with masked variants of the function.
 // CHECK-LABEL: func.func @reduced_sin
-// CHECK: %[[N:.*]] = math.roundeven %{{.*}} : f32
-// CHECK: %[[NEG:.*]] = arith.negf %[[N]] : f32
-// CHECK: %[[R1:.*]] = math.fma %[[NEG]], %{{.*}}, %[[X:.*]] : f32
-// CHECK: %[[R2:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R1]] : f32
-// CHECK: %[[R3:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R2]] : f32
-// CHECK: arith.select %{{.*}}, %[[X]], %[[R3]] : f32
-// CHECK: math.floor
+// CHECK: %[[LARGE:.*]] = arith.cmpf oge, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[FINITE:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[EXACT:.*]] = arith.andi %[[LARGE]], %[[FINITE]] : i1
+// CHECK: scf.if %[[EXACT]] -> (f32) {
+// CHECK:   func.call @__dynamir_lanewise_sin(%[[X:.*]]) : (f32) -> f32
+// CHECK: } else {
+// CHECK:   %[[N:.*]] = math.roundeven %{{.*}} : f32
+// CHECK:   %[[NEG:.*]] = arith.negf %[[N]] : f32
+// CHECK:   %[[R1:.*]] = math.fma %[[NEG]], %{{.*}}, %[[X]] : f32
+// CHECK:   %[[R2:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R1]] : f32
+// CHECK:   %[[R3:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R2]] : f32
+// CHECK:   arith.select %{{.*}}, %[[X]], %[[R3]] : f32
+// CHECK:   math.floor
 // CHECK-NOT: math.sin
-// CHECK: math.copysign
+// CHECK:   math.copysign
 func.func @reduced_sin(%x: f32) -> f32 {
   %0 = math.sin %x : f32
   return %0 : f32
 }
 
-// An argument with no known bound is also reduced exactly (Payne-Hanek: integer arithmetic on
-// the bits of 4/pi, a private global), and that result selected from 2^16 up; a bounded one
-// (here a sin's result plus one) keeps the short reduction alone.
+// A bounded argument (here a sin's result plus one) keeps the short reduction alone.
 // CHECK-LABEL: func.func @exact_reduction
-// CHECK: %[[TABLE:.*]] = memref.get_global @__dynamir_four_over_pi_bits
-// CHECK: arith.bitcast %[[X:.*]] : f32 to i32
-// CHECK-COUNT-3: memref.load %[[TABLE]]
-// CHECK: arith.sitofp %{{.*}} : i64 to f64
-// CHECK: %[[LARGE:.*]] = arith.cmpf oge, %{{.*}}, %{{.*}} : f32
-// CHECK: %[[FINITE:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : f32
-// CHECK: arith.andi %[[LARGE]], %[[FINITE]] : i1
-// CHECK-NOT: memref.get_global
+// CHECK: scf.if
+// CHECK: func.call @__dynamir_lanewise_sin
+// CHECK: math.roundeven
+// CHECK: math.roundeven
+// CHECK-NOT: scf.if
+// CHECK-NOT: func.call
 // CHECK: return
 func.func @exact_reduction(%x: f32) -> f32 {
   %one = arith.constant 1.0 : f32
@@ -77,3 +81,11 @@ func.func @exact_reduction_vector(%x: vector<4xf32>) -> vector<4xf32> {
   %0 = math.cos %x : vector<4xf32>
   return %0 : vector<4xf32>
 }
+
+// The exact reduction (Payne-Hanek: integer arithmetic on the bits of 4/pi), once per module.
+// CHECK-LABEL: func.func private @__dynamir_lanewise_sin(%{{.*}}: f32) -> f32
+// CHECK: %[[TABLE:.*]] = memref.get_global @__dynamir_four_over_pi_bits
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK-COUNT-3: memref.load %[[TABLE]]
+// CHECK: arith.sitofp %{{.*}} : i64 to f64
+// CHECK-NOT: func.func private @__dynamir_lanewise_sin
