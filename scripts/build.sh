@@ -9,6 +9,9 @@
 # builds build-py3.12/ and build-py3.13/ after the default build (ccache makes them cheap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Paths under the checkout are hashed relative to the build folder, so that build/ and
+# build-py3.12/ share the compiled code that does not depend on the interpreter.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 VENV=${DYNAMIR_VENV:-.venv}
 case "$VENV" in
   .venv) default_build=build ;;
