@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Runtime/Executor.h"
+#include "dynamir/Support/PythonNames.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 
@@ -23,7 +24,7 @@ using namespace dynamir::runtime;
 
 namespace {
 std::string dtypeOf(Type t) {
-  std::string name = numpyDtype(t);
+  std::string name = python::numpyDtype(t);
   if (name.empty())
     throw std::runtime_error("the eager backend has no numpy dtype for this element type");
   return name;
