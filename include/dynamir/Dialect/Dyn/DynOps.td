@@ -121,6 +121,8 @@ def Dyn_FloorOp : Dyn_FloatFunction<"floor", "std::floor(v)", "rounding toward n
                                     "::mlir::math::FloorOp", "floor", /*keepsIntegers=*/1>;
 def Dyn_CeilOp : Dyn_FloatFunction<"ceil", "std::ceil(v)", "rounding toward positive infinity",
                                    "::mlir::math::CeilOp", "ceil", /*keepsIntegers=*/1>;
+def Dyn_TruncOp : Dyn_FloatFunction<"trunc", "std::trunc(v)", "rounding toward zero",
+                                    "::mlir::math::TruncOp", "trunc", /*keepsIntegers=*/1>;
 def Dyn_NotOp : Dyn_UnaryOp<"not", Dyn_IntegerTensor, "", "~v",
                             "logical not (i1) or bitwise not (integers)", "tensor<4x?xi1>",
                             ufunc = "invert">;
