@@ -42,8 +42,8 @@ template <typename... Ops> llvm::StringMap<FloatFunction> collectFloatFunctions(
   return functions;
 }
 
-/// The float functions the dyn ops declare (their `functions` in DynOps.td): a new one is a line
-/// there, not an entry here.
+/// The float functions the dyn ops declare (their `functions` in DynElementwiseOps.td): a new
+/// one is a line there, not an entry here.
 const llvm::StringMap<FloatFunction> &floatFunctions() {
   static const llvm::StringMap<FloatFunction> functions = collectFloatFunctions<
 #define GET_OP_LIST

@@ -381,7 +381,8 @@ def test_more_library_functions_match_eager():
 
 @pytest.mark.parametrize("backend", ["cpu", "eager"])
 def test_trunc_declared_by_one_line_matches_numpy_and_torch(backend):
-    # dyn.trunc is its one line in DynOps.td (docs/architecture.md, adding an elementwise op).
+    # dyn.trunc is its one line in DynElementwiseOps.td (docs/architecture.md: adding an
+    # elementwise op).
     x = np.array([-2.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.9, 6e4, np.inf, -np.inf, np.nan])
     f = dynamir.compile(lambda v: np.trunc(v), backend=backend)
     for dtype in (np.float16, np.float32, np.float64):

@@ -2,7 +2,7 @@
 //
 // `buildScalar` (ElementwiseOpInterface) of the elementwise ops whose element is more than one
 // arith/math op: negation, sigmoid, relu, not, floor division, modulo and cast. The others are
-// generated from their line in DynOps.td.
+// generated from their line in DynElementwiseOps.td.
 //
 //===----------------------------------------------------------------------===//
 
