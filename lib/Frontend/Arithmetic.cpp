@@ -48,7 +48,8 @@ Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
     return a.isInteger(1) ? i64() : a;
   if (PyFloat_Check(scalar.ptr()))
     return isFloat(a) ? a : (lib == Lib::Numpy ? f64() : f32());
-  breakTrace(dyn::BreakKind::unsupported_call, "unsupported operand of type " + typeName(scalar));
+  breakTrace(dyn::BreakKind::unsupported_call,
+             "unsupported operand of type " + python::typeName(scalar));
 }
 
 /// Element type of true division and float-only functions on integer inputs.

@@ -106,7 +106,7 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
       value = obj->obj.attr(name.c_str());
     } catch (py::error_already_set &) {
       breakTrace(dyn::BreakKind::unsupported_call,
-                 "'" + typeName(obj->obj) + "' has no attribute '" + name + "'");
+                 "'" + python::typeName(obj->obj) + "' has no attribute '" + name + "'");
     }
     // An attribute of an object the caller can reach is read back from there and guarded
     // like any input (a changed attribute of an argument or global recompiles). Functions

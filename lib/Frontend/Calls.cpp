@@ -250,7 +250,7 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
 
 VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {
   py::handle m = module->obj;
-  std::string kind = typeName(m);
+  std::string kind = python::typeName(m);
   auto param = [&](const char *name) -> VarPtr {
     py::object p = m.attr(name);
     if (p.is_none())

@@ -49,8 +49,9 @@ void Tracer::guardId(const std::string &source, py::handle obj) {
 void Tracer::guardType(const std::string &source, py::handle obj) {
   if (source.empty())
     return;
-  guardOnce("type:" + source,
-            [&] { dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, typeName(obj)); });
+  guardOnce("type:" + source, [&] {
+    dyn::TypeMatchGuardOp::create(b, b.getUnknownLoc(), source, python::typeName(obj));
+  });
 }
 
 void Tracer::guardValue(const std::string &source, py::handle obj) {
@@ -102,7 +103,7 @@ bool Tracer::isDeviceArray(py::handle obj) {
 VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   if (source.empty())
     breakTrace(dyn::BreakKind::unsupported_call,
-               "an array or tensor the host cannot read back (" + typeName(obj) + ")");
+               "an array or tensor the host cannot read back (" + python::typeName(obj) + ")");
   auto it = inputsBySource.find(source);
   if (it != inputsBySource.end())
     return it->second;
@@ -137,7 +138,8 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   {
     OpBuilder::InsertionGuard g(b);
     setGuardInsertionPoint();
-    dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, typeName(obj), contiguous);
+    dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, python::typeName(obj),
+                                    contiguous);
   }
   VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
   v->source = source;
@@ -220,10 +222,10 @@ VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
     return constVar(py::reinterpret_borrow<py::object>(obj), source);
   }
   if (numpy && py::isinstance(obj, numpy.attr("ndarray")))
-    throw EagerOnly{source + " is a " + typeName(obj) +
+    throw EagerOnly{source + " is a " + python::typeName(obj) +
                     ": ndarray subclasses (masked arrays, np.matrix) have their own semantics"};
   if (torch && py::isinstance(obj, torch.attr("Tensor")))
-    throw EagerOnly{source + " is a " + typeName(obj) + ", a torch.Tensor subclass"};
+    throw EagerOnly{source + " is a " + python::typeName(obj) + ", a torch.Tensor subclass"};
   VarPtr v = makeVar(VK::Object);
   v->obj = py::reinterpret_borrow<py::object>(obj);
   v->source = source;

@@ -6,7 +6,7 @@
 // and runs its handler, which emits dyn ops or breaks. A name no table lists is a break that
 // names the function.
 //
-//   LibraryElementwise.cpp   functions of one float argument (a table of their ops), abs,
+//   LibraryElementwise.cpp   functions of one float argument (those the dyn ops declare), abs,
 //                            negation, relu; the binary functions (a table of Python's
 //                            operators), maximum, minimum, where; casts and copies
 //   LibraryReductions.cpp    sum, mean, prod, max, min, argmax, ..., softmax

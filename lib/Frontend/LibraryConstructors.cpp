@@ -62,7 +62,7 @@ VarPtr full(LibraryCall &c) {
     element = c.lib == Lib::Numpy ? t.f64() : t.f32();
   else
     breakTrace(dyn::BreakKind::unsupported_call,
-               c.name + " with a fill of type " + t.typeName(fillValue));
+               c.name + " with a fill of type " + python::typeName(fillValue));
   auto type = RankedTensorType::get(shape, element);
   TypedAttr value = isa<FloatType>(element)
                         ? TypedAttr(FloatAttr::get(element, fillValue.cast<double>()))

@@ -1,6 +1,6 @@
 //===- LibraryElementwise.cpp - Elementwise numpy and torch functions -----===//
 //
-// Float functions of one argument (a table of their ops), abs, negation and relu; the binary
+// Float functions of one argument (those the dyn ops declare), abs, negation and relu; the binary
 // functions (np.add, torch.mul, np.matmul, ...: Python's operators), maximum/minimum and where;
 // casts and copies.
 //
@@ -18,23 +18,37 @@ namespace {
 // Elementwise functions of one argument
 //===----------------------------------------------------------------------===//
 
-using UnaryBuilder = Value (*)(OpBuilder &b, Location loc, Value x);
+/// A float function of one argument (np.sin, torch.exp, x.tanh()): the dyn op it is.
+struct FloatFunction {
+  StringRef opName;
+  bool keepsIntegers;
+};
 
-template <typename OpTy> Value build(OpBuilder &b, Location loc, Value x) {
-  return OpTy::create(b, loc, x);
+template <typename OpTy> void addFloatFunctions(llvm::StringMap<FloatFunction> &functions) {
+  if constexpr (std::is_base_of_v<dyn::ElementwiseOpInterface::Trait<OpTy>, OpTy>)
+    for (StringRef name : OpTy::getFloatFunctionNames()) {
+      bool added =
+          functions
+              .try_emplace(name, FloatFunction{OpTy::getOperationName(), OpTy::keepsIntegers()})
+              .second;
+      assert(added && "two dyn ops declare one float function");
+      (void)added;
+    }
 }
 
-/// The op of each float function of one argument: adding an elementwise op the dyn dialect
-/// has is one entry here.
-const llvm::StringMap<UnaryBuilder> &floatFunctions() {
-  static const llvm::StringMap<UnaryBuilder> functions = {
-      {"sin", build<dyn::SinOp>},         {"cos", build<dyn::CosOp>},
-      {"tan", build<dyn::TanOp>},         {"tanh", build<dyn::TanhOp>},
-      {"exp", build<dyn::ExpOp>},         {"log", build<dyn::LogOp>},
-      {"sqrt", build<dyn::SqrtOp>},       {"rsqrt", build<dyn::RsqrtOp>},
-      {"sigmoid", build<dyn::SigmoidOp>}, {"erf", build<dyn::ErfOp>},
-      {"floor", build<dyn::FloorOp>},     {"ceil", build<dyn::CeilOp>},
-  };
+template <typename... Ops> llvm::StringMap<FloatFunction> collectFloatFunctions() {
+  llvm::StringMap<FloatFunction> functions;
+  (addFloatFunctions<Ops>(functions), ...);
+  return functions;
+}
+
+/// The float functions the dyn ops declare (their `functions` in DynElementwiseOps.td): a new
+/// one is a line there, not an entry here.
+const llvm::StringMap<FloatFunction> &floatFunctions() {
+  static const llvm::StringMap<FloatFunction> functions = collectFloatFunctions<
+#define GET_OP_LIST
+#include "dynamir/Dialect/Dyn/DynOps.cpp.inc"
+      >();
   return functions;
 }
 
@@ -42,8 +56,8 @@ const llvm::StringMap<UnaryBuilder> &floatFunctions() {
 /// a float type first.
 VarPtr floatUnary(LibraryCall &c) {
   Tracer &t = c.t;
-  if ((c.name == "floor" || c.name == "ceil") &&
-      !isa<FloatType>(t.elementTypeOf(c.tensorArg(0)->value))) {
+  const FloatFunction &function = floatFunctions().find(c.name)->second;
+  if (function.keepsIntegers && !isa<FloatType>(t.elementTypeOf(c.tensorArg(0)->value))) {
     // numpy 2 and torch round integers to themselves (a new array of the same dtype); torch
     // has no floor of bools.
     if (c.lib == Lib::Torch && t.elementTypeOf(c.tensorArg(0)->value).isInteger(1))
@@ -58,7 +72,9 @@ VarPtr floatUnary(LibraryCall &c) {
   Type floatType = c.lib == Lib::Numpy && element.isInteger(1) ? Float16Type::get(t.ctx)
                                                                : t.floatFor(c.lib, element);
   Value v = t.castTo(x->value, floatType);
-  return c.ufunc(floatFunctions().lookup(c.name)(t.b, c.loc, v));
+  // Every float function is a Dyn_UnaryOp, whose result has its operand's type.
+  OperationState state(c.loc, function.opName, v, v.getType(), {});
+  return c.ufunc(t.b.create(state)->getResult(0));
 }
 
 /// abs of bools is a copy in numpy and raises in torch.

@@ -55,7 +55,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
   // Sequential, ...) directly, user modules by inlining their forward.
   py::object function = py::reinterpret_borrow<py::object>(fn);
   if (torch && py::isinstance(fn, torchNN.attr("Module"))) {
-    if (typeName(fn).rfind("torch.nn.modules.", 0) == 0)
+    if (python::typeName(fn).rfind("torch.nn.modules.", 0) == 0)
       return runModule(fn, args, std::move(result));
     function = fn.attr("forward"); // a user module: trace its forward with self bound
   }

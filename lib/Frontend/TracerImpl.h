@@ -31,6 +31,7 @@
 #include "Values.h"
 
 #include "dynamir/Frontend/Tracer.h"
+#include "dynamir/Support/PythonNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -194,7 +195,6 @@ public:
   Type dtypeToType(py::handle dtype);
   py::object dtypeObject(Lib lib, Type t);
   Type dtypeArgument(const VarPtr &v);
-  static std::string typeName(py::handle o);
   static py::object importIfLoaded(const char *name);
   bool isContiguous(const VarPtr &v);
   py::object pythonType(const VarPtr &v);

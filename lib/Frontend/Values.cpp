@@ -60,7 +60,7 @@ std::string Tracer::describe(const VarPtr &v) {
     os << "slice";
     break;
   default:
-    os << "<" << typeName(v->obj) << ">";
+    os << "<" << python::typeName(v->obj) << ">";
   }
   return s;
 }
@@ -81,9 +81,7 @@ void Tracer::logInstr(const Frame &f, const Instr &in) {
 
 /// The element type for a numpy or torch dtype object, or null if unsupported.
 Type Tracer::dtypeToType(py::handle dtype) {
-  std::string name = py::str(dtype);
-  if (name.rfind("torch.", 0) == 0)
-    name = name.substr(6);
+  std::string name = python::dtypeName(dtype);
   if (name == "float32" || name == "float")
     return f32();
   if (name == "float64" || name == "double")
@@ -103,10 +101,7 @@ Type Tracer::dtypeToType(py::handle dtype) {
 
 /// The numpy dtype or torch dtype object of an element type.
 py::object Tracer::dtypeObject(Lib lib, Type t) {
-  std::string n = t.isBF16()       ? "bfloat16"
-                  : t.isInteger(1) ? "bool"
-                                   : (isa<FloatType>(t) ? "float" : "int") +
-                                         std::to_string(t.getIntOrFloatBitWidth());
+  std::string n = t.isBF16() ? "bfloat16" : python::numpyDtype(t);
   if (lib == Lib::Numpy)
     return numpy.attr("dtype")(n);
   return torch.attr(n.c_str());
@@ -132,13 +127,6 @@ Type Tracer::dtypeArgument(const VarPtr &v) {
       return t;
   }
   breakTrace(dyn::BreakKind::unsupported_call, "unsupported dtype argument");
-}
-
-std::string Tracer::typeName(py::handle o) {
-  py::handle type = py::type::handle_of(o);
-  std::string module = py::str(type.attr("__module__"));
-  std::string name = py::str(type.attr("__qualname__"));
-  return module == "builtins" ? name : module + "." + name;
 }
 
 py::object Tracer::importIfLoaded(const char *name) {

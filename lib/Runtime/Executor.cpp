@@ -3,6 +3,7 @@
 #include "dynamir/Runtime/Executor.h"
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
+#include "dynamir/Support/PythonNames.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 
@@ -19,22 +20,6 @@ namespace py = pybind11;
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::runtime;
-
-std::string dynamir::runtime::numpyDtype(Type t) {
-  if (t.isF32())
-    return "float32";
-  if (t.isF64())
-    return "float64";
-  if (t.isF16())
-    return "float16";
-  if (t.isInteger(1))
-    return "bool";
-  if (t.isInteger(32))
-    return "int32";
-  if (t.isInteger(64))
-    return "int64";
-  return "";
-}
 
 //===----------------------------------------------------------------------===//
 // Sources
@@ -141,21 +126,6 @@ py::object Source::resolve(py::dict locals, py::dict globals) const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-std::string qualifiedTypeName(py::handle obj) {
-  py::handle type = py::type::handle_of(obj);
-  std::string module = py::str(type.attr("__module__"));
-  std::string name = py::str(type.attr("__qualname__"));
-  return module == "builtins" ? name : module + "." + name;
-}
-
-/// The dtype name of a numpy array or torch tensor, normalized to numpy's spelling.
-std::string dtypeName(py::handle obj) {
-  std::string name = py::str(obj.attr("dtype"));
-  if (name.rfind("torch.", 0) == 0)
-    name = name.substr(6);
-  return name;
-}
-
 /// torch.Tensor once torch is loaded (looked up again until then: torch may load later).
 bool isTorchTensor(py::handle obj) {
   static PyObject *tensorType = nullptr;
@@ -197,7 +167,7 @@ struct Entry::Guard {
     py::handle type = py::type::handle_of(obj);
     if (seenType && type.is(seenType))
       return true;
-    if (qualifiedTypeName(obj) != typeName)
+    if (python::typeName(obj) != typeName)
       return false;
     seenType = py::reinterpret_borrow<py::object>(type);
     return true;
@@ -230,7 +200,7 @@ struct Entry::Guard {
       return true;
     case Type:
       if (!typeMatches(obj))
-        return fail("expected type " + typeName + ", got " + qualifiedTypeName(obj));
+        return fail("expected type " + typeName + ", got " + python::typeName(obj));
       return true;
     case Length:
       if (!PySequence_Check(obj.ptr()) && !PyDict_Check(obj.ptr()))
@@ -255,7 +225,7 @@ struct Entry::Guard {
     }
     case Tensor: {
       if (!typeMatches(obj))
-        return fail("expected a " + typeName + ", got " + qualifiedTypeName(obj));
+        return fail("expected a " + typeName + ", got " + python::typeName(obj));
       bool isArray = py::isinstance<py::array>(obj);
       // numpy's dtype straight from the array struct; torch's through the attribute.
       py::object dtype;
@@ -264,10 +234,10 @@ struct Entry::Guard {
       else
         dtype = obj.attr("dtype");
       if (!(seenDtype && dtype.is(seenDtype))) {
-        std::string name = dtypeName(obj);
-        if (name != numpyDtype(tensorType.getElementType()))
-          return fail("expected dtype " + numpyDtype(tensorType.getElementType()) + ", got " +
-                      name);
+        std::string name = python::dtypeName(dtype);
+        if (name != python::numpyDtype(tensorType.getElementType()))
+          return fail("expected dtype " + python::numpyDtype(tensorType.getElementType()) +
+                      ", got " + name);
         seenDtype = dtype;
       }
       auto checkShape = [&](int64_t rank, auto sizeOf) {
@@ -475,7 +445,7 @@ Entry::CallSite &Entry::callSite(func::CallOp call) {
     counters.compileSeconds += slot->compileSeconds();
   }
   for (RankedTensorType type : slot->outputTypes()) {
-    std::string dtype = numpyDtype(type.getElementType());
+    std::string dtype = python::numpyDtype(type.getElementType());
     if (dtype.empty()) {
       callSites.erase(call.getOperation());
       throw std::runtime_error("graph '" + slot->name() +
@@ -706,7 +676,7 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
       }
       if (auto constant = dyn_cast<dyn::ConstantOp>(op)) {
         auto dense = cast<DenseElementsAttr>(constant.getValue());
-        std::string dtype = numpyDtype(dense.getElementType());
+        std::string dtype = python::numpyDtype(dense.getElementType());
         if (!dense.isSplat() || dtype.empty())
           throw std::runtime_error("host constant not supported");
         Attribute splat = dense.getSplatValue<Attribute>();

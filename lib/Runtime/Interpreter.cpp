@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Runtime/Executor.h"
+#include "dynamir/Support/PythonNames.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 
@@ -23,7 +24,7 @@ using namespace dynamir::runtime;
 
 namespace {
 std::string dtypeOf(Type t) {
-  std::string name = numpyDtype(t);
+  std::string name = python::numpyDtype(t);
   if (name.empty())
     throw std::runtime_error("the eager backend has no numpy dtype for this element type");
   return name;
@@ -59,36 +60,6 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
     py::object array = np.attr("asarray")(value, dtypeOf(tensor.getElementType()));
     return np.attr("reshape")(array, ints(tensor.getShape()));
   };
-  static const llvm::StringMap<const char *> ufuncs = {{"dyn.neg", "negative"},
-                                                       {"dyn.abs", "abs"},
-                                                       {"dyn.exp", "exp"},
-                                                       {"dyn.log", "log"},
-                                                       {"dyn.sqrt", "sqrt"},
-                                                       {"dyn.sin", "sin"},
-                                                       {"dyn.cos", "cos"},
-                                                       {"dyn.tan", "tan"},
-                                                       {"dyn.tanh", "tanh"},
-                                                       {"dyn.floor", "floor"},
-                                                       {"dyn.ceil", "ceil"},
-                                                       {"dyn.add", "add"},
-                                                       {"dyn.sub", "subtract"},
-                                                       {"dyn.mul", "multiply"},
-                                                       {"dyn.div", "true_divide"},
-                                                       {"dyn.floordiv", "floor_divide"},
-                                                       {"dyn.mod", "mod"},
-                                                       {"dyn.pow", "power"},
-                                                       {"dyn.maximum", "maximum"},
-                                                       {"dyn.minimum", "minimum"},
-                                                       {"dyn.eq", "equal"},
-                                                       {"dyn.ne", "not_equal"},
-                                                       {"dyn.lt", "less"},
-                                                       {"dyn.le", "less_equal"},
-                                                       {"dyn.gt", "greater"},
-                                                       {"dyn.ge", "greater_equal"},
-                                                       {"dyn.logical_and", "logical_and"},
-                                                       {"dyn.logical_or", "logical_or"},
-                                                       {"dyn.matmul", "matmul"},
-                                                       {"dyn.where", "where"}};
   py::object erf;
   std::vector<py::object> outputs;
   for (Operation &op : graph.getBody().front()) {
@@ -99,11 +70,16 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
     }
     StringRef name = op.getName().getStringRef();
     py::object result;
-    if (auto it = ufuncs.find(name); it != ufuncs.end()) {
+    // An elementwise op that is one numpy ufunc is that ufunc on its operands; the others are
+    // composed below.
+    StringRef ufunc;
+    if (auto elementwise = dyn_cast<dyn::ElementwiseOpInterface>(op))
+      ufunc = elementwise.getNumpyUfunc();
+    if (!ufunc.empty()) {
       py::tuple args(op.getNumOperands());
       for (auto [i, operand] : llvm::enumerate(op.getOperands()))
         args[i] = get(operand);
-      result = np.attr(it->second)(*args);
+      result = np.attr(ufunc.str().c_str())(*args);
     } else {
       result =
           llvm::TypeSwitch<Operation *, py::object>(&op)
@@ -144,7 +120,9 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
                 int64_t n = a.getType().getDimSize(0);
                 return np.attr("arange")(n).attr("__mul__")(step).attr("__add__")(start);
               })
-              .Case([&](dyn::NotOp n) -> py::object { return np.attr("invert")(get(n.getX())); })
+              .Case([&](dyn::MatmulOp m) -> py::object {
+                return np.attr("matmul")(get(m.getLhs()), get(m.getRhs()));
+              })
               .Case([&](dyn::RsqrtOp r) -> py::object {
                 return np.attr("reciprocal")(np.attr("sqrt")(get(r.getX())));
               })

@@ -379,6 +379,30 @@ def test_more_library_functions_match_eager():
     assert dynamir.counters()["eager_runs"] == 0
 
 
+@pytest.mark.parametrize("backend", ["cpu", "eager"])
+def test_trunc_declared_by_one_line_matches_numpy_and_torch(backend):
+    # dyn.trunc is its one line in DynElementwiseOps.td (docs/architecture.md: adding an
+    # elementwise op).
+    x = np.array([-2.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.9, 6e4, np.inf, -np.inf, np.nan])
+    f = dynamir.compile(lambda v: np.trunc(v), backend=backend)
+    for dtype in (np.float16, np.float32, np.float64):
+        got = f(x.astype(dtype))
+        want = np.trunc(x.astype(dtype))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        assert (np.signbit(got) == np.signbit(want)).all()
+    # numpy 2 and torch round integers to themselves; torch has no trunc of bools.
+    for ints in (np.arange(-3, 3), np.array([True, False])):
+        got = f(ints)
+        assert got.dtype == ints.dtype and (got == ints).all()
+    t = torch.tensor(x, dtype=torch.float32)
+    g = dynamir.compile(lambda v: (torch.trunc(v), v.trunc()), backend=backend)
+    for got in g(t):
+        assert torch.equal(got.isnan(), t.isnan())
+        assert torch.equal(got.nan_to_num(), torch.trunc(t).nan_to_num())
+    assert dynamir.counters()["eager_runs"] == 0
+
+
 def test_dropout_in_training_mode_breaks_and_runs_eagerly():
     torch.manual_seed(0)
     block = Block().train()

@@ -53,9 +53,6 @@ private:
   static std::shared_ptr<Source> parse(const std::string &text, size_t &pos);
 };
 
-/// numpy's name for an element type, or "" when numpy has none (bf16).
-std::string numpyDtype(mlir::Type type);
-
 /// Runs a graph op by op with numpy (backend="eager"); results have the IR's dtypes and
 /// shapes.
 std::vector<pybind11::object> interpretGraph(mlir::func::FuncOp graph,

@@ -8,6 +8,7 @@
 #include "dynamir/Conversion/Passes.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
+#include "dynamir/Dialect/Dyn/DynScalar.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,7 +16,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace dynamir {
 #define GEN_PASS_DEF_CONVERTDYNTOLINALG
@@ -108,13 +108,6 @@ Value elementwise(OpBuilder &b, Location loc, RankedTensorType result, ValueRang
   return generic.getResult(0);
 }
 
-Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
-  if (isFloat(type))
-    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-  return arith::ConstantOp::create(b, loc, type,
-                                   b.getIntegerAttr(type, static_cast<int64_t>(value)));
-}
-
 /// The identity of max (lowest) or min (highest) for `type`.
 Value extremeConstant(OpBuilder &b, Location loc, Type type, bool lowest) {
   if (auto ft = dyn_cast<FloatType>(type))
@@ -124,222 +117,6 @@ Value extremeConstant(OpBuilder &b, Location loc, Type type, bool lowest) {
   unsigned width = type.getIntOrFloatBitWidth();
   APInt v = lowest ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
-}
-
-/// numpy's astype between our element types.
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (to.isInteger(1)) {
-    Value zero = scalarConstant(b, loc, from, 0);
-    return isFloat(from) ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero))
-                         : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero));
-  }
-  if (isFloat(from) && isFloat(to)) {
-    unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
-    // bf16 and f16 have one width but neither holds the other (range vs precision), and
-    // arith's extf/truncf need a strictly wider/narrower type: convert through f32, which
-    // holds both exactly.
-    if (fromWidth == toWidth)
-      return arith::TruncFOp::create(b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
-    return fromWidth < toWidth ? Value(arith::ExtFOp::create(b, loc, to, v))
-                               : Value(arith::TruncFOp::create(b, loc, to, v));
-  }
-  if (isFloat(to))
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
-                             : Value(arith::SIToFPOp::create(b, loc, to, v));
-  if (isFloat(from)) {
-    // fptosi of NaN, an infinity or a value outside the integer's range is poison; numpy and
-    // torch on x86 give the integer minimum there (cvttsd2si's "integer indefinite").
-    unsigned width = to.getIntOrFloatBitWidth();
-    auto bound = [&](bool upper) {
-      APFloat limit(cast<FloatType>(from).getFloatSemantics());
-      bool ignored;
-      APFloat exact = APFloat(std::ldexp(upper ? 1.0 : -1.0, static_cast<int>(width) - 1));
-      exact.convert(limit.getSemantics(), APFloat::rmNearestTiesToEven, &ignored);
-      return arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, exact)).getResult();
-    };
-    Value inRange = arith::AndIOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, bound(false)),
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, bound(true)));
-    Value min = arith::ConstantOp::create(b, loc, to,
-                                          b.getIntegerAttr(to, APInt::getSignedMinValue(width)));
-    return arith::SelectOp::create(b, loc, inRange, arith::FPToSIOp::create(b, loc, to, v), min);
-  }
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, v))
-                             : Value(arith::ExtSIOp::create(b, loc, to, v));
-  return arith::TruncIOp::create(b, loc, to, v);
-}
-
-/// `FloatOp(x, y)` on floats, `IntOp(x, y)` on integers.
-template <typename FloatOp, typename IntOp>
-Value floatOrInt(OpBuilder &b, Location loc, bool fp, Value x, Value y) {
-  if (fp)
-    return FloatOp::create(b, loc, x, y);
-  return IntOp::create(b, loc, x, y);
-}
-
-/// The divisor for numpy's integer `x // y` and `x % y`: 1 where `y` is 0 or where `x` is the
-/// minimum and `y` is -1. Both trap in hardware (SIGFPE on x86) and are undefined in arith, so
-/// they must never reach the division; numpy defines them (x // 0 == x % 0 == 0,
-/// MIN // -1 == MIN, MIN % -1 == 0), and dividing by 1 already gives MIN // -1 and both
-/// remainders. The caller selects 0 for x // 0.
-Value safeIntegerDivisor(OpBuilder &b, Location loc, Value x, Value y) {
-  Type t = y.getType();
-  unsigned width = t.getIntOrFloatBitWidth();
-  Value zero = scalarConstant(b, loc, t, 0);
-  Value one = scalarConstant(b, loc, t, 1);
-  Value minusOne = scalarConstant(b, loc, t, -1);
-  Value min =
-      arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, APInt::getSignedMinValue(width)));
-  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
-  Value xIsMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, min);
-  Value yIsMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
-  Value overflows = arith::AndIOp::create(b, loc, xIsMin, yIsMinusOne);
-  Value unsafe = arith::OrIOp::create(b, loc, byZero, overflows);
-  return arith::SelectOp::create(b, loc, unsafe, one, y);
-}
-
-/// numpy's (and Python's, and torch's) float `x // y`, as npy_divmod computes it: from the
-/// remainder, not floor(x / y), which is wrong where x / y rounds (-1.0 // inf is -1.0, not
-/// -0.0; 1.0 // 0.1 is 9.0, not 10.0).
-Value floatFloorDivide(OpBuilder &b, Location loc, Value x, Value y) {
-  Type t = x.getType();
-  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-    return arith::CmpFOp::create(b, loc, p, l, r);
-  };
-  Value zero = scalarConstant(b, loc, t, 0.0);
-  Value one = scalarConstant(b, loc, t, 1.0);
-  Value half = scalarConstant(b, loc, t, 0.5);
-  Value quotient = arith::DivFOp::create(b, loc, x, y);
-  Value mod = arith::RemFOp::create(b, loc, x, y);
-  Value div = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, x, mod), y);
-  // The remainder takes the divisor's sign: one less where they differ.
-  Value signsDiffer = arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, y, zero),
-                                            cmp(arith::CmpFPredicate::OLT, mod, zero));
-  Value adjust =
-      arith::AndIOp::create(b, loc, signsDiffer, cmp(arith::CmpFPredicate::UNE, mod, zero));
-  div = arith::SelectOp::create(b, loc, adjust, arith::SubFOp::create(b, loc, div, one), div);
-  Value floor = math::FloorOp::create(b, loc, div);
-  Value roundUp = cmp(arith::CmpFPredicate::OGT, arith::SubFOp::create(b, loc, div, floor), half);
-  floor =
-      arith::SelectOp::create(b, loc, roundUp, arith::AddFOp::create(b, loc, floor, one), floor);
-  // A zero quotient keeps the sign of x / y; a zero divisor gives x / y (inf or nan).
-  Value signedZero = math::CopySignOp::create(b, loc, zero, quotient);
-  Value result =
-      arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::UNE, div, zero), floor, signedZero);
-  return arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, y, zero), quotient, result);
-}
-
-/// The scalar semantics of every elementwise dyn op (the body of its linalg.generic).
-Value scalarBody(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
-  Value x = args[0];
-  Type t = x.getType();
-  bool fp = isFloat(t);
-  auto y = [&] { return args[1]; };
-  auto cmp = [&](arith::CmpFPredicate f, arith::CmpIPredicate i) -> Value {
-    if (fp)
-      return arith::CmpFOp::create(b, loc, f, x, y());
-    return arith::CmpIOp::create(b, loc, i, x, y());
-  };
-  return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case([&](NegOp) -> Value {
-        if (fp)
-          return arith::NegFOp::create(b, loc, x);
-        return arith::SubIOp::create(b, loc, scalarConstant(b, loc, t, 0), x);
-      })
-      .Case([&](AbsOp) -> Value {
-        if (fp)
-          return math::AbsFOp::create(b, loc, x);
-        return math::AbsIOp::create(b, loc, x);
-      })
-      .Case([&](ExpOp) { return math::ExpOp::create(b, loc, x); })
-      .Case([&](LogOp) { return math::LogOp::create(b, loc, x); })
-      .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, x); })
-      .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, x); })
-      .Case([&](SinOp) { return math::SinOp::create(b, loc, x); })
-      .Case([&](CosOp) { return math::CosOp::create(b, loc, x); })
-      .Case([&](TanOp) { return math::TanOp::create(b, loc, x); })
-      .Case([&](TanhOp) { return math::TanhOp::create(b, loc, x); })
-      .Case([&](ErfOp) { return math::ErfOp::create(b, loc, x); })
-      .Case([&](FloorOp) { return math::FloorOp::create(b, loc, x); })
-      .Case([&](CeilOp) { return math::CeilOp::create(b, loc, x); })
-      .Case([&](SigmoidOp) -> Value {
-        Value one = scalarConstant(b, loc, t, 1.0);
-        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-        return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
-      })
-      .Case([&](ReluOp) -> Value {
-        Value zero = scalarConstant(b, loc, t, 0);
-        // maximumf propagates NaN like torch.relu.
-        if (fp)
-          return arith::MaximumFOp::create(b, loc, x, zero);
-        return arith::MaxSIOp::create(b, loc, x, zero);
-      })
-      .Case([&](NotOp) -> Value {
-        return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, t, -1));
-      })
-      .Case([&](AddOp) { return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, fp, x, y()); })
-      .Case([&](SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, fp, x, y()); })
-      .Case([&](MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, fp, x, y()); })
-      .Case([&](DivOp) { return arith::DivFOp::create(b, loc, x, y()); })
-      .Case([&](FloorDivOp) -> Value {
-        if (fp)
-          return floatFloorDivide(b, loc, x, y());
-        // x // 0 is 0 in numpy; the division by the safe divisor 1 gives x there.
-        Value q = arith::FloorDivSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y()));
-        Value zero = scalarConstant(b, loc, t, 0);
-        Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y(), zero);
-        return arith::SelectOp::create(b, loc, byZero, zero, q);
-      })
-      .Case([&](ModOp) -> Value {
-        // Python's modulo: the remainder takes the divisor's sign. Integers divide by the safe
-        // divisor, whose remainder 0 is numpy's x % 0 and MIN % -1.
-        Value r = fp ? Value(arith::RemFOp::create(b, loc, x, y()))
-                     : Value(arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y())));
-        Value zero = scalarConstant(b, loc, t, 0);
-        Value rNeg, yNeg, rNonZero;
-        if (fp) {
-          rNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
-          yNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y(), zero);
-          rNonZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
-        } else {
-          rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
-          yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y(), zero);
-          rNonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
-        }
-        Value signsDiffer = arith::XOrIOp::create(b, loc, rNeg, yNeg);
-        Value adjust = arith::AndIOp::create(b, loc, signsDiffer, rNonZero);
-        Value adjusted = fp ? Value(arith::AddFOp::create(b, loc, r, y()))
-                            : Value(arith::AddIOp::create(b, loc, r, y()));
-        Value mod = arith::SelectOp::create(b, loc, adjust, adjusted, r);
-        if (!fp)
-          return mod;
-        // A zero remainder has the divisor's sign in numpy and Python (0.0 % -3.0 is -0.0).
-        Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mod, zero);
-        return arith::SelectOp::create(b, loc, isZero, math::CopySignOp::create(b, loc, zero, y()),
-                                       mod);
-      })
-      .Case([&](PowOp) { return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, fp, x, y()); })
-      .Case([&](MaximumOp) {
-        return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, fp, x, y());
-      })
-      .Case([&](MinimumOp) {
-        return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, fp, x, y());
-      })
-      .Case([&](LogicalAndOp) { return arith::AndIOp::create(b, loc, x, y()); })
-      .Case([&](LogicalOrOp) { return arith::OrIOp::create(b, loc, x, y()); })
-      .Case([&](EqOp) { return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq); })
-      .Case([&](NeOp) { return cmp(arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne); })
-      .Case([&](LtOp) { return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt); })
-      .Case([&](LeOp) { return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle); })
-      .Case([&](GtOp) { return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt); })
-      .Case([&](GeOp) { return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge); })
-      .Case([&](WhereOp) { return arith::SelectOp::create(b, loc, args[0], args[1], args[2]); })
-      .Case([&](CastOp cast) { return convertScalar(b, loc, x, cast.getDtype()); })
-      .Default([](Operation *) -> Value { llvm_unreachable("not an elementwise dyn op"); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -353,15 +130,14 @@ struct ElementwiseLowering : ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanOp, TanhOp, ErfOp,
-             FloorOp, CeilOp, SigmoidOp, ReluOp, NotOp, AddOp, SubOp, MulOp, DivOp, FloorDivOp,
-             ModOp, PowOp, MaximumOp, MinimumOp, LogicalAndOp, LogicalOrOp, EqOp, NeOp, LtOp, LeOp,
-             GtOp, GeOp, WhereOp, CastOp>(op))
+    auto elementwiseOp = dyn_cast<ElementwiseOpInterface>(op);
+    if (!elementwiseOp)
       return failure();
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
-    Value lowered = elementwise(
-        rewriter, op->getLoc(), result, operands,
-        [&](OpBuilder &b, Location loc, ValueRange args) { return scalarBody(op, b, loc, args); });
+    Value lowered = elementwise(rewriter, op->getLoc(), result, operands,
+                                [&](OpBuilder &b, Location loc, ValueRange args) {
+                                  return elementwiseOp.buildScalar(b, loc, args);
+                                });
     rewriter.replaceOp(op, lowered);
     return success();
   }

@@ -3,6 +3,7 @@
 #include "dynamir/Dialect/Dyn/DynOps.h"
 #include "dynamir/Dialect/Dyn/DynShapes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"

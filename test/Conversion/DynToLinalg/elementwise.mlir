@@ -43,6 +43,7 @@ func.func @unary_float(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
 // CHECK: math.absi
 // logical not is xor with true
 // CHECK: arith.xori
+// CHECK: math.trunc
 func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %0 = dyn.neg %x : tensor<3xf32>
   %1 = dyn.abs %x : tensor<3xf32>
@@ -61,6 +62,7 @@ func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %14 = dyn.neg %i : tensor<3xi32>
   %15 = dyn.abs %i : tensor<3xi32>
   %16 = dyn.not %b : tensor<3xi1>
+  %17 = dyn.trunc %x : tensor<3xf32>
   return
 }
 

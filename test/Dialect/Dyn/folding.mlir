@@ -339,3 +339,14 @@ func.func @empty_reductions(%x: tensor<f32>, %y: tensor<3xf32>) -> (tensor<f32>,
   %2 = dyn.argmax %x dims [] : tensor<f32>
   return %0, %1, %2 : tensor<f32>, tensor<3xf32>, tensor<i64>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @trunc
+func.func @trunc() -> tensor<4xf32> {
+  %c = dyn.constant dense<[-1.5, -0.5, 0.5, 2.7]> : tensor<4xf32>
+  // CHECK: %[[T:.*]] = dyn.constant dense<[-1.000000e+00, -0.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<4xf32>
+  %0 = dyn.trunc %c : tensor<4xf32>
+  // CHECK: return %[[T]]
+  return %0 : tensor<4xf32>
+}

@@ -37,6 +37,8 @@ func.func @unary(%x: tensor<4x?xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %14 = dyn.ceil %x : tensor<4x?xf32>
   // CHECK: dyn.not %[[B]] : tensor<3xi1>
   %15 = dyn.not %b : tensor<3xi1>
+  // CHECK: dyn.trunc %[[X]] : tensor<4x?xf32>
+  %16 = dyn.trunc %x : tensor<4x?xf32>
   return
 }
 

@@ -106,6 +106,37 @@ def Dyn_GuardOpInterface : OpInterface<"GuardOpInterface"> {
   ];
 }
 
+def Dyn_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
+  let cppNamespace = "::dynamir::dyn";
+  let description = [{
+    An op computed element by element on broadcast operands (unary and binary ops, comparisons,
+    `dyn.where`, `dyn.cast`): everything the rest of Dynamir needs to know about it is here, so
+    that the tracer, the eager backend and `convert-dyn-to-linalg` read one definition.
+  }];
+  let methods = [
+    StaticInterfaceMethod<[{
+        numpy's ufunc computing the op on the operands for the eager backend, e.g.
+        `true_divide`; empty where that backend composes the op from several numpy calls.
+      }], "::llvm::StringRef", "getNumpyUfunc">,
+    StaticInterfaceMethod<[{
+        The numpy and torch function and method names (`np.sin`, `torch.sin`, `x.sin()`) the
+        tracer maps to this op as a float function of one argument: integer and bool arguments
+        are computed in a float type first (or, with `keepsIntegers`, copied). Empty for ops
+        the tracer reaches otherwise (Python operators, functions with their own handler).
+      }], "::llvm::ArrayRef<::llvm::StringRef>", "getFloatFunctionNames", (ins), [{}],
+      [{ return {}; }]>,
+    StaticInterfaceMethod<[{
+        Whether integers are their own value under the op (floor, ceil): numpy 2 and torch
+        return a copy of an integer argument rather than computing in a float type.
+      }], "bool", "keepsIntegers", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        Builds the op's scalar semantics on one element of each operand (the body of the
+        `linalg.generic` it lowers to) and returns the result element.
+      }], "::mlir::Value", "buildScalar",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc, "::mlir::ValueRange":$args)>,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Base classes
 //===----------------------------------------------------------------------===//

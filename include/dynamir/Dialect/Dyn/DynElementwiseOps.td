@@ -1,0 +1,322 @@
+//===- DynElementwiseOps.td - elementwise dyn ops ----------*- tablegen -*-===//
+//
+// The elementwise ops: one line each declares the op, its constant folding, numpy's ufunc for
+// the eager backend, the numpy/torch names the tracer maps to it and, where one element is one
+// arith/math op, its lowering (ElementwiseOpInterface, DynBase.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_DIALECT_DYN_DYNELEMENTWISEOPS_TD
+#define DYNAMIR_DIALECT_DYN_DYNELEMENTWISEOPS_TD
+
+include "dynamir/Dialect/Dyn/DynBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+// The ElementwiseOpInterface methods every elementwise op defines: numpy's `ufunc` for the
+// eager backend (empty: the backend composes the op), and `buildScalar` on `operands` (the
+// scalar arguments, `args[i]`). Where one element is one arith/math op, `floatOp` computes it on
+// float elements and `intOp` on integer ones (an op defined on one kind names only that one);
+// with neither, `buildScalar` is written in C++ in lib/Dialect/Dyn/DynElementwise.cpp.
+class Dyn_ElementwiseDefs<string ufunc, string floatOp, string intOp, string operands> {
+  string create = "::create(b, loc, " # operands # ");";
+  string body = !cond(
+      !and(!empty(floatOp), !empty(intOp)): "",
+      !empty(intOp): "return " # floatOp # create,
+      !or(!empty(floatOp), !eq(floatOp, intOp)): "return " # intOp # create,
+      true: "if (::llvm::isa<::mlir::FloatType>(args[0].getType()))\n"
+            # "      return " # floatOp # create # "\n    return " # intOp # create);
+  string defs = [{
+    ::llvm::StringRef $cppClass::getNumpyUfunc() { return "}] # ufunc # [{"; }
+  }] # !if(!empty(body), "", [{
+    ::mlir::Value $cppClass::buildScalar(::mlir::OpBuilder &b, ::mlir::Location loc,
+                                         ::mlir::ValueRange args) {
+      }] # body # [{
+    }
+  }]);
+}
+
+// `floatExpr` and `intExpr` give the scalar semantics used by the constant folder, in terms of
+// `v`; an empty `intExpr` means the op is not defined on integers. `ufunc`, `floatOp` and `intOp`:
+// see Dyn_ElementwiseDefs. `functions`: the numpy/torch names the tracer maps to the op as a
+// float function (keepsIntegers: an integer argument is copied, not computed in a float type).
+class Dyn_UnaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
+                  string what, string exampleType = "tensor<4x?xf32>", string ufunc = "",
+                  string floatOp = "", string intOp = "", list<string> functions = [],
+                  bit keepsIntegers = 0>
+    : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                        DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface,
+                            ["getFloatFunctionNames", "keepsIntegers"]>]> {
+  let summary = "elementwise " # what;
+  let description = [{
+    Applies }] # what # [{ to every element. The result has the operand's type.
+
+    Example:
+
+    ```mlir
+    %y = dyn.}] # mnemonic # [{ %x : }] # exampleType # [{
+    ```
+  }];
+  let arguments = (ins tensorType:$x);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location>, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      inferred.push_back(adaptor.getX().getType());
+      return ::mlir::success();
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      if (::mlir::OpFoldResult folded = foldUnaryIdentity(*this))
+        return folded;
+      return constFoldUnary(adaptor.getX(), getType(), }]
+      # !if(!empty(floatExpr), "nullptr", "[](double v) -> double { return " # floatExpr # "; }")
+      # ", "
+      # !if(!empty(intExpr), "nullptr", "[](int64_t v) -> int64_t { return " # intExpr # "; }")
+      # [{);
+    }
+    ::llvm::ArrayRef<::llvm::StringRef> $cppClass::getFloatFunctionNames() {
+      }] # !if(!empty(functions), "return {};", "static const ::llvm::StringRef names[] = {\""
+                                   # !interleave(functions, "\", \"") # "\"};\n      return names;")
+      # [{
+    }
+    bool $cppClass::keepsIntegers() { return }] # !if(keepsIntegers, "true", "false") # [{; }
+  }] # Dyn_ElementwiseDefs<ufunc, floatOp, intOp, "args[0]">.defs;
+}
+
+// A float function of one argument that numpy and torch spell by its mnemonic (np.sin,
+// torch.sin, x.sin()), one math op on an element (`mathOp`) and numpy's ufunc `ufunc`.
+class Dyn_FloatFunction<string mnemonic, string floatExpr, string what, string mathOp,
+                        string ufunc = mnemonic, bit keepsIntegers = 0>
+    : Dyn_UnaryOp<mnemonic, Dyn_FloatTensor, floatExpr, "", what, ufunc = ufunc,
+                  floatOp = mathOp, functions = [mnemonic], keepsIntegers = keepsIntegers>;
+
+def Dyn_NegOp : Dyn_UnaryOp<"neg", Dyn_NumericTensor, "-v", "wrapNeg(v)", "negation",
+                            ufunc = "negative">;
+def Dyn_AbsOp : Dyn_UnaryOp<"abs", Dyn_NumericTensor, "std::fabs(v)", "v < 0 ? wrapNeg(v) : v",
+                            "absolute value", ufunc = "abs", floatOp = "::mlir::math::AbsFOp",
+                            intOp = "::mlir::math::AbsIOp">;
+def Dyn_ExpOp : Dyn_FloatFunction<"exp", "std::exp(v)", "exponential", "::mlir::math::ExpOp">;
+def Dyn_LogOp : Dyn_FloatFunction<"log", "std::log(v)", "natural logarithm",
+                                  "::mlir::math::LogOp">;
+def Dyn_SqrtOp : Dyn_FloatFunction<"sqrt", "std::sqrt(v)", "square root", "::mlir::math::SqrtOp">;
+def Dyn_RsqrtOp : Dyn_FloatFunction<"rsqrt", "1.0 / std::sqrt(v)", "reciprocal square root",
+                                    "::mlir::math::RsqrtOp", /*ufunc=*/"">;
+def Dyn_SinOp : Dyn_FloatFunction<"sin", "std::sin(v)", "sine", "::mlir::math::SinOp">;
+def Dyn_CosOp : Dyn_FloatFunction<"cos", "std::cos(v)", "cosine", "::mlir::math::CosOp">;
+def Dyn_TanOp : Dyn_FloatFunction<"tan", "std::tan(v)", "tangent", "::mlir::math::TanOp">;
+def Dyn_TanhOp : Dyn_FloatFunction<"tanh", "std::tanh(v)", "hyperbolic tangent",
+                                   "::mlir::math::TanhOp">;
+def Dyn_SigmoidOp : Dyn_UnaryOp<"sigmoid", Dyn_FloatTensor, "1.0 / (1.0 + std::exp(-v))", "",
+                                "logistic sigmoid 1 / (1 + exp(-x))", functions = ["sigmoid"]>;
+def Dyn_ReluOp : Dyn_UnaryOp<"relu", Dyn_NumericTensor, "std::isnan(v) || v > 0 ? v : 0.0",
+                             "v > 0 ? v : 0",
+                             "rectified linear unit max(x, 0)">;
+def Dyn_ErfOp : Dyn_FloatFunction<"erf", "std::erf(v)", "error function", "::mlir::math::ErfOp",
+                                  /*ufunc=*/"">;
+def Dyn_FloorOp : Dyn_FloatFunction<"floor", "std::floor(v)", "rounding toward negative infinity",
+                                    "::mlir::math::FloorOp", "floor", /*keepsIntegers=*/1>;
+def Dyn_CeilOp : Dyn_FloatFunction<"ceil", "std::ceil(v)", "rounding toward positive infinity",
+                                   "::mlir::math::CeilOp", "ceil", /*keepsIntegers=*/1>;
+def Dyn_TruncOp : Dyn_FloatFunction<"trunc", "std::trunc(v)", "rounding toward zero",
+                                    "::mlir::math::TruncOp", "trunc", /*keepsIntegers=*/1>;
+def Dyn_NotOp : Dyn_UnaryOp<"not", Dyn_IntegerTensor, "", "~v",
+                            "logical not (i1) or bitwise not (integers)", "tensor<4x?xi1>",
+                            ufunc = "invert">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops with broadcasting
+//===----------------------------------------------------------------------===//
+
+class Dyn_BroadcastingOp<string mnemonic, list<Trait> traits = []>
+    : Dyn_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])>;
+
+// `floatExpr` / `intExpr` are the scalar semantics in terms of `a` and `b` (an empty one: not
+// defined for that element kind). An integer expression may return std::nullopt (a negative
+// integer power, which numpy rejects), in which case nothing is folded. Integer expressions
+// must wrap like numpy's fixed-width integers and never divide by zero (wrap*, pyFloorDiv).
+// `ufunc`, `floatOp` and `intOp`: see Dyn_ElementwiseDefs.
+class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
+                   string what, string identity = "", string exampleElement = "f32",
+                   string ufunc = "", string floatOp = "", string intOp = "">
+    : Dyn_BroadcastingOp<mnemonic, [DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
+  let summary = "elementwise " # what # " with broadcasting";
+  let description = [{
+    Computes }] # what # [{ of the two operands elementwise after broadcasting them to a common
+    shape with numpy's rules (dimensions aligned from the right; a dimension of 1 stretches).
+    Both operands have one element type; dtype promotion is made explicit with `dyn.cast`.
+
+    Example:
+
+    ```mlir
+    %z = dyn.}] # mnemonic # [{ %x, %y : tensor<4x1x}] # exampleElement # [{>, tensor<3x}]
+        # exampleElement # [{>
+    // %z : tensor<4x3x}] # exampleElement # [{>
+    ```
+  }];
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastResult(loc, {adaptor.getLhs(), adaptor.getRhs()},
+                                  /*resultElementType=*/nullptr, inferred);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      if (::mlir::OpFoldResult folded = foldBinaryIdentity(*this, adaptor.getLhs(),
+              adaptor.getRhs(), BinaryIdentity::}] # !if(!empty(identity), "None", identity) # [{))
+        return folded;
+      return constFoldBinary(adaptor.getLhs(), adaptor.getRhs(), getType(), }]
+      # !if(!empty(floatExpr), "nullptr",
+            "[](double a, double b) -> double { return " # floatExpr # "; }")
+      # ", "
+      # !if(!empty(intExpr), "nullptr",
+            "[](int64_t a, int64_t b) -> std::optional<int64_t> { return " # intExpr # "; }")
+      # [{);
+    }
+  }] # Dyn_ElementwiseDefs<ufunc, floatOp, intOp, "args[0], args[1]">.defs;
+}
+
+def Dyn_AddOp : Dyn_BinaryOp<"add", Dyn_NumericTensor, "a + b", "wrapAdd(a, b)", "addition",
+                             "AddZero", ufunc = "add", floatOp = "::mlir::arith::AddFOp",
+                             intOp = "::mlir::arith::AddIOp">;
+def Dyn_SubOp : Dyn_BinaryOp<"sub", Dyn_NumericTensor, "a - b", "wrapSub(a, b)", "subtraction",
+                             "SubZero", ufunc = "subtract", floatOp = "::mlir::arith::SubFOp",
+                             intOp = "::mlir::arith::SubIOp">;
+def Dyn_MulOp : Dyn_BinaryOp<"mul", Dyn_NumericTensor, "a * b", "wrapMul(a, b)",
+                             "multiplication", "MulOne", ufunc = "multiply",
+                             floatOp = "::mlir::arith::MulFOp", intOp = "::mlir::arith::MulIOp">;
+def Dyn_DivOp : Dyn_BinaryOp<"div", Dyn_FloatTensor, "a / b", "", "true division", "DivOne",
+                             ufunc = "true_divide", floatOp = "::mlir::arith::DivFOp">;
+def Dyn_FloorDivOp : Dyn_BinaryOp<"floordiv", Dyn_NumericTensor, "pyFloatFloorDiv(a, b)",
+    "pyFloorDiv(a, b)",
+    "floor division (Python's //; for integers numpy's x // 0 == 0 and MIN // -1 == MIN)",
+    ufunc = "floor_divide">;
+def Dyn_ModOp : Dyn_BinaryOp<"mod", Dyn_NumericTensor, "pyFloatMod(a, b)", "pyMod(a, b)",
+    "remainder with the sign of the divisor (Python's %; for integers numpy's x % 0 == 0)",
+    ufunc = "mod">;
+def Dyn_PowOp : Dyn_BinaryOp<"pow", Dyn_NumericTensor, "std::pow(a, b)",
+    "b < 0 ? std::nullopt : std::optional<int64_t>(intPow(a, b))", "power", ufunc = "power",
+    floatOp = "::mlir::math::PowFOp", intOp = "::mlir::math::IPowIOp">;
+def Dyn_MaximumOp : Dyn_BinaryOp<"maximum", Dyn_NumericTensor,
+    "::llvm::maximum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a > b ? a : b",
+    "maximum (NaN-propagating, -0 < +0)", ufunc = "maximum",
+    floatOp = "::mlir::arith::MaximumFOp", intOp = "::mlir::arith::MaxSIOp">;
+def Dyn_MinimumOp : Dyn_BinaryOp<"minimum", Dyn_NumericTensor,
+    "::llvm::minimum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a < b ? a : b",
+    "minimum (NaN-propagating, -0 < +0)", ufunc = "minimum",
+    floatOp = "::mlir::arith::MinimumFOp", intOp = "::mlir::arith::MinSIOp">;
+def Dyn_LogicalAndOp : Dyn_BinaryOp<"logical_and", Dyn_BoolTensor, "", "a & b", "logical and",
+                                    "", "i1", ufunc = "logical_and",
+                                    intOp = "::mlir::arith::AndIOp">;
+def Dyn_LogicalOrOp : Dyn_BinaryOp<"logical_or", Dyn_BoolTensor, "", "a | b", "logical or",
+                                   "", "i1", ufunc = "logical_or", intOp = "::mlir::arith::OrIOp">;
+
+// `ufunc`: numpy's name; `floatPredicate` (an arith::CmpFPredicate) and `intPredicate` (an
+// arith::CmpIPredicate, signed): the comparison of one element.
+class Dyn_CompareOp<string mnemonic, string expr, string what, string ufunc,
+                    string floatPredicate, string intPredicate>
+    : Dyn_BroadcastingOp<mnemonic, [DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
+  let summary = "elementwise " # what # " comparison with broadcasting";
+  let description = [{
+    Compares the operands elementwise after numpy broadcasting and returns an i1 tensor.
+    Floating-point comparisons are ordered except `ne`, which is true when either side is NaN,
+    as in numpy.
+
+    Example:
+
+    ```mlir
+    %m = dyn.}] # mnemonic # [{ %x, %y : tensor<3xf32>, tensor<f32>
+    // %m : tensor<3xi1>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$lhs, Dyn_Tensor:$rhs);
+  let results = (outs Dyn_BoolTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *ctx,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastResult(loc, {adaptor.getLhs(), adaptor.getRhs()},
+                                  ::mlir::IntegerType::get(ctx, 1), inferred);
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return constFoldCompare(adaptor.getLhs(), adaptor.getRhs(), getType(),
+          [](auto a, auto b) -> int64_t { return }] # expr # [{; });
+    }
+  }] # Dyn_ElementwiseDefs<ufunc, "", "", "">.defs # [{
+    ::mlir::Value $cppClass::buildScalar(::mlir::OpBuilder &b, ::mlir::Location loc,
+                                         ::mlir::ValueRange args) {
+      if (::llvm::isa<::mlir::FloatType>(args[0].getType()))
+        return ::mlir::arith::CmpFOp::create(b, loc, ::mlir::arith::CmpFPredicate::}]
+            # floatPredicate # [{, args[0], args[1]);
+      return ::mlir::arith::CmpIOp::create(b, loc, ::mlir::arith::CmpIPredicate::}]
+          # intPredicate # [{, args[0], args[1]);
+    }
+  }];
+}
+
+def Dyn_EqOp : Dyn_CompareOp<"eq", "a == b", "equality", "equal", "OEQ", "eq">;
+def Dyn_NeOp : Dyn_CompareOp<"ne", "a != b", "inequality", "not_equal", "UNE", "ne">;
+def Dyn_LtOp : Dyn_CompareOp<"lt", "a < b", "less-than", "less", "OLT", "slt">;
+def Dyn_LeOp : Dyn_CompareOp<"le", "a <= b", "less-or-equal", "less_equal", "OLE", "sle">;
+def Dyn_GtOp : Dyn_CompareOp<"gt", "a > b", "greater-than", "greater", "OGT", "sgt">;
+def Dyn_GeOp : Dyn_CompareOp<"ge", "a >= b", "greater-or-equal", "greater_equal", "OGE", "sge">;
+
+def Dyn_WhereOp : Dyn_BroadcastingOp<"where",
+    [DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
+  let summary = "elementwise selection with broadcasting";
+  let description = [{
+    `numpy.where(cond, a, b)`: picks `a` where `cond` is true and `b` elsewhere, after
+    broadcasting all three operands to one shape.
+
+    Example:
+
+    ```mlir
+    %r = dyn.where %c, %a, %b : tensor<4x3xi1>, tensor<3xf32>, tensor<f32>
+    // %r : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_BoolTensor:$condition, Dyn_Tensor:$lhs, Dyn_Tensor:$rhs);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($lhs) `,` type($rhs)
+  }];
+  let hasFolder = 1;
+  let extraClassDefinition = Dyn_ElementwiseDefs<"where", "", "::mlir::arith::SelectOp",
+                                                 "args[0], args[1], args[2]">.defs;
+}
+
+def Dyn_CastOp : Dyn_Op<"cast", [Pure, InferTypeOpAdaptor,
+                                 DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts every element to `dtype` with numpy's `astype` semantics: floats to integers
+    truncate toward zero, anything to i1 tests for non-zero, i1 to numbers gives 0 or 1.
+
+    Example:
+
+    ```mlir
+    %y = dyn.cast %x to f64 : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, TypeAttrOf<AnyType>:$dtype);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x `to` $dtype attr-dict `:` type($x)";
+  let hasFolder = 1;
+  // The eager backend's cast is the result dtype it enforces on every op.
+  let extraClassDefinition = Dyn_ElementwiseDefs<"", "", "", "">.defs;
+}
+
+#endif // DYNAMIR_DIALECT_DYN_DYNELEMENTWISEOPS_TD

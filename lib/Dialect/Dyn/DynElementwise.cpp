@@ -1,0 +1,205 @@
+//===- DynElementwise.cpp - element semantics written in C++ --------------===//
+//
+// `buildScalar` (ElementwiseOpInterface) of the elementwise ops whose element is more than one
+// arith/math op: negation, sigmoid, relu, not, floor division, modulo and cast. The others are
+// generated from their line in DynElementwiseOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dynamir/Dialect/Dyn/DynOps.h"
+#include "dynamir/Dialect/Dyn/DynScalar.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::dyn;
+
+namespace {
+
+bool isFloat(Type t) { return isa<FloatType>(t); }
+
+/// The divisor for numpy's integer `x // y` and `x % y`: 1 where `y` is 0 or where `x` is the
+/// minimum and `y` is -1. Both trap in hardware (SIGFPE on x86) and are undefined in arith, so
+/// they must never reach the division; numpy defines them (x // 0 == x % 0 == 0,
+/// MIN // -1 == MIN, MIN % -1 == 0), and dividing by 1 already gives MIN // -1 and both
+/// remainders. The caller selects 0 for x // 0.
+Value safeIntegerDivisor(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = y.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value one = scalarConstant(b, loc, t, 1);
+  Value minusOne = scalarConstant(b, loc, t, -1);
+  Value min =
+      arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, APInt::getSignedMinValue(width)));
+  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value xIsMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, min);
+  Value yIsMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
+  Value overflows = arith::AndIOp::create(b, loc, xIsMin, yIsMinusOne);
+  Value unsafe = arith::OrIOp::create(b, loc, byZero, overflows);
+  return arith::SelectOp::create(b, loc, unsafe, one, y);
+}
+
+/// numpy's (and Python's, and torch's) float `x // y`, as npy_divmod computes it: from the
+/// remainder, not floor(x / y), which is wrong where x / y rounds (-1.0 // inf is -1.0, not
+/// -0.0; 1.0 // 0.1 is 9.0, not 10.0).
+Value floatFloorDivide(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+    return arith::CmpFOp::create(b, loc, p, l, r);
+  };
+  Value zero = scalarConstant(b, loc, t, 0.0);
+  Value one = scalarConstant(b, loc, t, 1.0);
+  Value half = scalarConstant(b, loc, t, 0.5);
+  Value quotient = arith::DivFOp::create(b, loc, x, y);
+  Value mod = arith::RemFOp::create(b, loc, x, y);
+  Value div = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, x, mod), y);
+  // The remainder takes the divisor's sign: one less where they differ.
+  Value signsDiffer = arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, y, zero),
+                                            cmp(arith::CmpFPredicate::OLT, mod, zero));
+  Value adjust =
+      arith::AndIOp::create(b, loc, signsDiffer, cmp(arith::CmpFPredicate::UNE, mod, zero));
+  div = arith::SelectOp::create(b, loc, adjust, arith::SubFOp::create(b, loc, div, one), div);
+  Value floor = math::FloorOp::create(b, loc, div);
+  Value roundUp = cmp(arith::CmpFPredicate::OGT, arith::SubFOp::create(b, loc, div, floor), half);
+  floor =
+      arith::SelectOp::create(b, loc, roundUp, arith::AddFOp::create(b, loc, floor, one), floor);
+  // A zero quotient keeps the sign of x / y; a zero divisor gives x / y (inf or nan).
+  Value signedZero = math::CopySignOp::create(b, loc, zero, quotient);
+  Value result =
+      arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::UNE, div, zero), floor, signedZero);
+  return arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, y, zero), quotient, result);
+}
+
+} // namespace
+
+Value dyn::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (isFloat(type))
+    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(b, loc, type,
+                                   b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    return isFloat(from) ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero))
+                         : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero));
+  }
+  if (isFloat(from) && isFloat(to)) {
+    unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+    // bf16 and f16 have one width but neither holds the other (range vs precision), and
+    // arith's extf/truncf need a strictly wider/narrower type: convert through f32, which
+    // holds both exactly.
+    if (fromWidth == toWidth)
+      return arith::TruncFOp::create(b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
+    return fromWidth < toWidth ? Value(arith::ExtFOp::create(b, loc, to, v))
+                               : Value(arith::TruncFOp::create(b, loc, to, v));
+  }
+  if (isFloat(to))
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+  if (isFloat(from)) {
+    // fptosi of NaN, an infinity or a value outside the integer's range is poison; numpy and
+    // torch on x86 give the integer minimum there (cvttsd2si's "integer indefinite").
+    unsigned width = to.getIntOrFloatBitWidth();
+    auto bound = [&](bool upper) {
+      APFloat limit(cast<FloatType>(from).getFloatSemantics());
+      bool ignored;
+      APFloat exact = APFloat(std::ldexp(upper ? 1.0 : -1.0, static_cast<int>(width) - 1));
+      exact.convert(limit.getSemantics(), APFloat::rmNearestTiesToEven, &ignored);
+      return arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, exact)).getResult();
+    };
+    Value inRange = arith::AndIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, bound(false)),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, bound(true)));
+    Value min = arith::ConstantOp::create(b, loc, to,
+                                          b.getIntegerAttr(to, APInt::getSignedMinValue(width)));
+    return arith::SelectOp::create(b, loc, inRange, arith::FPToSIOp::create(b, loc, to, v), min);
+  }
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, v))
+                             : Value(arith::ExtSIOp::create(b, loc, to, v));
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+Value NegOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  if (isFloat(x.getType()))
+    return arith::NegFOp::create(b, loc, x);
+  return arith::SubIOp::create(b, loc, scalarConstant(b, loc, x.getType(), 0), x);
+}
+
+Value SigmoidOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Value one = scalarConstant(b, loc, x.getType(), 1.0);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+Value ReluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Value zero = scalarConstant(b, loc, x.getType(), 0);
+  // maximumf propagates NaN like torch.relu.
+  if (isFloat(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, zero);
+  return arith::MaxSIOp::create(b, loc, x, zero);
+}
+
+Value NotOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, x.getType(), -1));
+}
+
+Value FloorDivOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0], y = args[1];
+  Type t = x.getType();
+  if (isFloat(t))
+    return floatFloorDivide(b, loc, x, y);
+  // x // 0 is 0 in numpy; the division by the safe divisor 1 gives x there.
+  Value q = arith::FloorDivSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y));
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
+}
+
+Value ModOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0], y = args[1];
+  Type t = x.getType();
+  bool fp = isFloat(t);
+  // Python's modulo: the remainder takes the divisor's sign. Integers divide by the safe
+  // divisor, whose remainder 0 is numpy's x % 0 and MIN % -1.
+  Value r = fp ? Value(arith::RemFOp::create(b, loc, x, y))
+               : Value(arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y)));
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value rNeg, yNeg, rNonZero;
+  if (fp) {
+    rNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    yNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero);
+    rNonZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
+  } else {
+    rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+    yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+    rNonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+  }
+  Value signsDiffer = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+  Value adjust = arith::AndIOp::create(b, loc, signsDiffer, rNonZero);
+  Value adjusted =
+      fp ? Value(arith::AddFOp::create(b, loc, r, y)) : Value(arith::AddIOp::create(b, loc, r, y));
+  Value mod = arith::SelectOp::create(b, loc, adjust, adjusted, r);
+  if (!fp)
+    return mod;
+  // A zero remainder has the divisor's sign in numpy and Python (0.0 % -3.0 is -0.0).
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mod, zero);
+  return arith::SelectOp::create(b, loc, isZero, math::CopySignOp::create(b, loc, zero, y), mod);
+}
+
+Value CastOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  return convertScalar(b, loc, args[0], getDtype());
+}
