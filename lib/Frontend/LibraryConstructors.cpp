@@ -23,7 +23,7 @@ VarPtr fullLike(LibraryCall &c) {
   if (!type.hasStaticShape())
     breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a dynamically shaped tensor");
   VarPtr dtype = c.take(c.name == "full_like" ? 2 : 1, {"dtype"});
-  Type element = isNone(dtype) ? type.getElementType() : t.dtypeArgument(dtype);
+  Type element = isNone(dtype) ? type.getElementType() : t.dtypeArgument(c.lib, dtype);
   double fill = c.name == "ones_like" ? 1.0 : 0.0;
   if (c.name == "full_like")
     fill = constant(c.take(1, {"fill_value"}), "fill_value").cast<double>();
@@ -53,7 +53,7 @@ VarPtr full(LibraryCall &c) {
   VarPtr dtype = c.take(c.name == "full" ? 2 : 1, {"dtype"});
   Type element;
   if (!isNone(dtype))
-    element = t.dtypeArgument(dtype);
+    element = t.dtypeArgument(c.lib, dtype);
   else if (PyBool_Check(fillValue.ptr())) // full(shape, True) is a bool array
     element = t.i1();
   else if (PyLong_Check(fillValue.ptr()))
@@ -90,7 +90,7 @@ VarPtr arange(LibraryCall &c) {
     breakTrace(dyn::BreakKind::unsupported_call, "arange with a zero or infinite step count");
   int64_t count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / stepSize)));
   VarPtr dtype = c.take(99, {"dtype"});
-  Type element = !isNone(dtype) ? t.dtypeArgument(dtype)
+  Type element = !isNone(dtype) ? t.dtypeArgument(c.lib, dtype)
                                 : (allInts ? t.i64() : (c.lib == Lib::Numpy ? t.f64() : t.f32()));
   return c.result(dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({count}, element),
                                         t.b.getF64FloatAttr(start), t.b.getF64FloatAttr(stepSize)));

@@ -171,7 +171,7 @@ VarPtr astype(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr x = c.tensorArg(0);
   VarPtr dtype = c.take(1, {"dtype"});
-  Type element = t.dtypeArgument(dtype);
+  Type element = t.dtypeArgument(c.lib, dtype);
   // torch returns the tensor itself when nothing changes; numpy's astype copies.
   if (c.lib == Lib::Torch && element == t.elementTypeOf(x->value))
     return x;

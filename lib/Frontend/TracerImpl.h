@@ -194,7 +194,7 @@ public:
   void logInstr(const Frame &f, const Instr &in);
   Type dtypeToType(py::handle dtype);
   py::object dtypeObject(Lib lib, Type t);
-  Type dtypeArgument(const VarPtr &v);
+  Type dtypeArgument(Lib lib, const VarPtr &v);
   static py::object importIfLoaded(const char *name);
   bool isContiguous(const VarPtr &v);
   py::object pythonType(const VarPtr &v);

@@ -82,17 +82,17 @@ void Tracer::logInstr(const Frame &f, const Instr &in) {
 /// The element type for a numpy or torch dtype object, or null if unsupported.
 Type Tracer::dtypeToType(py::handle dtype) {
   std::string name = python::dtypeName(dtype);
-  if (name == "float32" || name == "float")
+  if (name == "float32")
     return f32();
-  if (name == "float64" || name == "double")
+  if (name == "float64")
     return f64();
-  if (name == "float16" || name == "half")
+  if (name == "float16")
     return Float16Type::get(ctx);
   if (name == "bfloat16")
     return BFloat16Type::get(ctx);
-  if (name == "int64" || name == "long")
+  if (name == "int64")
     return i64();
-  if (name == "int32" || name == "int")
+  if (name == "int32")
     return IntegerType::get(ctx, 32);
   if (name == "bool")
     return i1();
@@ -108,9 +108,24 @@ py::object Tracer::dtypeObject(Lib lib, Type t) {
 }
 
 /// The element type a Python type object or dtype names (np.float32, float, torch.int64).
-Type Tracer::dtypeArgument(const VarPtr &v) {
+Type Tracer::dtypeArgument(Lib lib, const VarPtr &v) {
   if (v && (v->kind == VK::Const || v->kind == VK::Object)) {
     py::handle o = v->obj;
+    // A string means what numpy.dtype makes of it ("float" is float64, "i4" int32); torch
+    // takes no strings.
+    if (py::isinstance<py::str>(o)) {
+      if (lib == Lib::Torch || !numpy)
+        breakTrace(dyn::BreakKind::unsupported_call, "a string dtype for torch raises");
+      py::object dtype;
+      try {
+        dtype = numpy.attr("dtype")(o);
+      } catch (py::error_already_set &) {
+        breakTrace(dyn::BreakKind::unsupported_call, "numpy rejects the dtype string");
+      }
+      if (Type t = dtypeToType(dtype))
+        return t;
+      breakTrace(dyn::BreakKind::unsupported_call, "unsupported dtype argument");
+    }
     if (o.ptr() == reinterpret_cast<PyObject *>(&PyFloat_Type))
       return f64();
     if (o.ptr() == reinterpret_cast<PyObject *>(&PyLong_Type))

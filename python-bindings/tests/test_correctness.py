@@ -705,3 +705,15 @@ def test_a_comprehension_that_breaks_in_its_body():
     # being built from outside, and appending to it must not be modelled (a lost element).
     same_as_eager(lambda x: ([str(i).zfill(3) for i in range(2)], x), np.ones(2))
     same_as_eager(lambda x: ([x[i:i + 2].sum() + len(str(i)) for i in range(3)], x), np.ones(4))
+
+
+def test_string_dtypes_mean_what_numpy_makes_of_them():
+    # "float" is float64 and "int" int64 in numpy (they are float32 and int32 in torch's
+    # method names, x.float() and x.int(), which once leaked into numpy's strings).
+    x = np.arange(4, dtype=np.int32)
+    for dtype in ("float", "int", "f4", "<f8", "i4", "bool", "double", "half"):
+        same_as_eager(lambda a, dtype=dtype: a.astype(dtype) * 3, x)
+        same_as_eager(lambda a, dtype=dtype: np.zeros(3, dtype=dtype) + a[:3], x)
+    same_as_eager(lambda a: np.ones_like(a, dtype="float"), x)
+    t = torch.arange(4, dtype=torch.int32)
+    same_as_eager(lambda a: (a.float() * 3, a.int(), a.long(), a.double()), t)
