@@ -20,6 +20,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -32,6 +33,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <chrono>
@@ -189,16 +191,17 @@ void addRuntimeHooks(llvm::Module &module) {
 /// Gives each function named with kLanewiseFunctionPrefix masked vector variants of 4, 8 and
 /// 16 lanes and names them in its `vector-function-abi-variant` attribute, so that LLVM's
 /// loop vectorizer, meeting a call to it under a branch, calls a variant with the branch's
-/// mask instead of giving up or running the function for every lane. A variant returns at
-/// once when no lane is set (the common case: the rare path stays rare), else calls the
-/// scalar function on every lane.
-void addLanewiseVariants(llvm::Module &module) {
+/// mask instead of giving up or running the function for every lane. A variant tests the
+/// mask and, only when a lane is set (the rare case), calls a cold function that runs the
+/// scalar function on every lane. Returns the variants, for inlineLanewiseVariants.
+llvm::SmallVector<llvm::Function *> addLanewiseVariants(llvm::Module &module) {
   llvm::LLVMContext &ctx = module.getContext();
   // Collected first: the variants are added to the module and share the prefix.
   llvm::SmallVector<llvm::Function *> lanewise;
   for (llvm::Function &fn : module)
     if (fn.getName().starts_with(dynamir::kLanewiseFunctionPrefix) && !fn.isDeclaration())
       lanewise.push_back(&fn);
+  llvm::SmallVector<llvm::Function *> allVariants;
   for (llvm::Function *function : lanewise) {
     llvm::Function &fn = *function;
     fn.setLinkage(llvm::GlobalValue::InternalLinkage); // called only from this library
@@ -214,28 +217,61 @@ void addLanewiseVariants(llvm::Module &module) {
       auto *vector = llvm::FixedVectorType::get(element, lanes);
       auto *mask = llvm::FixedVectorType::get(llvm::Type::getInt1Ty(ctx), lanes);
       std::string name = (fn.getName() + "_masked" + llvm::Twine(lanes)).str();
+      // Every lane through the scalar function; lanes outside the mask are never read.
+      auto *perLane =
+          llvm::Function::Create(llvm::FunctionType::get(vector, {vector}, false),
+                                 llvm::GlobalValue::InternalLinkage, name + "_lanes", module);
+      perLane->addFnAttr(llvm::Attribute::NoInline);
+      perLane->addFnAttr(llvm::Attribute::Cold);
+      llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", perLane));
+      llvm::Value *result = perLane->getArg(0);
+      for (unsigned lane = 0; lane < lanes; ++lane)
+        result = builder.CreateInsertElement(
+            result,
+            builder.CreateCall(&fn, {builder.CreateExtractElement(perLane->getArg(0), lane)}),
+            lane);
+      builder.CreateRet(result);
+
       auto *variant = llvm::Function::Create(llvm::FunctionType::get(vector, {vector, mask}, false),
                                              llvm::GlobalValue::InternalLinkage, name, module);
       llvm::Value *x = variant->getArg(0);
-      llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", variant));
-      auto *slow = llvm::BasicBlock::Create(ctx, "some_lane", variant);
+      builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", variant));
+      auto *some = llvm::BasicBlock::Create(ctx, "some_lane", variant);
       auto *none = llvm::BasicBlock::Create(ctx, "no_lane", variant);
-      builder.CreateCondBr(builder.CreateOrReduce(variant->getArg(1)), slow, none);
+      builder.CreateCondBr(builder.CreateOrReduce(variant->getArg(1)), some, none,
+                           llvm::MDBuilder(ctx).createUnlikelyBranchWeights());
       builder.SetInsertPoint(none);
-      builder.CreateRet(x); // lanes outside the mask are never read
-      builder.SetInsertPoint(slow);
-      llvm::Value *result = x;
-      for (unsigned lane = 0; lane < lanes; ++lane)
-        result = builder.CreateInsertElement(
-            result, builder.CreateCall(&fn, {builder.CreateExtractElement(x, lane)}), lane);
-      builder.CreateRet(result);
+      builder.CreateRet(x);
+      builder.SetInsertPoint(some);
+      builder.CreateRet(builder.CreateCall(perLane, {x}));
       mappings.push_back(
           ("_ZGV_LLVM_M" + llvm::Twine(lanes) + "v_" + fn.getName() + "(" + name + ")").str());
       variants.push_back(variant);
+      allVariants.push_back(variant);
     }
     fn.addFnAttr("vector-function-abi-variant", llvm::join(mappings, ","));
     // Unused until the vectorizer calls them: kept from dead-code elimination until then.
     llvm::appendToCompilerUsed(module, variants);
+  }
+  return allVariants;
+}
+
+/// Inlines the masked variants the vectorizer called (after the optimizer, which runs no
+/// inliner after vectorizing): a call, even one that returns at once, made the loop spill its
+/// vector registers around it for every vector. Inlined, the loop tests the mask and keeps
+/// the call and its spills in the cold block (`cos(sin(2x) + 1) * 3` on 100K elements: 0.37
+/// -> 0.25 ms, on 10M 27.6 -> 25.9 ms; numpy 0.15 and 38 ms in the same runs).
+void inlineLanewiseVariants(llvm::ArrayRef<llvm::Function *> variants) {
+  for (llvm::Function *variant : variants) {
+    llvm::SmallVector<llvm::CallBase *> calls;
+    for (llvm::User *user : variant->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(user);
+          call && call->getCalledFunction() == variant)
+        calls.push_back(call);
+    for (llvm::CallBase *call : calls) {
+      llvm::InlineFunctionInfo info;
+      (void)llvm::InlineFunction(*call, info);
+    }
   }
 }
 
@@ -368,12 +404,13 @@ bool buildEntry(ModuleOp module, const OpPassManager &pipeline, bool cuda,
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   addPackedEntry(*llvmModule);
   addRuntimeHooks(*llvmModule);
-  addLanewiseVariants(*llvmModule);
+  llvm::SmallVector<llvm::Function *> lanewiseVariants = addLanewiseVariants(*llvmModule);
   addKeySymbol(*llvmModule, key);
   if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
     error = llvm::toString(std::move(e));
     return false;
   }
+  inlineLanewiseVariants(lanewiseVariants);
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
     error = "cannot create the cache folder " + dir + ": " + ec.message();
     return false;
