@@ -94,6 +94,7 @@ void dynamir::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOptio
   addBufferization(pm, /*resultsAsOutParams=*/true);
   DynBlasOptions blas;
   blas.function = "dynamir_cuda_sgemm";
+  blas.functionF64 = ""; // the CUDA runtime has no dgemm yet: f64 products stay kernels
   // Every product, however small: what upstream maps it to otherwise is one output per thread.
   blas.minFlops = 0;
   pm.addPass(createDynBlas(blas));

@@ -12,13 +12,33 @@ namespace dynamir::runtime {
 namespace {
 constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
-// cblas_sgemm with 64-bit (ILP64, numpy's "64_" builds) or 32-bit integers.
-using Sgemm64 = void (*)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
-                         const float *, int64_t, float, float *, int64_t);
-using Sgemm32 = void (*)(int, int, int, int32_t, int32_t, int32_t, float, const float *, int32_t,
-                         const float *, int32_t, float, float *, int32_t);
-Sgemm64 sgemm64 = nullptr;
-Sgemm32 sgemm32 = nullptr;
+// cblas_sgemm / cblas_dgemm with 64-bit (ILP64, numpy's "64_" builds) or 32-bit integers.
+template <typename T>
+using Gemm64 = void (*)(int, int, int, int64_t, int64_t, int64_t, T, const T *, int64_t, const T *,
+                        int64_t, T, T *, int64_t);
+template <typename T>
+using Gemm32 = void (*)(int, int, int, int32_t, int32_t, int32_t, T, const T *, int32_t, const T *,
+                        int32_t, T, T *, int32_t);
+template <typename T> struct Gemm {
+  Gemm64<T> ilp64 = nullptr;
+  Gemm32<T> lp64 = nullptr;
+};
+Gemm<float> sgemm;
+Gemm<double> dgemm;
+
+/// Looks `gemm` ("sgemm", "dgemm") up in `library` (null: the process), in numpy's bundled
+/// OpenBLAS spellings first. Returns the symbol found, or "".
+template <typename T> std::string lookUp(void *library, const std::string &gemm, Gemm<T> &out) {
+  void *scope = library ? library : RTLD_DEFAULT;
+  if (library)
+    for (std::string symbol : {"scipy_cblas_" + gemm + "64_", "cblas_" + gemm + "64_"})
+      if ((out.ilp64 = reinterpret_cast<Gemm64<T>>(dlsym(scope, symbol.c_str()))))
+        return symbol;
+  for (std::string symbol : {"scipy_cblas_" + gemm, "cblas_" + gemm})
+    if ((out.lp64 = reinterpret_cast<Gemm32<T>>(dlsym(scope, symbol.c_str()))))
+      return symbol;
+  return "";
+}
 
 std::string findBlas() {
   // numpy's wheels bundle OpenBLAS in numpy.libs/ next to the package, with prefixed symbols.
@@ -32,17 +52,36 @@ std::string findBlas() {
     void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library)
       continue;
-    for (const char *symbol : {"scipy_cblas_sgemm64_", "cblas_sgemm64_"})
-      if ((sgemm64 = reinterpret_cast<Sgemm64>(dlsym(library, symbol))))
-        return std::string(symbol) + " from " + file;
-    for (const char *symbol : {"scipy_cblas_sgemm", "cblas_sgemm"})
-      if ((sgemm32 = reinterpret_cast<Sgemm32>(dlsym(library, symbol))))
-        return std::string(symbol) + " from " + file;
+    std::string found = lookUp(library, "sgemm", sgemm);
+    lookUp(library, "dgemm", dgemm);
+    if (!found.empty())
+      return found + " from " + file;
   }
   // A BLAS already in the process (numpy linked against the system's).
-  if ((sgemm32 = reinterpret_cast<Sgemm32>(dlsym(RTLD_DEFAULT, "cblas_sgemm"))))
-    return "cblas_sgemm from the process";
+  lookUp<double>(nullptr, "dgemm", dgemm);
+  if (std::string found = lookUp<float>(nullptr, "sgemm", sgemm); !found.empty())
+    return found + " from the process";
   return "";
+}
+
+/// C += op(A) op(B) through the BLAS, or a plain loop nest without one.
+template <typename T>
+void gemm(const Gemm<T> &blas, int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
+          int64_t a, int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  auto *A = reinterpret_cast<const T *>(a);
+  auto *B = reinterpret_cast<const T *>(b);
+  auto *C = reinterpret_cast<T *>(c);
+  int ta = transA ? kTrans : kNoTrans, tb = transB ? kTrans : kNoTrans;
+  if (blas.ilp64)
+    return blas.ilp64(kRowMajor, ta, tb, m, n, k, T(1), A, lda, B, ldb, T(1), C, ldc);
+  if (blas.lp64)
+    return blas.lp64(kRowMajor, ta, tb, m, n, k, T(1), A, lda, B, ldb, T(1), C, ldc);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      T x = transA ? A[p * lda + i] : A[i * lda + p];
+      for (int64_t j = 0; j < n; ++j)
+        C[i * ldc + j] += x * (transB ? B[j * ldb + p] : B[p * ldb + j]);
+    }
 }
 } // namespace
 
@@ -53,20 +92,12 @@ const std::string &blasLibrary() {
 
 void dynamirSgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
                   int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
-  auto *A = reinterpret_cast<const float *>(a);
-  auto *B = reinterpret_cast<const float *>(b);
-  auto *C = reinterpret_cast<float *>(c);
-  int ta = transA ? kTrans : kNoTrans, tb = transB ? kTrans : kNoTrans;
-  if (sgemm64)
-    return sgemm64(kRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 1.0f, C, ldc);
-  if (sgemm32)
-    return sgemm32(kRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 1.0f, C, ldc);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      float x = transA ? A[p * lda + i] : A[i * lda + p];
-      for (int64_t j = 0; j < n; ++j)
-        C[i * ldc + j] += x * (transB ? B[j * ldb + p] : B[p * ldb + j]);
-    }
+  gemm(sgemm, transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void dynamirDgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
+                  int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm(dgemm, transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
 } // namespace dynamir::runtime

@@ -73,7 +73,7 @@ OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults) 
     dynamir::buildLowerToNVVMPipeline(pm, nvvm);
     return pm;
   }
-  // dynamir_sgemm and the generic allocation functions get their bodies from
+  // dynamir_sgemm/_dgemm and the generic allocation functions get their bodies from
   // addRuntimeHooks: calls to the runtime's BLAS and buffer pool.
   dynamir::LowerToLLVMOptions cpu;
   cpu.resultsAsOutParams = !returnsResults;
@@ -147,7 +147,7 @@ void addPackedEntry(llvm::Module &module) {
 }
 
 /// Gives the runtime functions the lowered graph calls (finalize-memref-to-llvm's generic
-/// `_mlir_memref_to_llvm_alloc` and `_free` for temporaries, `dynamir_sgemm` from
+/// `_mlir_memref_to_llvm_alloc` and `_free` for temporaries, `dynamir_sgemm`/`_dgemm` from
 /// dyn-blas) bodies that call through exported globals (`dynamir_alloc_hook`, ...), which
 /// the runtime points at its pool and its BLAS after dlopen. Function pointers rather than
 /// undefined symbols: the extension module that defines the pool is loaded RTLD_LOCAL, so its
@@ -184,8 +184,9 @@ void addRuntimeHooks(llvm::Module &module) {
           llvm::FunctionType::get(ptr, {i64}, false));
   forward("_mlir_memref_to_llvm_free", "dynamir_free_hook",
           llvm::FunctionType::get(voidTy, {ptr}, false));
-  forward("dynamir_sgemm", "dynamir_sgemm_hook",
-          llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(11, i64), false));
+  auto *gemm = llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(11, i64), false);
+  forward("dynamir_sgemm", "dynamir_sgemm_hook", gemm);
+  forward("dynamir_dgemm", "dynamir_dgemm_hook", gemm);
 }
 
 /// Gives each function named with kLanewiseFunctionPrefix masked vector variants of 4, 8 and
@@ -619,12 +620,14 @@ bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
     *hook = poolAllocate;
   if (auto *hook = static_cast<void (**)(void *)>(dlsym(handle, "dynamir_free_hook")))
     *hook = poolFree;
-  using Sgemm = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t);
-  if (auto *hook = static_cast<Sgemm *>(dlsym(handle, "dynamir_sgemm_hook"))) {
-    blasLibrary(); // find it now, while the caller holds the GIL
-    *hook = dynamirSgemm;
-  }
+  using Gemm = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                        int64_t, int64_t, int64_t);
+  for (auto [name, gemm] : {std::pair<const char *, Gemm>{"dynamir_sgemm_hook", dynamirSgemm},
+                            std::pair<const char *, Gemm>{"dynamir_dgemm_hook", dynamirDgemm}})
+    if (auto *hook = static_cast<Gemm *>(dlsym(handle, name))) {
+      blasLibrary(); // find it now, while the caller holds the GIL
+      *hook = gemm;
+    }
   return true;
 }
 

@@ -1,4 +1,4 @@
-//===- BlasCalls.cpp - f32 matrix products as calls to a runtime sgemm ----===//
+//===- BlasCalls.cpp - matrix products as calls to a runtime sgemm/dgemm --===//
 //
 // Loops from linalg do a matrix product at a fraction of what a BLAS does (no register
 // blocking, no packing): `x @ W` ran at 0.19x numpy on the CPU, and a GPU kernel of one output
@@ -9,9 +9,10 @@
 //   void <function>(i64 transA, i64 transB, i64 M, i64 N, i64 K,
 //                   i64 A, i64 lda, i64 B, i64 ldb, i64 C, i64 ldc)
 //
-// (pointers as integers, row-major, C accumulated: beta = 1, so a bias in the init stays).
-// The runtime defines it: dynamir_sgemm (numpy's BLAS, a hook set after the graph library is
-// loaded) for the CPU, dynamir_cuda_sgemm (cuBLAS, in libdynamir_cuda.so) for the GPU.
+// (pointers as integers, row-major, C accumulated: beta = 1, so a bias in the init stays), one
+// function for f32 and one for f64. The runtime defines them: dynamir_sgemm and dynamir_dgemm
+// (numpy's BLAS, hooks set after the graph library is loaded) for the CPU, dynamir_cuda_sgemm
+// (cuBLAS, in libdynamir_cuda.so) for the GPU, whose f64 products stay loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,7 @@ namespace {
 struct ProductDims {
   unsigned m, n, k;
   bool transposeA, transposeB; // A stored as [k, m], B as [n, k]
+  Type element;                // f32 or f64
 };
 
 /// Whether `map` reads dims (first, second) in that order.
@@ -70,12 +72,13 @@ std::optional<ProductDims> matchProduct(linalg::LinalgOp op) {
   else
     return std::nullopt;
 
-  // Body: yield acc + a * b (f32, either operand order).
+  // Body: yield acc + a * b (f32 or f64, either operand order).
   Block &body = op->getRegion(0).front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add || !add.getType().isF32())
+  if (!add || !(add.getType().isF32() || add.getType().isF64()))
     return std::nullopt;
+  dims.element = add.getType();
   Value acc = body.getArgument(2), product;
   if (add.getLhs() == acc)
     product = add.getRhs();
@@ -92,10 +95,10 @@ std::optional<ProductDims> matchProduct(linalg::LinalgOp op) {
   return dims;
 }
 
-/// A buffer BLAS can read: f32, rank 2, unit stride along its rows.
-bool isBlasMatrix(Value v) {
+/// A buffer BLAS can read: `element`s, rank 2, unit stride along its rows.
+bool isBlasMatrix(Value v, Type element) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  if (!type || type.getRank() != 2 || !type.getElementType().isF32())
+  if (!type || type.getRank() != 2 || type.getElementType() != element)
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -104,13 +107,18 @@ bool isBlasMatrix(Value v) {
 
 struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
   using Base::Base;
+
+  /// The runtime function for products of `element`s; empty: they stay loops.
+  std::string calleeName(Type element) const { return element.isF64() ? functionF64 : function; }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Generics and named ops (linalg.matmul, which GPU graphs keep) alike.
     SmallVector<std::pair<linalg::LinalgOp, ProductDims>> products;
     module.walk([&](linalg::LinalgOp op) {
       std::optional<ProductDims> dims = matchProduct(op);
-      if (!dims || !llvm::all_of(op->getOperands(), isBlasMatrix))
+      if (!dims || calleeName(dims->element).empty() ||
+          !llvm::all_of(op->getOperands(), [&](Value v) { return isBlasMatrix(v, dims->element); }))
         return;
       // Small products stay loops: a call and BLAS's setup cost more than they save.
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -123,16 +131,21 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       return;
     OpBuilder b(module.getBodyRegion());
     Type i64 = b.getI64Type();
-    auto callee = module.lookupSymbol<func::FuncOp>(function);
-    if (!callee) {
+    auto calleeFor = [&](Type element) {
+      std::string name = calleeName(element);
+      if (auto callee = module.lookupSymbol<func::FuncOp>(name))
+        return callee;
+      OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(module.getBody());
-      callee = func::FuncOp::create(b, module.getLoc(), function,
-                                    b.getFunctionType(SmallVector<Type>(11, i64), {}));
+      auto callee = func::FuncOp::create(b, module.getLoc(), name,
+                                         b.getFunctionType(SmallVector<Type>(11, i64), {}));
       callee.setPrivate();
-    }
+      return callee;
+    };
     for (auto [op, dims] : products) {
       b.setInsertionPoint(op);
       Location loc = op.getLoc();
+      int64_t elementBytes = dims.element.getIntOrFloatBitWidth() / 8;
       auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
       // Address of the first element and leading dimension of a row-major matrix.
       auto matrix = [&](Value buffer) -> std::pair<Value, Value> {
@@ -140,8 +153,8 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
         Value base = arith::IndexCastOp::create(
             b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
         Value offset = arith::IndexCastOp::create(b, loc, i64, meta.getOffset());
-        Value address =
-            arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, offset, constant(4)));
+        Value address = arith::AddIOp::create(
+            b, loc, base, arith::MulIOp::create(b, loc, offset, constant(elementBytes)));
         return {address, arith::IndexCastOp::create(b, loc, i64, meta.getStrides()[0])};
       };
       auto size = [&](Value buffer, int64_t dim) -> Value {
@@ -152,7 +165,7 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       auto [a, lda] = matrix(lhs);
       auto [bm, ldb] = matrix(rhs);
       auto [c, ldc] = matrix(out);
-      func::CallOp::create(b, loc, callee,
+      func::CallOp::create(b, loc, calleeFor(dims.element),
                            ValueRange{constant(dims.transposeA), constant(dims.transposeB),
                                       size(out, 0), size(out, 1),
                                       size(lhs, dims.transposeA ? 0 : 1), a, lda, bm, ldb, c, ldc});

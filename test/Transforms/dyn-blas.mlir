@@ -1,4 +1,5 @@
 // RUN: tensor-opt %s -dyn-blas -canonicalize -cse --verify-each -split-input-file | FileCheck %s
+// RUN: tensor-opt %s -dyn-blas=function-f64= -split-input-file | FileCheck %s --check-prefix=NOF64
 
 // A matrix product in m-k-n order (dyn-cpu-loop-order's): one call with M, N, K, the three
 // base addresses and leading dimensions.
@@ -51,12 +52,11 @@ func.func @linear(%x: memref<64x128xf32>, %w: memref<32x128xf32>, %y: memref<64x
 
 // -----
 
-// Not handed to BLAS: too small, f64, and a body that is not a plain multiply-add.
+// Not handed to BLAS: too small, and a body that is not a plain multiply-add.
 // CHECK-LABEL: func.func @stays_loops
 // CHECK-NOT: call @dynamir_sgemm
-// CHECK-COUNT-3: linalg.generic
+// CHECK-COUNT-2: linalg.generic
 func.func @stays_loops(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>,
-                       %a64: memref<64x128xf64>, %b64: memref<128x32xf64>, %c64: memref<64x32xf64>,
                        %a2: memref<64x128xf32>, %b2: memref<128x32xf32>, %c2: memref<64x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>],
@@ -70,20 +70,41 @@ func.func @stays_loops(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4x
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a64, %b64 : memref<64x128xf64>, memref<128x32xf64>) outs(%c64 : memref<64x32xf64>) {
-  ^bb0(%x: f64, %y: f64, %acc: f64):
-    %p = arith.mulf %x, %y : f64
-    %s = arith.addf %acc, %p : f64
-    linalg.yield %s : f64
-  }
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a2, %b2 : memref<64x128xf32>, memref<128x32xf32>) outs(%c2 : memref<64x32xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %m = arith.maximumf %acc, %p : f32
     linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// f64 products call the f64 function (`function-f64`); the byte offset of a view counts 8
+// bytes per element. With `function-f64` empty (GPU graphs), they stay loops.
+// CHECK-LABEL: func.func private @dynamir_dgemm(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @matmul_f64
+// CHECK-DAG: %[[EIGHT:.*]] = arith.constant 8 : i64
+// CHECK: %[[BASE:.*]], %[[OFFSET:.*]], %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %arg0
+// CHECK: %[[O:.*]] = arith.index_cast %[[OFFSET]] : index to i64
+// CHECK: arith.muli %[[O]], %[[EIGHT]] : i64
+// CHECK: call @dynamir_dgemm(
+// CHECK-NOT: linalg.generic
+// NOF64-LABEL: func.func @matmul_f64
+// NOF64-NOT: call
+// NOF64: linalg.generic
+func.func @matmul_f64(%a: memref<64x128xf64, strided<[256, 1], offset: ?>>,
+                      %b: memref<128x32xf64>, %c: memref<64x32xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x128xf64, strided<[256, 1], offset: ?>>, memref<128x32xf64>)
+      outs(%c : memref<64x32xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
   }
   return
 }

@@ -27,8 +27,8 @@ struct LowerToLLVMOptions : mlir::PassPipelineOptions<LowerToLLVMOptions> {
                      "(destination-passing style), for public functions too"),
       llvm::cl::init(false)};
   Option<bool> blas{*this, "blas",
-                    llvm::cl::desc("f32 matrix products call dynamir_sgemm (dyn-blas), which the "
-                                   "runtime defines"),
+                    llvm::cl::desc("f32 and f64 matrix products call dynamir_sgemm and "
+                                   "dynamir_dgemm (dyn-blas), which the runtime defines"),
                     llvm::cl::init(false)};
   Option<bool> useGenericFunctions{
       *this, "use-generic-functions",

@@ -1,8 +1,8 @@
-//===- Blas.h - the sgemm that CPU graphs call (dyn-blas) ------*- C++ -*-===//
+//===- Blas.h - the sgemm and dgemm that CPU graphs call (dyn-blas) -*- C++ -*-===//
 //
-// Matrix products in CPU graphs call dynamirSgemm (through a hook set after the graph library
-// is loaded), which runs the BLAS numpy itself uses: its bundled OpenBLAS, found next to the
-// numpy package and called through dlsym. Without one, a plain loop nest computes the same
+// Matrix products in CPU graphs call dynamirSgemm or dynamirDgemm (through hooks set after the
+// graph library is loaded), which runs the BLAS numpy itself uses: its bundled OpenBLAS, found next
+// to the numpy package and called through dlsym. Without one, a plain loop nest computes the same
 // product.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +18,9 @@ namespace dynamir::runtime {
 /// C (M x N) += op(A) * op(B), row-major, op = transpose where the flag is set; the matrices
 /// are addresses with leading dimensions (elements per row as stored).
 void dynamirSgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
+                  int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc);
+/// The same in f64.
+void dynamirDgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
                   int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc);
 
 /// Finds the BLAS (needs the GIL: asks numpy where it is). Returns what was found, e.g.
