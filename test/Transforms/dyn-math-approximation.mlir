@@ -32,7 +32,7 @@ func.func @subnormal_exp(%x: vector<4xf32>) -> vector<4xf32> {
 }
 
 // sin and cos first reduce by half periods (Cody-Waite with fused multiply-adds), then
-// approximate sin |r| and fix the sign: (-1)^n by n's parity. A scalar with no known bound
+// evaluate sin r's polynomial and fix the sign: (-1)^n by n's parity. A scalar with no known bound
 // calls the exact reduction's function from 2^16 up (finite only), under a branch that the
 // runtime lets LLVM vectorize with masked variants of the function.
 // CHECK-LABEL: func.func @reduced_sin

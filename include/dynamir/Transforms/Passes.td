@@ -86,12 +86,12 @@ def DynMathApproximation : Pass<"dyn-math-approximation", "::mlir::ModuleOp"> {
     and meaningless results beyond 2^24); here the argument is first reduced by half periods,
     with fused multiply-adds (pi in three float32 parts) below 2^16 and exactly, by Payne-Hanek
     in integer arithmetic on a table of the bits of 4/pi (a private `memref.global` of the
-    module), above: at most 2.1 ulp from 0.1 to 3.4e38. The exact reduction is left out when
+    module), above: at most 1.9 ulp from 0.1 to 3.4e38. The exact reduction is left out when
     the argument is provably below 2^16 (a sin's result plus a constant, say). Otherwise a
     scalar calls it, as a private function named `__dynamir_lanewise_sin` (or `_cos`), under a
     branch taken only from 2^16 up; the runtime gives that function masked vector variants so
     that LLVM's loop vectorizer keeps such a loop vectorized (`LanewiseCalls.h`). A vector
-    computes both reductions and selects. The approximation sees only |r| <= pi/2.
+    computes both reductions and selects. sin r, |r| <= pi/2, is then one odd polynomial.
 
     Upstream exposes these rewrites only as a test pass; this is the production one.
   }];
