@@ -85,7 +85,7 @@ OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults) 
 
 /// Bump when the generated code's ABI, the pipeline's meaning or the layout of cache entries
 /// changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v8";
+constexpr const char *kCacheVersion = "dynamir-graph-v9";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 /// The cache key a graph library was built for, as a C string inside the library.
 constexpr const char *kKeySymbol = "dynamir_graph_key";
@@ -405,6 +405,14 @@ bool buildEntry(ModuleOp module, const OpPassManager &pipeline, bool cuda,
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   addPackedEntry(*llvmModule);
   addRuntimeHooks(*llvmModule);
+  // LLVM keeps to 256-bit vectors on AVX-512 hosts by default (older Xeons clocked down for
+  // 512-bit code); on this project's Sapphire Rapids-class machines 512 bits measured faster:
+  // the 100K-element `cos(sin(2x) + 1) * 3` 0.155 -> 0.088 ms, the 4096x1024 softmax 4.6 ->
+  // 3.8 ms, memory-bound loops unchanged.
+  if (!cuda && llvm::sys::getHostCPUFeatures().lookup("avx512f"))
+    for (llvm::Function &fn : *llvmModule)
+      if (!fn.isDeclaration())
+        fn.addFnAttr("prefer-vector-width", "512");
   llvm::SmallVector<llvm::Function *> lanewiseVariants = addLanewiseVariants(*llvmModule);
   addKeySymbol(*llvmModule, key);
   if (llvm::Error e = makeOptimizingTransformer(3, 0, machine->get())(llvmModule.get())) {
