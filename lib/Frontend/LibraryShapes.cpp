@@ -1,7 +1,8 @@
 //===- LibraryShapes.cpp - Shape functions of numpy and torch -------------===//
 //
 // Functions that move elements without computing on them: size, reshape/view, transpose/permute,
-// expand_dims/unsqueeze, squeeze, concatenate/cat. Most make views (isView in Values.h).
+// expand_dims/unsqueeze, squeeze, concatenate/cat, and the splits (split, chunk, unbind,
+// tensor_split, np.split, np.array_split). Most make views (isView in Values.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,6 +150,142 @@ VarPtr concatenate(LibraryCall &c) {
   return c.result(dyn::ConcatOp::create(t.b, c.loc, inputs, d));
 }
 
+//===----------------------------------------------------------------------===//
+// Splits
+//===----------------------------------------------------------------------===//
+
+/// The pieces [bounds[i], bounds[i+1]) of `x` along `dim` (a static dimension), as views:
+/// a tuple for torch, a list for numpy. `squeeze` drops `dim` from each (unbind).
+VarPtr pieces(LibraryCall &c, Value x, int64_t dim, ArrayRef<int64_t> bounds,
+              bool squeeze = false) {
+  Tracer &t = c.t;
+  RankedTensorType type = t.typeOf(x);
+  VarPtr out = makeVar(c.lib == Lib::Torch ? VK::Tuple : VK::List);
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    SmallVector<int64_t> starts(type.getRank(), 0), stops(type.getShape()),
+        steps(type.getRank(), 1);
+    starts[dim] = bounds[i];
+    stops[dim] = bounds[i + 1];
+    Value piece =
+        dyn::SliceOp::create(t.b, c.loc, x, t.b.getDenseI64ArrayAttr(starts),
+                             t.b.getDenseI64ArrayAttr(stops), t.b.getDenseI64ArrayAttr(steps));
+    if (squeeze)
+      piece = dyn::SqueezeOp::create(t.b, c.loc, piece, t.b.getDenseI64ArrayAttr({dim}));
+    out->items.push_back(c.result(piece));
+  }
+  return out;
+}
+
+/// The split dimension's static size; a dynamic one is a break.
+int64_t splitSize(LibraryCall &c, Value x, int64_t dim) {
+  int64_t size = c.t.typeOf(x).getDimSize(dim);
+  if (ShapedType::isDynamic(size))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " along a dynamic dimension");
+  return size;
+}
+
+/// `sections` pieces as even as they go, the first `size % sections` one element longer
+/// (torch.tensor_split, np.array_split).
+SmallVector<int64_t> evenBounds(LibraryCall &c, int64_t size, int64_t sections) {
+  if (sections <= 0)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " into no sections raises");
+  SmallVector<int64_t> bounds = {0};
+  for (int64_t i = 0; i < sections; ++i)
+    bounds.push_back(bounds.back() + size / sections + (i < size % sections ? 1 : 0));
+  return bounds;
+}
+
+/// torch.chunk(x, chunks, dim): pieces of ceil(size / chunks), so maybe fewer than chunks.
+VarPtr chunk(LibraryCall &c) {
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  int64_t chunks = intOf(c.take(1, {"chunks"}));
+  int64_t dim = singleDim(c.take(2, {"dim"}), c.t.typeOf(x->value).getRank());
+  int64_t size = splitSize(c, x->value, dim);
+  if (chunks <= 0 || size == 0)
+    breakTrace(dyn::BreakKind::unsupported_call, "chunk into no pieces or of an empty dimension");
+  int64_t step = (size + chunks - 1) / chunks;
+  SmallVector<int64_t> bounds = {0};
+  for (int64_t at = step; at < size; at += step)
+    bounds.push_back(at);
+  bounds.push_back(size);
+  return pieces(c, x->value, dim, bounds);
+}
+
+/// torch.unbind(x, dim): every index along dim, the dimension dropped.
+VarPtr unbind(LibraryCall &c) {
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  int64_t dim = singleDim(c.take(1, {"dim"}), c.t.typeOf(x->value).getRank());
+  SmallVector<int64_t> bounds;
+  for (int64_t i = 0, size = splitSize(c, x->value, dim); i <= size; ++i)
+    bounds.push_back(i);
+  return pieces(c, x->value, dim, bounds, /*squeeze=*/true);
+}
+
+/// torch.tensor_split(x, sections or indices, dim); np.split(x, sections or indices, axis)
+/// and np.array_split: even sections (np.split raises unless they are equal) or cuts at
+/// indices.
+VarPtr splitAt(LibraryCall &c) {
+  bool torchSplit = c.name == "tensor_split";
+  if ((c.lib == Lib::Torch) != torchSplit)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr how = c.take(1, {"indices_or_sections", "sections", "indices"});
+  int64_t dim = singleDim(c.take(2, {"dim", "axis"}), c.t.typeOf(x->value).getRank());
+  int64_t size = splitSize(c, x->value, dim);
+  SmallVector<int64_t> bounds;
+  if (how && (how->kind == VK::Tuple || how->kind == VK::List)) {
+    // Cut at each index, as x[previous:index] slices: clamped, empty past the end.
+    auto clamp = [&](int64_t i) { return std::clamp(i < 0 ? i + size : i, int64_t(0), size); };
+    SmallVector<int64_t> starts = {0}, stops;
+    for (const VarPtr &index : how->items) {
+      stops.push_back(clamp(intOf(index)));
+      starts.push_back(stops.back());
+    }
+    stops.push_back(size);
+    VarPtr out = makeVar(c.lib == Lib::Torch ? VK::Tuple : VK::List);
+    for (auto [start, stop] : llvm::zip(starts, stops)) {
+      VarPtr piece = pieces(c, x->value, dim, {start, std::max(start, stop)});
+      out->items.push_back(piece->items[0]);
+    }
+    return out;
+  }
+  int64_t sections = intOf(how);
+  if (c.name == "split" && (sections <= 0 || size % sections != 0))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "array split does not result in an equal division");
+  return pieces(c, x->value, dim, evenBounds(c, size, sections));
+}
+
+/// torch.split(x, size or sizes, dim), x.split(...); np.split.
+VarPtr split(LibraryCall &c) {
+  if (c.lib != Lib::Torch)
+    return splitAt(c);
+  VarPtr x = c.tensorArg(0);
+  VarPtr how = c.take(1, {"split_size_or_sections", "split_size"});
+  int64_t dim = singleDim(c.take(2, {"dim"}), c.t.typeOf(x->value).getRank());
+  int64_t size = splitSize(c, x->value, dim);
+  SmallVector<int64_t> bounds = {0};
+  if (how && (how->kind == VK::Tuple || how->kind == VK::List)) {
+    for (const VarPtr &n : how->items)
+      bounds.push_back(bounds.back() + intOf(n));
+    if (bounds.back() != size ||
+        llvm::any_of(how->items, [](const VarPtr &n) { return intOf(n) < 0; }))
+      breakTrace(dyn::BreakKind::unsupported_call, "split sizes that do not sum to the size raise");
+  } else {
+    int64_t step = intOf(how);
+    if (step <= 0 || size == 0)
+      breakTrace(dyn::BreakKind::unsupported_call, "split of an empty dimension or by size 0");
+    for (int64_t at = step; at < size; at += step)
+      bounds.push_back(at);
+    bounds.push_back(size);
+  }
+  return pieces(c, x->value, dim, bounds);
+}
+
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::shapeFunctions() {
@@ -163,6 +300,11 @@ std::vector<LibraryFunction> dynamir::frontend::shapeFunctions() {
       {"squeeze", squeeze},
       {"concatenate", concatenate},
       {"cat", concatenate},
+      {"split", split},
+      {"chunk", chunk},
+      {"unbind", unbind},
+      {"tensor_split", splitAt},
+      {"array_split", splitAt},
   };
   return functions;
 }

@@ -717,3 +717,32 @@ def test_string_dtypes_mean_what_numpy_makes_of_them():
     same_as_eager(lambda a: np.ones_like(a, dtype="float"), x)
     t = torch.arange(4, dtype=torch.int32)
     same_as_eager(lambda a: (a.float() * 3, a.int(), a.long(), a.double()), t)
+
+
+def test_splits_are_views_in_the_graph():
+    # torch's split/chunk/unbind/tensor_split and numpy's split/array_split: tuples (torch)
+    # or lists (numpy) of views, traced without a break, equal to eager in every piece.
+    t = torch.arange(24.0).reshape(4, 6)
+    a = np.arange(30.0).reshape(5, 6)
+    for fn in (lambda x: torch.split(x, 4, dim=1), lambda x: x.split([1, 3]),
+               lambda x: x.split([1, 2, 3], dim=1), lambda x: torch.chunk(x, 4, 1),
+               lambda x: x.chunk(5, dim=1), lambda x: torch.unbind(x, 1), lambda x: x.unbind(),
+               lambda x: torch.tensor_split(x, 4, dim=1),
+               lambda x: x.tensor_split([1, 5, 3, -1, 9], dim=1)):
+        same_as_eager(fn, t)
+    for fn in (lambda x: np.split(x, 3, axis=1), lambda x: np.split(x, [1, 4, 2]),
+               lambda x: np.array_split(x, 4), lambda x: np.array_split(x, [2, -2], axis=1),
+               lambda x: np.split(x, 4)):  # the last raises in numpy
+        same_as_eager(fn, a)
+
+    def mutate_a_piece(x):
+        first, second = x.split(4)
+        first.add_(1)
+        return x, second
+    same_as_eager(mutate_a_piece, torch.arange(8.0))
+
+    def lstm_gates(x, w):
+        i, f, g, o = (x @ w).chunk(4, 1)
+        return torch.sigmoid(i) * torch.tanh(g) + torch.sigmoid(f) * torch.sigmoid(o)
+    explanation = str(dynamir.explain(lstm_gates, torch.randn(3, 8), torch.randn(8, 16)))
+    assert "graph breaks: 0" in explanation, explanation
