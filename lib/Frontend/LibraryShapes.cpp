@@ -176,6 +176,12 @@ VarPtr pieces(LibraryCall &c, Value x, int64_t dim, ArrayRef<int64_t> bounds,
   return out;
 }
 
+/// The dimension a split cuts along: the argument at `position` or one of `names`, else 0.
+int64_t splitDim(LibraryCall &c, size_t position, llvm::ArrayRef<const char *> names, Value x) {
+  VarPtr dim = c.take(position, names);
+  return isNone(dim) ? 0 : singleDim(dim, c.t.typeOf(x).getRank());
+}
+
 /// The split dimension's static size; a dynamic one is a break.
 int64_t splitSize(LibraryCall &c, Value x, int64_t dim) {
   int64_t size = c.t.typeOf(x).getDimSize(dim);
@@ -195,13 +201,30 @@ SmallVector<int64_t> evenBounds(LibraryCall &c, int64_t size, int64_t sections) 
   return bounds;
 }
 
+/// The ints of a tuple or list argument (built in the frame, or a constant), or nullopt for
+/// anything else.
+std::optional<SmallVector<int64_t>> intSequence(const VarPtr &v) {
+  SmallVector<int64_t> ints;
+  if (v && (v->kind == VK::Tuple || v->kind == VK::List)) {
+    for (const VarPtr &item : v->items)
+      ints.push_back(intOf(item));
+    return ints;
+  }
+  if (v && v->kind == VK::Const && (PyTuple_Check(v->obj.ptr()) || PyList_Check(v->obj.ptr()))) {
+    for (py::handle item : v->obj)
+      ints.push_back(intOf(constVar(py::reinterpret_borrow<py::object>(item))));
+    return ints;
+  }
+  return std::nullopt;
+}
+
 /// torch.chunk(x, chunks, dim): pieces of ceil(size / chunks), so maybe fewer than chunks.
 VarPtr chunk(LibraryCall &c) {
   if (c.lib != Lib::Torch)
     return nullptr;
   VarPtr x = c.tensorArg(0);
   int64_t chunks = intOf(c.take(1, {"chunks"}));
-  int64_t dim = singleDim(c.take(2, {"dim"}), c.t.typeOf(x->value).getRank());
+  int64_t dim = splitDim(c, 2, {"dim"}, x->value);
   int64_t size = splitSize(c, x->value, dim);
   if (chunks <= 0 || size == 0)
     breakTrace(dyn::BreakKind::unsupported_call, "chunk into no pieces or of an empty dimension");
@@ -218,7 +241,7 @@ VarPtr unbind(LibraryCall &c) {
   if (c.lib != Lib::Torch)
     return nullptr;
   VarPtr x = c.tensorArg(0);
-  int64_t dim = singleDim(c.take(1, {"dim"}), c.t.typeOf(x->value).getRank());
+  int64_t dim = splitDim(c, 1, {"dim"}, x->value);
   SmallVector<int64_t> bounds;
   for (int64_t i = 0, size = splitSize(c, x->value, dim); i <= size; ++i)
     bounds.push_back(i);
@@ -234,15 +257,14 @@ VarPtr splitAt(LibraryCall &c) {
     return nullptr;
   VarPtr x = c.tensorArg(0);
   VarPtr how = c.take(1, {"indices_or_sections", "sections", "indices"});
-  int64_t dim = singleDim(c.take(2, {"dim", "axis"}), c.t.typeOf(x->value).getRank());
+  int64_t dim = splitDim(c, 2, {"dim", "axis"}, x->value);
   int64_t size = splitSize(c, x->value, dim);
-  SmallVector<int64_t> bounds;
-  if (how && (how->kind == VK::Tuple || how->kind == VK::List)) {
+  if (std::optional<SmallVector<int64_t>> indices = intSequence(how)) {
     // Cut at each index, as x[previous:index] slices: clamped, empty past the end.
     auto clamp = [&](int64_t i) { return std::clamp(i < 0 ? i + size : i, int64_t(0), size); };
     SmallVector<int64_t> starts = {0}, stops;
-    for (const VarPtr &index : how->items) {
-      stops.push_back(clamp(intOf(index)));
+    for (int64_t index : *indices) {
+      stops.push_back(clamp(index));
       starts.push_back(stops.back());
     }
     stops.push_back(size);
@@ -266,14 +288,13 @@ VarPtr split(LibraryCall &c) {
     return splitAt(c);
   VarPtr x = c.tensorArg(0);
   VarPtr how = c.take(1, {"split_size_or_sections", "split_size"});
-  int64_t dim = singleDim(c.take(2, {"dim"}), c.t.typeOf(x->value).getRank());
+  int64_t dim = splitDim(c, 2, {"dim"}, x->value);
   int64_t size = splitSize(c, x->value, dim);
   SmallVector<int64_t> bounds = {0};
-  if (how && (how->kind == VK::Tuple || how->kind == VK::List)) {
-    for (const VarPtr &n : how->items)
-      bounds.push_back(bounds.back() + intOf(n));
-    if (bounds.back() != size ||
-        llvm::any_of(how->items, [](const VarPtr &n) { return intOf(n) < 0; }))
+  if (std::optional<SmallVector<int64_t>> sizes = intSequence(how)) {
+    for (int64_t n : *sizes)
+      bounds.push_back(bounds.back() + n);
+    if (bounds.back() != size || llvm::any_of(*sizes, [](int64_t n) { return n < 0; }))
       breakTrace(dyn::BreakKind::unsupported_call, "split sizes that do not sum to the size raise");
   } else {
     int64_t step = intOf(how);

@@ -725,15 +725,19 @@ def test_splits_are_views_in_the_graph():
     t = torch.arange(24.0).reshape(4, 6)
     a = np.arange(30.0).reshape(5, 6)
     for fn in (lambda x: torch.split(x, 4, dim=1), lambda x: x.split([1, 3]),
-               lambda x: x.split([1, 2, 3], dim=1), lambda x: torch.chunk(x, 4, 1),
+               lambda x: x.split([1, 2, 3], dim=1), lambda x: x.split((2, 2)),
+               lambda x: torch.chunk(x, 4, 1),
                lambda x: x.chunk(5, dim=1), lambda x: torch.unbind(x, 1), lambda x: x.unbind(),
                lambda x: torch.tensor_split(x, 4, dim=1),
-               lambda x: x.tensor_split([1, 5, 3, -1, 9], dim=1)):
+               lambda x: x.tensor_split([1, 5, 3, -1, 9], dim=1),
+               lambda x: x.tensor_split((1, 4), dim=1)):
         same_as_eager(fn, t)
+        assert "graph breaks: 0" in str(dynamir.explain(fn, t))
     for fn in (lambda x: np.split(x, 3, axis=1), lambda x: np.split(x, [1, 4, 2]),
-               lambda x: np.array_split(x, 4), lambda x: np.array_split(x, [2, -2], axis=1),
-               lambda x: np.split(x, 4)):  # the last raises in numpy
+               lambda x: np.array_split(x, 4), lambda x: np.array_split(x, [2, -2], axis=1)):
         same_as_eager(fn, a)
+        assert "graph breaks: 0" in str(dynamir.explain(fn, a))
+    same_as_eager(lambda x: np.split(x, 4), a)  # raises in numpy: 5 rows in 4
 
     def mutate_a_piece(x):
         first, second = x.split(4)
