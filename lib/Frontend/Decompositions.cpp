@@ -174,13 +174,58 @@ VarPtr dropout(LibraryCall &c) {
   return c.tensorArg(0);
 }
 
+/// x.masked_fill(mask, value) / torch.masked_fill: where(mask, value, x) in x's dtype.
+VarPtr maskedFill(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr mask = c.take(1, {"mask"});
+  VarPtr value = c.take(2, {"value"});
+  if (!mask || mask->kind != VK::Tensor || !t.elementTypeOf(mask->value).isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "masked_fill with a mask that is not bool raises");
+  if (!value || (value->kind != VK::Tensor && value->kind != VK::Const))
+    breakTrace(dyn::BreakKind::unsupported_call, "masked_fill with a value that is not a number");
+  Type element = t.elementTypeOf(x->value);
+  if (!isa<FloatType>(element) && value->kind == VK::Const && !PyLong_Check(value->obj.ptr()))
+    breakTrace(dyn::BreakKind::unsupported_call, "masked_fill of integers with a non-integer");
+  Value filled = t.operandAs(value, element);
+  return c.result(t.create<dyn::WhereOp>({mask->value, filled, x->value}));
+}
+
+/// tril/triu(x, k): x where the column minus the row is at most (tril) or at least (triu) k,
+/// else zero, over the last two dimensions.
+VarPtr triangle(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr diagonal = c.take(1, {"diagonal", "k"});
+  int64_t k = isNone(diagonal) ? 0 : intOf(diagonal);
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.isDynamicDim(rank - 2) || type.isDynamicDim(rank - 1))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " needs two static trailing dimensions");
+  auto indices = [&](int64_t n) {
+    return dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({n}, t.i64()),
+                                 t.b.getF64FloatAttr(0), t.b.getF64FloatAttr(1))
+        .getResult();
+  };
+  Value rows = dyn::ExpandDimsOp::create(t.b, c.loc, indices(type.getDimSize(rank - 2)), 1);
+  Value offset = t.create<dyn::SubOp>({indices(type.getDimSize(rank - 1)), rows});
+  Value bound = t.scalarConstant(py::int_(k), t.i64());
+  Value keep = c.name == "tril" ? t.create<dyn::LeOp>({offset, bound})
+                                : t.create<dyn::GeOp>({offset, bound});
+  Value zero = t.scalarConstant(py::int_(0), type.getElementType());
+  return c.result(t.create<dyn::WhereOp>({keep, x->value, zero}));
+}
+
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::decomposedFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"clip", clip},    {"clamp", clip},    {"square", square},   {"var", variance},
-      {"std", variance}, {"silu", silu},     {"gelu", gelu},       {"layer_norm", layerNorm},
-      {"stack", stack},  {"linear", linear}, {"dropout", dropout},
+      {"clip", clip},     {"clamp", clip},    {"square", square},   {"var", variance},
+      {"std", variance},  {"silu", silu},     {"gelu", gelu},       {"layer_norm", layerNorm},
+      {"stack", stack},   {"linear", linear}, {"dropout", dropout}, {"masked_fill", maskedFill},
+      {"tril", triangle}, {"triu", triangle},
   };
   return functions;
 }

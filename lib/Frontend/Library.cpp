@@ -98,12 +98,45 @@ VarPtr hostValue(LibraryCall &c) {
              c.name + "() needs the tensor's real value on the host");
 }
 
+/// What the static type says of a tensor: x.numel(), x.element_size(), x.dim(),
+/// x.ndimension(), x.is_floating_point(), x.is_complex(), torch.is_tensor(x).
+VarPtr staticFact(LibraryCall &c) {
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  if (c.name == "is_tensor")
+    return c.args.size() == 1 && c.args[0]->kind == VK::Tensor ? constVar(py::bool_(true))
+                                                               : nullptr;
+  RankedTensorType type = c.t.typeOf(c.tensorArg(0)->value);
+  Type element = type.getElementType();
+  if (c.name == "numel") {
+    if (!type.hasStaticShape())
+      breakTrace(dyn::BreakKind::data_dependent_value, "numel() of a dynamic shape");
+    return constVar(py::int_(type.getNumElements()));
+  }
+  if (c.name == "element_size")
+    return constVar(py::int_(std::max(1u, element.getIntOrFloatBitWidth() / 8)));
+  if (c.name == "dim" || c.name == "ndimension")
+    return constVar(py::int_(type.getRank()));
+  if (c.name == "is_floating_point")
+    return constVar(py::bool_(isa<FloatType>(element)));
+  return constVar(py::bool_(false)); // is_complex: the tracer has no complex tensors
+}
+
 /// Every function the tracer models, by name.
 const llvm::StringMap<LibraryHandler> &libraryFunctions() {
   static const llvm::StringMap<LibraryHandler> table = [] {
     llvm::StringMap<LibraryHandler> all;
-    std::vector<LibraryFunction> host = {
-        {"item", hostValue}, {"tolist", hostValue}, {"numpy", hostValue}, {"__bool__", hostValue}};
+    std::vector<LibraryFunction> host = {{"item", hostValue},
+                                         {"tolist", hostValue},
+                                         {"numpy", hostValue},
+                                         {"__bool__", hostValue},
+                                         {"numel", staticFact},
+                                         {"element_size", staticFact},
+                                         {"dim", staticFact},
+                                         {"ndimension", staticFact},
+                                         {"is_tensor", staticFact},
+                                         {"is_complex", staticFact},
+                                         {"is_floating_point", staticFact}};
     for (const std::vector<LibraryFunction> &family :
          {host, elementwiseFunctions(), reductionFunctions(), shapeFunctions(),
           constructorFunctions(), decomposedFunctions()})

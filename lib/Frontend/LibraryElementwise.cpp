@@ -180,6 +180,20 @@ VarPtr astype(LibraryCall &c) {
   return r;
 }
 
+/// x.type_as(other): x cast to other's dtype, x itself when it already has it (as .to does).
+VarPtr typeAs(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  Type element = t.elementTypeOf(c.tensorArg(1)->value);
+  if (element == t.elementTypeOf(x->value))
+    return x;
+  VarPtr r = c.result(t.castTo(x->value, element));
+  r->copy = true;
+  return r;
+}
+
 /// torch's casting methods (x.float(), x.long(), ...) and the dtype each casts to.
 const llvm::StringMap<const char *> &castMethods() {
   static const llvm::StringMap<const char *> methods = {{"float", "float32"}, {"double", "float64"},
@@ -239,6 +253,7 @@ std::vector<LibraryFunction> dynamir::frontend::elementwiseFunctions() {
       {"where", where},
       {"astype", astype},
       {"to", astype},
+      {"type_as", typeAs},
       {"type", astype},
       {"clone", copy},
       {"copy", copy},

@@ -150,6 +150,91 @@ VarPtr concatenate(LibraryCall &c) {
   return c.result(dyn::ConcatOp::create(t.b, c.loc, inputs, d));
 }
 
+/// A tuple of ints as the frame would build it (what reshape and permute read).
+VarPtr intTuple(ArrayRef<int64_t> ints) {
+  VarPtr tuple = makeVar(VK::Tuple);
+  for (int64_t n : ints)
+    tuple->items.push_back(constVar(py::int_(n)));
+  return tuple;
+}
+
+/// torch.flatten(x, start_dim, end_dim), x.flatten(...): the dimensions from start to end
+/// merged, as reshape (numpy's ndarray.flatten copies, and is not modelled).
+VarPtr flatten(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = std::max<int64_t>(type.getRank(), 1);
+  VarPtr startArg = c.take(1, {"start_dim"}), endArg = c.take(2, {"end_dim"});
+  int64_t start = isNone(startArg) ? 0 : singleDim(startArg, rank);
+  int64_t end = isNone(endArg) ? rank - 1 : singleDim(endArg, rank);
+  if (start > end)
+    breakTrace(dyn::BreakKind::unsupported_call, "flatten's start_dim after its end_dim raises");
+  if (!type.hasStaticShape())
+    breakTrace(dyn::BreakKind::unsupported_call, "flatten of a dynamic shape");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d > start && d <= end)
+      shape.back() *= type.getDimSize(d);
+    else
+      shape.push_back(type.getDimSize(d));
+  }
+  if (type.getRank() == 0)
+    shape.push_back(1);
+  return t.callTensorOp(Lib::Torch, "reshape", {x, intTuple(shape)}, {});
+}
+
+/// x.t(): the transpose of a matrix (torch raises beyond two dimensions).
+VarPtr matrixTranspose(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch || t.typeOf(c.tensorArg(0)->value).getRank() != 2)
+    return nullptr;
+  return t.callTensorOp(Lib::Torch, "permute", {c.args[0], intTuple({1, 0})}, {});
+}
+
+/// x.expand(*sizes) (-1 keeps a dimension), x.expand_as(y), np/torch.broadcast_to(x, shape):
+/// a broadcast view.
+VarPtr expand(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  RankedTensorType type = t.typeOf(x->value);
+  SmallVector<int64_t> shape;
+  if (c.name == "expand_as") {
+    llvm::append_range(shape, t.typeOf(c.tensorArg(1)->value).getShape());
+  } else {
+    std::vector<VarPtr> sizes(c.args.begin() + 1, c.args.end());
+    if (VarPtr s = c.take(99, {"size", "shape"}))
+      sizes = {s};
+    if (sizes.size() == 1 && sizes[0]->kind != VK::Const)
+      sizes = sizes[0]->items;
+    else if (sizes.size() == 1 && !PyLong_Check(sizes[0]->obj.ptr()))
+      sizes = [&] {
+        std::vector<VarPtr> items;
+        for (py::handle n : sizes[0]->obj)
+          items.push_back(constVar(py::reinterpret_borrow<py::object>(n)));
+        return items;
+      }();
+    for (const VarPtr &n : sizes)
+      shape.push_back(intOf(n));
+  }
+  int64_t rank = shape.size(), lead = rank - type.getRank();
+  if (lead < 0 || !type.hasStaticShape())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               c.name + " to fewer dimensions or of a dynamic shape");
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t have = d >= lead ? type.getDimSize(d - lead) : 1;
+    if (shape[d] == -1 && c.name == "expand" && d >= lead)
+      shape[d] = have;
+    if (shape[d] < 0 || (have != 1 && have != shape[d]))
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 c.name + ": the expanded size must match the existing size");
+  }
+  auto result = RankedTensorType::get(shape, type.getElementType());
+  return c.result(dyn::BroadcastToOp::create(t.b, c.loc, result, x->value));
+}
+
 //===----------------------------------------------------------------------===//
 // Splits
 //===----------------------------------------------------------------------===//
@@ -321,6 +406,11 @@ std::vector<LibraryFunction> dynamir::frontend::shapeFunctions() {
       {"squeeze", squeeze},
       {"concatenate", concatenate},
       {"cat", concatenate},
+      {"flatten", flatten},
+      {"t", matrixTranspose},
+      {"expand", expand},
+      {"expand_as", expand},
+      {"broadcast_to", expand},
       {"split", split},
       {"chunk", chunk},
       {"unbind", unbind},

@@ -750,3 +750,32 @@ def test_splits_are_views_in_the_graph():
         return torch.sigmoid(i) * torch.tanh(g) + torch.sigmoid(f) * torch.sigmoid(o)
     explanation = str(dynamir.explain(lstm_gates, torch.randn(3, 8), torch.randn(8, 16)))
     assert "graph breaks: 0" in explanation, explanation
+
+
+def test_small_torch_functions_trace_without_a_break():
+    # masked_fill, tril/triu, type_as, the static facts (numel, dim, is_floating_point, ...),
+    # flatten, t, expand/expand_as/broadcast_to: equal to eager, and no break.
+    t = torch.randn(4, 4)
+    ti = torch.arange(12).reshape(3, 4)
+    a = np.arange(12.0).reshape(3, 4)
+    cases = [
+        (lambda x: x.masked_fill(x > 0, float("-inf")), t),
+        (lambda x: torch.masked_fill(x, x > 0, 0.0), t), (lambda x: x.masked_fill(x > 3, 7), ti),
+        (lambda x: torch.tril(x), t), (lambda x: x.triu(1), t), (lambda x: torch.tril(x, -1), ti),
+        (lambda x: np.tril(x), a), (lambda x: np.triu(x, k=2), a),
+        (lambda x: torch.triu(x[None].expand(2, 3, 4)), ti),
+        (lambda x: x.type_as(torch.ones(1, dtype=torch.float64)), t),
+        (lambda x: x * x.numel() + x.dim() + x.ndimension() + x.element_size(), t),
+        (lambda x: x + 1 if x.is_floating_point() and not x.is_complex() and torch.is_tensor(x)
+         else x, t),
+        (lambda x: x.flatten(), t), (lambda x: torch.flatten(x[None], 1), t),
+        (lambda x: torch.flatten(x[0, 0]), t), (lambda x: x.t() + 1, t),
+        (lambda x: x[:1].expand(4, 4), t), (lambda x: x[:1].expand(2, -1, 4), t),
+        (lambda x: x[:1].expand((3, 4)), t), (lambda x: x[:1].expand_as(x), t),
+        (lambda x: torch.broadcast_to(x[0], (2, 4)), t), (lambda x: np.broadcast_to(x[0], (2, 4)), a),
+    ]
+    for fn, x in cases:
+        same_as_eager(fn, x)
+        assert "graph breaks: 0" in str(dynamir.explain(fn, x))
+    same_as_eager(lambda x: x[:1].expand(5, 5), t)  # raises in torch
+    same_as_eager(lambda x: x.masked_fill(x > 3, 0.5), ti)  # a float into integers: eager

@@ -653,12 +653,6 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     MLIRContext *ctx = rewriter.getContext();
     auto out = cast<RankedTensorType>(op.getType());
     int64_t rank = out.getRank();
-    // An empty slice reads nothing; as an extract_slice at the end of a dimension (`x[6:]`
-    // of 6) its offset would be out of bounds for upstream's verifier.
-    if (out.hasStaticShape() && out.getNumElements() == 0) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, op.getLoc(), out, {}));
-      return success();
-    }
     if (llvm::all_of(op.getSteps(), [](int64_t step) { return step > 0; })) {
       SmallVector<OpFoldResult> offsets, sizes, strides;
       for (int64_t d = 0; d < rank; ++d) {

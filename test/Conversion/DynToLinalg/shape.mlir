@@ -76,19 +76,6 @@ func.func @slice_positive(%x: tensor<4x8xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-// An empty slice at the end of a dimension (x[:, 8:]) reads nothing: a fresh empty tensor, not
-// an extract_slice whose offset upstream's verifier rejects.
-// CHECK-LABEL: func.func @slice_empty_at_end
-// CHECK-NOT: tensor.extract_slice
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x0xf32>
-// CHECK: return %[[E]]
-func.func @slice_empty_at_end(%x: tensor<4x8xf32>) -> tensor<4x0xf32> {
-  %0 = dyn.slice %x starts [0, 8] stops [4, 8] steps [1, 1] : tensor<4x8xf32>
-  return %0 : tensor<4x0xf32>
-}
-
-// -----
-
 // The conversion folds first: constant fills are splat constants; an arange too big to fold
 // (over 4096 elements) is a generic over linalg.index.
 // CHECK-LABEL: func.func @generators
