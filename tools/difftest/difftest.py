@@ -779,7 +779,18 @@ def _close(e, g, dt, ref=None):
     if dt == "bool" or not dt.startswith(("float", "bfloat", "complex")):
         if np.array_equal(e, g):
             return None
-        bad = np.argwhere(e != g)
+        ok = e == g
+        if ref is not None and np.shape(ref) == np.shape(e):
+            # Integers and bools computed from floats (`(2.0 ** x).long()`, `x > t`) carry the
+            # floats' rounding: where eager is off the float64 result, Dynamir may be as far
+            # (9130101:797). Where eager equals it, as every purely integer result does, the
+            # values must be equal.
+            e64, g64, r64 = (np.asarray(a, dtype=np.float64) for a in (e, g, ref))
+            with np.errstate(all="ignore"):
+                ok |= np.abs(g64 - r64) <= 4 * np.abs(e64 - r64)
+            if ok.all():
+                return None
+        bad = np.argwhere(~ok)
         i = tuple(bad[0]) if len(bad) else ()
         return f"at {list(i)}: expected {e[i]!r}, got {g[i]!r} ({len(bad)} differ)"
     e64 = e.astype(np.float64)
