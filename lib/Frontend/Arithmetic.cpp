@@ -95,34 +95,79 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
 
 /// `x op= y` on an array, tensor or list changes that object, and every alias of it sees the
 /// change. Vars are shared exactly as the program shares objects, so updating the Var itself
-/// is right whenever the trace knows every alias: the object was made by the trace, is held by
-/// one Var and has no views. Anything else (an argument the caller holds, a possible view, a
-/// change of dtype or shape) is a graph break, and the update happens for real.
+/// is right whenever the trace knows every alias (prepareStore); the caller's own arrays get
+/// the final value written back. Anything else (a possible view, a change of dtype or shape)
+/// is a graph break, and the update happens for real.
 VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
-  if (!x->source.empty())
-    breakTrace(dyn::BreakKind::side_effect,
-               "in-place update of " + x->source + ", which the caller can see");
-  if (branchDepth)
-    breakTrace(dyn::BreakKind::side_effect, "in-place update inside a data-dependent branch");
   if (x->kind == VK::List) {
+    if (!x->source.empty())
+      breakTrace(dyn::BreakKind::side_effect,
+                 "in-place update of " + x->source + ", which the caller can see");
+    if (branchDepth)
+      breakTrace(dyn::BreakKind::side_effect, "in-place update inside a data-dependent branch");
     VarPtr r = binary(kind, x, y);
     x->items = r->items;
     return x;
   }
-  Operation *def = x->value.getDefiningOp();
-  // The join of a data-dependent branch is one object or another (each maybe aliased) at run
-  // time: not updated in place in the trace.
-  if (!def || isView(def) || isa<dyn::IfOp>(def) || varsHolding.lookup(x->value) != 1 ||
-      llvm::any_of(x->value.getUsers(), isView))
-    breakTrace(dyn::BreakKind::side_effect,
-               "in-place update of an array the trace cannot prove unaliased");
+  prepareStore(x, "in-place update of");
   VarPtr r = binary(kind, x, y);
   if (r->kind != VK::Tensor || r->value.getType() != x->value.getType())
     breakTrace(dyn::BreakKind::unsupported_call,
                "in-place update would change the dtype or shape of " + describe(x));
-  --varsHolding[x->value];
-  x->value = r->value;
+  --varsHolding[r->value]; // r was a temporary
+  commitStore(x, r->value);
   return x;
+}
+
+void Tracer::prepareStore(const VarPtr &x, const std::string &what) {
+  if (branchDepth)
+    breakTrace(dyn::BreakKind::side_effect, what + " an array inside a data-dependent branch");
+  if (!x->source.empty()) {
+    auto input = inputsBySource.find(x->source);
+    auto obj = inputObjects.find(x->source);
+    if (input == inputsBySource.end() || input->second != x || obj == inputObjects.end() ||
+        x->scalar || isDeviceArray(obj->second))
+      breakTrace(dyn::BreakKind::side_effect,
+                 what + " " + x->source + ", which the caller can see");
+    std::vector<std::pair<std::string, py::handle>> others;
+    for (const auto &[source, other] : inputObjects)
+      if (source != x->source)
+        others.emplace_back(source, other);
+    if (std::string conflict = python::writeBackConflict(obj->second, others); !conflict.empty())
+      breakTrace(dyn::BreakKind::side_effect, what + " " + x->source + ", which " + conflict);
+  } else {
+    // The join of a data-dependent branch is one object or another (each maybe aliased) at
+    // run time: not updated in place in the trace.
+    Operation *def = x->value.getDefiningOp();
+    if (!def || isView(def) || isa<dyn::IfOp>(def))
+      breakTrace(dyn::BreakKind::side_effect, what + " an array the trace cannot prove unaliased");
+  }
+  if (varsHolding.lookup(x->value) != 1 || hasLiveView(x->value))
+    breakTrace(dyn::BreakKind::side_effect, what + " an array the trace cannot prove unaliased");
+}
+
+void Tracer::commitStore(const VarPtr &x, Value v) {
+  --varsHolding[x->value];
+  x->value = v;
+  ++varsHolding[v];
+  if (x->source.empty() || llvm::is_contained(writtenInputs, x))
+    return;
+  writtenInputs.push_back(x);
+  for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
+    if (guard.getSource() == x->source)
+      guard.setWritten(true);
+}
+
+bool Tracer::hasLiveView(Value base) {
+  llvm::erase_if(viewVars, [](const std::weak_ptr<Var> &w) { return w.expired(); });
+  for (const std::weak_ptr<Var> &w : viewVars) {
+    Value v = w.lock()->value;
+    while (isView(v.getDefiningOp()))
+      v = v.getDefiningOp()->getOperand(0);
+    if (v == base)
+      return true;
+  }
+  return false;
 }
 
 VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {

@@ -8,6 +8,8 @@
 
 #include "TracerImpl.h"
 
+#include "dynamir/Dialect/Dyn/DynShapes.h"
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -144,27 +146,9 @@ VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
   return s;
 }
 
-VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
-  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
-      index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
-    int64_t i = index->obj.cast<int64_t>();
-    int64_t n = static_cast<int64_t>(obj->items.size());
-    if (i < -n || i >= n)
-      breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
-    return obj->items[i < 0 ? i + n : i];
-  }
-  if (obj->kind == VK::Dict && index->kind == VK::Const) {
-    for (size_t i = 0; i < obj->keys.size(); ++i)
-      if (obj->keys[i].equal(index->obj))
-        return obj->items[i];
-    breakTrace(dyn::BreakKind::unsupported_call, "KeyError: " + std::string(py::repr(index->obj)));
-  }
-  if (obj->kind == VK::Const && index->kind == VK::Const)
-    return constVar(obj->obj[index->obj]);
-  if (obj->kind != VK::Tensor)
-    breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
-  // Basic indexing with constant ints, slices, `...` and None, dimension by dimension;
-  // anything else (arrays, bools, lists) is advanced indexing and runs for real.
+/// Basic indexing with constant ints, slices, `...` and None, dimension by dimension, as
+/// numpy normalizes it; anything else (arrays, bools, lists) is advanced indexing and breaks.
+Tracer::BasicIndex Tracer::basicIndex(const VarPtr &obj, const VarPtr &index) {
   RankedTensorType type = typeOf(obj->value);
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
   auto isEllipsis = [](const VarPtr &p) {
@@ -183,8 +167,10 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
     breakTrace(dyn::BreakKind::unsupported_call, "an index can only have a single ellipsis");
   if (consumed > rank)
     breakTrace(dyn::BreakKind::unsupported_call, "too many indices for the tensor");
-  SmallVector<int64_t> starts, stops, steps, squeezed, newAxes;
-  bool allIntegers = ellipses == 0 && consumed == rank;
+  BasicIndex ix;
+  SmallVector<int64_t> &starts = ix.starts, &stops = ix.stops, &steps = ix.steps,
+                       &squeezed = ix.squeezed;
+  ix.allIntegers = ellipses == 0 && consumed == rank;
   int64_t d = 0;          // the input dimension the next part indexes
   int64_t resultDims = 0; // dimensions of the sliced result before new axes are inserted
   auto keepWhole = [&](int64_t dim) {
@@ -195,7 +181,6 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
     stops.push_back(size);
     steps.push_back(1);
   };
-  std::vector<int64_t> newAxisAt; // positions in the result, in order
   for (const VarPtr &part : parts) {
     if (isEllipsis(part)) {
       for (int64_t n = rank - consumed; n > 0; --n, ++d, ++resultDims)
@@ -203,7 +188,7 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
       continue;
     }
     if (isNewAxis(part)) {
-      newAxisAt.push_back(resultDims + static_cast<int64_t>(newAxisAt.size()));
+      ix.newAxisAt.push_back(resultDims + static_cast<int64_t>(ix.newAxisAt.size()));
       continue;
     }
     int64_t size = type.getDimSize(d);
@@ -224,7 +209,7 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
       ++d;
       continue;
     }
-    allIntegers = false;
+    ix.allIntegers = false;
     if (part->kind != VK::Slice ||
         llvm::any_of(part->items, [](const VarPtr &b) { return b->kind != VK::Const; }))
       breakTrace(dyn::BreakKind::unsupported_call, "advanced indexing is not supported");
@@ -244,14 +229,121 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
   }
   for (; d < rank; ++d, ++resultDims)
     keepWhole(d);
-  Value v = dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(starts),
-                                 b.getDenseI64ArrayAttr(stops), b.getDenseI64ArrayAttr(steps));
-  if (!squeezed.empty())
-    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(squeezed));
-  for (int64_t at : newAxisAt)
+  return ix;
+}
+
+VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
+  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
+      index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
+    int64_t i = index->obj.cast<int64_t>();
+    int64_t n = static_cast<int64_t>(obj->items.size());
+    if (i < -n || i >= n)
+      breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
+    return obj->items[i < 0 ? i + n : i];
+  }
+  if (obj->kind == VK::Dict && index->kind == VK::Const) {
+    for (size_t i = 0; i < obj->keys.size(); ++i)
+      if (obj->keys[i].equal(index->obj))
+        return obj->items[i];
+    breakTrace(dyn::BreakKind::unsupported_call, "KeyError: " + std::string(py::repr(index->obj)));
+  }
+  if (obj->kind == VK::Const && index->kind == VK::Const)
+    return constVar(obj->obj[index->obj]);
+  if (obj->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
+  BasicIndex ix = basicIndex(obj, index);
+  Value v =
+      dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(ix.starts),
+                           b.getDenseI64ArrayAttr(ix.stops), b.getDenseI64ArrayAttr(ix.steps));
+  if (!ix.squeezed.empty())
+    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(ix.squeezed));
+  for (int64_t at : ix.newAxisAt)
     v = dyn::ExpandDimsOp::create(b, loc(), v, at);
   VarPtr r = tensorVar(v, obj->lib);
   // x[i, j] of every dimension is an element: a numpy scalar (x[...] stays an array).
-  r->scalar = obj->lib == Lib::Numpy && allIntegers && newAxisAt.empty();
+  r->scalar = obj->lib == Lib::Numpy && ix.allIntegers && ix.newAxisAt.empty();
   return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Stores
+//===----------------------------------------------------------------------===//
+
+/// `obj[index] = value` through basic indexing: `value` is cast to obj's dtype and broadcast
+/// to the indexed view as numpy and torch do (leading dimensions of size 1 that the view lacks
+/// are dropped), and obj becomes a dyn.insert_slice of it (`prepareStore` says when that is
+/// exact). What numpy or torch would reject or convert by rules of their own is a break.
+void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
+  prepareStore(obj, "a store into");
+  BasicIndex ix = basicIndex(obj, index);
+  if (llvm::any_of(ix.steps, [](int64_t step) { return step < 0; }))
+    breakTrace(dyn::BreakKind::unsupported_call, "a store through a negative-step slice");
+  RankedTensorType type = typeOf(obj->value);
+  Type element = type.getElementType();
+  SmallVector<int64_t> sliceShape, viewShape;
+  for (size_t d = 0; d < ix.starts.size(); ++d) {
+    sliceShape.push_back(dyn::sliceLength(ix.starts[d], ix.stops[d], ix.steps[d]));
+    if (!llvm::is_contained(ix.squeezed, static_cast<int64_t>(d)))
+      viewShape.push_back(sliceShape.back());
+  }
+  for (int64_t at : ix.newAxisAt)
+    viewShape.insert(viewShape.begin() + at, 1);
+  Value v;
+  if (value->kind == VK::Const) {
+    PyObject *o = value->obj.ptr();
+    bool number = PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o);
+    if (!number)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "storing " + describe(value) + " into " + describe(obj));
+    if (element.isInteger(1)) {
+      v = scalarConstant(py::bool_(PyObject_IsTrue(o) == 1), element);
+    } else if (isa<FloatType>(element)) {
+      double d = PyFloat_AsDouble(o); // an int too large for a double raises, as in numpy
+      if (d == -1.0 && PyErr_Occurred())
+        throw py::error_already_set();
+      v = scalarConstant(py::float_(d), element);
+    } else {
+      // numpy raises for floats (NaN, inf) and integers out of the dtype's range.
+      unsigned width = element.getIntOrFloatBitWidth();
+      int overflow = 0;
+      long long i = PyFloat_Check(o) ? 0 : PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (PyFloat_Check(o) || overflow ||
+          (width < 64 && (i < -(1LL << (width - 1)) || i >= (1LL << (width - 1)))))
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "storing " + std::string(py::repr(value->obj)) + " into an integer array");
+      v = scalarConstant(value->obj, element);
+    }
+  } else if (value->kind == VK::Tensor && value->lib == obj->lib) {
+    // torch rejects a store whose value overlaps the destination (x[1:] = x[:-1]); numpy
+    // copies first, which is what the graph computes.
+    Value base = value->value;
+    while (isView(base.getDefiningOp()))
+      base = base.getDefiningOp()->getOperand(0);
+    if (obj->lib == Lib::Torch && base == obj->value)
+      breakTrace(dyn::BreakKind::unsupported_call, "a torch store of a view of its destination");
+    v = castTo(value->value, element);
+  } else {
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "storing " + describe(value) + " into " + describe(obj));
+  }
+  RankedTensorType vt = typeOf(v);
+  while (vt.getRank() > static_cast<int64_t>(viewShape.size()) && vt.getDimSize(0) == 1) {
+    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr({0}));
+    vt = typeOf(v);
+  }
+  // Broadcasting aligns trailing dimensions; each is equal or 1 in the value.
+  int64_t offset = static_cast<int64_t>(viewShape.size()) - vt.getRank();
+  bool broadcasts = offset >= 0 && vt.hasStaticShape();
+  for (int64_t d = 0; broadcasts && d < vt.getRank(); ++d)
+    broadcasts = vt.getDimSize(d) == 1 || vt.getDimSize(d) == viewShape[offset + d];
+  if (!broadcasts)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "could not broadcast the stored value into the indexed shape");
+  if (vt.getShape() != ArrayRef<int64_t>(viewShape))
+    v = dyn::BroadcastToOp::create(b, loc(), type.clone(viewShape), v);
+  if (viewShape != sliceShape)
+    v = dyn::ReshapeOp::create(b, loc(), type.clone(sliceShape), v);
+  commitStore(obj, dyn::InsertSliceOp::create(
+                       b, loc(), v, obj->value, b.getDenseI64ArrayAttr(ix.starts),
+                       b.getDenseI64ArrayAttr(ix.stops), b.getDenseI64ArrayAttr(ix.steps)));
 }

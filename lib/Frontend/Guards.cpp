@@ -107,6 +107,14 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   auto it = inputsBySource.find(source);
   if (it != inputsBySource.end())
     return it->second;
+  // An array the program reads after storing into another that shares its memory would see
+  // the store eagerly, but not in the graph.
+  for (const VarPtr &written : writtenInputs)
+    if (std::string conflict =
+            python::writeBackConflict(inputObjects[written->source], {{source, obj}});
+        !conflict.empty())
+      breakTrace(dyn::BreakKind::side_effect, "reading " + source + " after a store into " +
+                                                  written->source + ", which " + conflict);
   bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
   if (isTorch) {
     // Graphs compute no gradients: a tensor that would record them runs eagerly, never
@@ -145,7 +153,19 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   v->source = source;
   v->inputType = py::type::of(obj);
   inputsBySource[source] = v;
+  inputObjects[source] = py::reinterpret_borrow<py::object>(obj);
   return v;
+}
+
+std::string Tracer::callerSource(const VarPtr &v) {
+  if (v->kind != VK::Tensor || v->copy)
+    return "";
+  if (!v->source.empty() && inputsBySource.count(v->source) && inputsBySource[v->source] == v)
+    return v->source;
+  for (const auto &[source, input] : inputsBySource)
+    if (input->value == v->value)
+      return source;
+  return "";
 }
 
 /// The source of an item of the object at `source`; none for an object without one (a

@@ -23,6 +23,18 @@ py::tuple keywordNames(const VarPtr &names) {
     keys.append(k->obj);
   return py::tuple(keys);
 }
+
+/// How deep below the in-place operation `in`'s two operands the container is that the next
+/// instructions store its result back into (`x[i] op= y` compiles to BINARY_SUBSCR, the
+/// operation, SWAPs, then STORE_SUBSCR, or 3.12's BINARY_SLICE ... STORE_SLICE), or 0.
+size_t storedBackDepth(const Code &code, const Instr &in) {
+  size_t i = code.indexOf.lookup(in.offset) + 1;
+  while (i < code.instrs.size() && code.instrs[i].op == SWAP)
+    ++i;
+  if (i == code.indexOf.lookup(in.offset) + 1 || i == code.instrs.size())
+    return 0;
+  return code.instrs[i].op == STORE_SUBSCR ? 2 : code.instrs[i].op == STORE_SLICE ? 3 : 0;
+}
 } // namespace
 
 Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
@@ -214,9 +226,17 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       f.stack.push_back(attr);
     break;
   }
-  case STORE_ATTR:
   case STORE_SUBSCR:
-  case STORE_SLICE:
+  case STORE_SLICE: { // 3.12: x[a:b] = v without BUILD_SLICE
+    VarPtr index = in.op == STORE_SLICE ? slice(f.popN(2)) : f.pop();
+    VarPtr obj = f.pop(), value = f.pop();
+    if (obj->kind != VK::Tensor || obj->scalar)
+      breakTrace(dyn::BreakKind::side_effect,
+                 std::string(opcodeName(in.op)) + " mutates an object outside the trace");
+    storeSubscript(obj, index, value);
+    break;
+  }
+  case STORE_ATTR:
   case STORE_GLOBAL:
     breakTrace(dyn::BreakKind::side_effect,
                std::string(opcodeName(in.op)) + " mutates an object outside the trace");
@@ -251,6 +271,22 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr y = f.pop(), x = f.pop();
     // numpy scalars are immutable: `s += 1` rebinds s, as `s = s + 1` does.
     bool inPlace = in.arg >= 13 && ((x->kind == VK::Tensor && !x->scalar) || x->kind == VK::List);
+    size_t depth = inPlace ? storedBackDepth(*f.code, in) : 0;
+    VarPtr container = depth && f.stack.size() >= depth ? f.stack[f.stack.size() - depth] : nullptr;
+    Value base = x->kind == VK::Tensor && isView(x->value.getDefiningOp()) ? x->value : Value();
+    while (base && isView(base.getDefiningOp()))
+      base = base.getDefiningOp()->getOperand(0);
+    if (container && container->kind == VK::Tensor && base && base == container->value) {
+      // `x[i] op= y`: the view's update is stored back into x[i] right after, so it is the
+      // plain operation and the store (which checks what a store needs); the dtype must not
+      // change, as numpy's and torch's in-place casting rules require.
+      VarPtr r = binary(in.arg, x, y);
+      if (r->kind != VK::Tensor || r->value.getType() != x->value.getType())
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "in-place update would change the dtype or shape of " + describe(x));
+      f.stack.push_back(r);
+      break;
+    }
     f.stack.push_back(inPlace ? updateInPlace(in.arg, x, y) : binary(in.arg, x, y));
     break;
   }

@@ -213,17 +213,25 @@ VarPtr castMethod(LibraryCall &c) {
   return c.result(t.castTo(c.tensorArg(0)->value, element));
 }
 
-// Tensors are values in the trace: a copy is the same value in a Var of its own (so that an
-// in-place update of one is not seen through the other); contiguous() and detach() return
-// the tensor itself, or one sharing its memory, as eagerly.
+// Tensors are values in the trace: a copy is a Var of its own (so that an in-place update of
+// one is not seen through the other); contiguous() and detach() return the tensor itself, or
+// one sharing its memory, as eagerly.
 
-/// x.copy(), np.copy(x), x.clone().
-VarPtr copy(LibraryCall &c) {
-  Tracer &t = c.t;
-  VarPtr copy = t.tensorVar(c.tensorArg(0)->value, c.tensorArg(0)->lib);
+/// A copy of x as a new object. The copy of a contiguous x holds a value of its own, a cast
+/// to the same dtype that folds away, so that a view of the copy is no view of x (a store into
+/// x then stays in the graph). A copy of a strided view keeps the view's value: torch's clone
+/// and np.copy keep its layout, which the trace knows only as "a view" (not contiguous).
+VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x) {
+  Value v = x->value;
+  if (t.isContiguous(x))
+    v = dyn::CastOp::create(t.b, loc, v, TypeAttr::get(t.elementTypeOf(v)));
+  VarPtr copy = t.tensorVar(v, x->lib);
   copy->copy = true;
   return copy;
 }
+
+/// x.copy(), np.copy(x), x.clone().
+VarPtr copy(LibraryCall &c) { return copyOf(c.t, c.loc, c.tensorArg(0)); }
 
 /// x.detach(): the tensor itself (graphs compute no gradients).
 VarPtr detach(LibraryCall &c) { return c.tensorArg(0); }
@@ -234,9 +242,7 @@ VarPtr contiguous(LibraryCall &c) {
   // The tensor itself if it is contiguous, else a contiguous copy.
   if (t.isContiguous(c.tensorArg(0)))
     return c.tensorArg(0);
-  VarPtr copy = t.tensorVar(c.tensorArg(0)->value, c.lib);
-  copy->copy = true;
-  return copy;
+  return copyOf(t, c.loc, c.tensorArg(0));
 }
 
 } // namespace

@@ -110,12 +110,9 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     return py::make_tuple("source", v->source);
   switch (v->kind) {
   case VK::Tensor: {
-    if (isa<BlockArgument>(v->value) && !v->copy) {
-      // An argument under another name (np.asarray(x)): the caller's object itself.
-      for (const auto &[source, input] : inputsBySource)
-        if (input->value == v->value)
-          return py::make_tuple("source", source);
-    }
+    // An argument under another name (np.asarray(x)): the caller's object itself.
+    if (std::string source = callerSource(v); !source.empty())
+      return py::make_tuple("source", source);
     if (v->eitherObject)
       throw NotRebuildable{"a variable that is one object or another after a data-dependent "
                            "branch (" +
@@ -238,4 +235,13 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
   plan["action"] = action;
   plan["offset"] = in.offset;
   return plan;
+}
+
+py::list Tracer::writeBacks(SmallVectorImpl<Value> &values) {
+  py::list pairs;
+  for (const VarPtr &written : writtenInputs) {
+    pairs.append(py::make_tuple(written->source, values.size()));
+    values.push_back(written->value);
+  }
+  return pairs;
 }

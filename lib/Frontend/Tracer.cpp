@@ -152,10 +152,8 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       py::object literalEval = py::module_::import("ast").attr("literal_eval");
       std::function<std::string(const VarPtr &)> flatten = [&](const VarPtr &v) -> std::string {
         if (v->kind == VK::Tensor) {
-          if (isa<BlockArgument>(v->value) && !v->copy)
-            for (const auto &[source, input] : inputsBySource)
-              if (input->value == v->value)
-                return source; // the caller's object itself, read back from the frame
+          if (std::string source = callerSource(v); !source.empty())
+            return source; // the caller's object itself, read back from the frame
           results.push_back(v->value);
           std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
           return "%" + kind + std::to_string(results.size() - 1);
@@ -197,6 +195,15 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
         breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
       };
       std::string structure = flatten(out.value);
+      // `_w(result, ((L['x'], @N), ...))`: the host writes output N into the caller's x, after
+      // building the result (which may copy x's old contents).
+      if (!writtenInputs.empty()) {
+        std::string pairs;
+        for (py::handle pair : writeBacks(results))
+          pairs += "(" + pair.cast<py::tuple>()[0].cast<std::string>() + ", @" +
+                   std::to_string(pair.cast<py::tuple>()[1].cast<size_t>()) + "), ";
+        structure = "_w(" + structure + ", (" + pairs + "))";
+      }
       func::ReturnOp::create(b, loc(), results);
       func->setAttr("dyn.output", b.getStringAttr(structure));
     } catch (Break &brk) {
@@ -206,6 +213,11 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       if (brk.predicate)
         live.push_back(brk.predicate);
       result.resume = resumePlan(*code, frame, brk, live);
+      // Before the frame goes on, the host writes the stores so far into the caller's arrays
+      // (not when it restarts the frame: graphs are pure, the eager run stores for itself).
+      if (!writtenInputs.empty() &&
+          result.resume.attr("get")("action").cast<std::string>() != "restart")
+        result.resume["writeback"] = writeBacks(live);
       std::vector<int64_t> resume =
           brk.resume.empty() ? std::vector<int64_t>{topInstr.offset} : brk.resume;
       std::string file = current ? current->filename : code->filename;

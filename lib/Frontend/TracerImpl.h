@@ -31,6 +31,7 @@
 #include "Values.h"
 
 #include "dynamir/Frontend/Tracer.h"
+#include "dynamir/Support/PythonMemory.h"
 #include "dynamir/Support/PythonNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -128,6 +129,8 @@ public:
     t->value = v;
     t->lib = lib;
     ++varsHolding[v];
+    if (isView(v.getDefiningOp()))
+      viewVars.push_back(t);
     return t;
   }
 
@@ -238,11 +241,34 @@ public:
   VarPtr binary(int kind, VarPtr a, VarPtr b);
   VarPtr compare(int kind, VarPtr a, VarPtr b);
   VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
+  /// Breaks unless a store into the array or tensor `x` (`what` names it) can be a new value
+  /// of x in the trace: x is the caller's object (whose final value the host writes back; it
+  /// must not share memory with any other input) or an object the trace made, one Var holds
+  /// it and no view of it is alive.
+  void prepareStore(const VarPtr &x, const std::string &what);
+  /// x now holds `v` (after prepareStore).
+  void commitStore(const VarPtr &x, Value v);
+  /// Whether a Var that is a view (through slices, reshapes, ...) of `base` is still alive.
+  bool hasLiveView(Value base);
+  /// The caller's object `v` is, by its source (its own, or that of the input it is another
+  /// name of: np.asarray(x)); "" for an object the trace made.
+  std::string callerSource(const VarPtr &v);
+  /// The written inputs' final values appended to `values`, as (source, index) pairs.
+  py::list writeBacks(SmallVectorImpl<Value> &values);
   Value toPredicate(VarPtr cond);
 
   // --- Attributes.cpp: attributes, subscripts, slices, lists ---------------------------------
   VarPtr getAttr(VarPtr obj, const std::string &name);
+  /// A basic index (ints, slices, `...`, None) of a tensor, normalized: the dyn.slice bounds
+  /// per dimension, the dimensions integers remove and where None inserts one.
+  struct BasicIndex {
+    SmallVector<int64_t> starts, stops, steps, squeezed;
+    std::vector<int64_t> newAxisAt; // positions in the result, in order
+    bool allIntegers = false;       // an element: every dimension indexed by an integer
+  };
+  BasicIndex basicIndex(const VarPtr &obj, const VarPtr &index);
   VarPtr subscript(VarPtr obj, VarPtr index);
+  void storeSubscript(VarPtr obj, VarPtr index, VarPtr value);
   /// `list`, which `what` is about to change in place: a list the caller can see (a resumed
   /// frame's 3.12 comprehension gets its list from outside) or one changed on one side of a
   /// data-dependent branch is a break.
@@ -277,6 +303,12 @@ public:
   /// How many tensor Vars were made for each value: two Vars of one value may be one object
   /// in the program (`np.asarray(y)`), so neither can be updated in place on its own.
   llvm::DenseMap<Value, unsigned> varsHolding;
+  /// Every Var made for a view, while something holds it (hasLiveView).
+  std::vector<std::weak_ptr<Var>> viewVars;
+  /// The caller's arrays and tensors by source, and those the program stores into, in the
+  /// order of their first store: the host writes their final values back.
+  std::map<std::string, py::object> inputObjects;
+  std::vector<VarPtr> writtenInputs;
   llvm::StringSet<> logs_;
   /// The code being interpreted; shared so that a break raised in an inlined frame can still
   /// name its file after that frame is gone.

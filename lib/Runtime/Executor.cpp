@@ -3,6 +3,7 @@
 #include "dynamir/Runtime/Executor.h"
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
+#include "dynamir/Support/PythonMemory.h"
 #include "dynamir/Support/PythonNames.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
@@ -325,6 +326,8 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
           if (auto arg = dyn_cast<BlockArgument>(tensor.getValue())) {
             argSourceText[arg.getArgNumber()] = tensor.getSource().str();
             g.argIndex = static_cast<int>(arg.getArgNumber());
+            if (tensor.getWritten())
+              writtenArgs.push_back(arg.getArgNumber());
           }
         });
     guards.push_back(std::move(g));
@@ -343,7 +346,26 @@ bool Entry::check(py::dict locals, py::dict globals, std::string &failure) const
   for (const Guard &g : guards)
     if (!g.check(locals, globals, failure, resolved))
       return false;
-  return true;
+  if (writtenArgs.empty())
+    return true;
+  std::vector<py::object> args;
+  for (const Source &source : argSources)
+    args.push_back(source.resolve(locals, globals));
+  failure = writeBackConflict(args);
+  return failure.empty();
+}
+
+std::string Entry::writeBackConflict(const std::vector<py::object> &args) const {
+  for (size_t written : writtenArgs) {
+    std::vector<std::pair<std::string, py::handle>> others;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (i != written)
+        others.emplace_back(argSources[i].text(), args[i]);
+    std::string conflict = python::writeBackConflict(args[written], others);
+    if (!conflict.empty())
+      return argSources[written].text() + ": " + conflict;
+  }
+  return "";
 }
 
 py::object Entry::call(py::dict locals, py::dict globals) {
@@ -361,6 +383,9 @@ py::object Entry::call(py::dict locals, py::dict globals) {
   for (auto [i, source] : llvm::enumerate(argSources))
     if (!args[i])
       args[i] = source.resolve(locals, globals);
+  if (!writtenArgs.empty())
+    if (std::string conflict = writeBackConflict(args); !conflict.empty())
+      return py::str(conflict);
   ++counters.cacheHits;
   return runWith(args);
 }

@@ -36,6 +36,18 @@ py::tuple ints(ArrayRef<int64_t> values) {
     t[i] = py::int_(values[i]);
   return t;
 }
+
+/// The numpy index of a normalized dyn.slice: one Python slice per dimension (a negative step
+/// that runs to the start has stop -1, which numpy spells None).
+py::tuple sliceIndex(ArrayRef<int64_t> starts, ArrayRef<int64_t> stops, ArrayRef<int64_t> steps) {
+  py::tuple index(starts.size());
+  for (size_t d = 0; d < starts.size(); ++d) {
+    py::object end = stops[d] < 0 ? py::object(py::none()) : py::object(py::int_(stops[d]));
+    index[d] = py::reinterpret_steal<py::object>(
+        PySlice_New(py::int_(starts[d]).ptr(), end.ptr(), py::int_(steps[d]).ptr()));
+  }
+  return index;
+}
 } // namespace
 
 std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
@@ -219,15 +231,12 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
                 return np.attr("concatenate")(parts, py::arg("axis") = c.getDim());
               })
               .Case([&](dyn::SliceOp s) -> py::object {
-                py::tuple index(s.getStarts().size());
-                for (size_t d = 0; d < s.getStarts().size(); ++d) {
-                  int64_t stop = s.getStops()[d];
-                  py::object end = stop < 0 ? py::object(py::none()) : py::object(py::int_(stop));
-                  index[d] = py::reinterpret_steal<py::object>(
-                      PySlice_New(py::int_(s.getStarts()[d]).ptr(), end.ptr(),
-                                  py::int_(s.getSteps()[d]).ptr()));
-                }
-                return get(s.getX())[index];
+                return get(s.getX())[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())];
+              })
+              .Case([&](dyn::InsertSliceOp s) -> py::object {
+                py::object result = get(s.getDest()).attr("copy")();
+                result[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())] = get(s.getSource());
+                return result;
               })
               .Case([&](dyn::IfOp) -> py::object {
                 throw std::runtime_error(

@@ -134,6 +134,22 @@ def _as_tensor(o):
 _OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor}
 
 
+def _write_back(pairs):
+    """Stores each final value the graph computed for an argument into the caller's array or
+    tensor itself (the program stored into it): the (object, value) pairs of a write-back."""
+    for target, value in pairs:
+        if type(target) is not sys.modules["numpy"].ndarray:  # a torch.Tensor
+            value = sys.modules["torch"].from_numpy(value)
+            target.copy_(value)
+        else:
+            sys.modules["numpy"].copyto(target, value)
+
+
+def _with_write_back(result, pairs):
+    _write_back(pairs)
+    return result
+
+
 def _import_type(path):
     """A type named by the tracer as module:qualname (torch.return_types.max)."""
     module, _, name = path.partition(":")
@@ -488,18 +504,24 @@ class CompiledFunction:
         live_locals = resume.live_locals(function, offset)
         locals_ = [rebuild(r) if j in live_locals else None
                    for j, r in enumerate(plan["locals"][:len(code.co_varnames)])]
+        # The stores so far go into the caller's arrays once nothing can fail any more (a
+        # failure runs the frame eagerly from its start, which must find them untouched).
+        stores = [(rebuild(("source", source)), live[i]) for source, i in plan.get("writeback", ())]
         if action == "eager":
             go_on = resume.resume_function(function, offset, _layout(stack),
                                            [j for j, v in enumerate(locals_) if v is _UNBOUND])
+            _write_back(stores)
             return go_on(*self._arguments(locals_, stack))
         if action == "step":
             step, produced = resume.step_function(function, plan["start"] - shift,
                                                   plan["end"] - shift, [v is _NULL for v in top])
             # Everything that can fail is made before the step runs its side effect.
             continuation = self._continuation(offset, stack + [None] * produced, locals_)
+            _write_back(stores)
             stack += step(*[None if v is _NULL else v for v in top])
         else:
             continuation = self._continuation(offset, stack, locals_)
+            _write_back(stores)
         return _Resume(continuation, self._arguments(locals_, stack))
 
     @staticmethod
@@ -544,12 +566,14 @@ class CompiledFunction:
         source (`L['x']`), torch.return_types by `_type('module:name')`."""
         if structure == "%0":
             return lambda outputs, local_vars, global_vars: outputs[0]
-        code = builtins_compile(re.sub(r"%([st]?)(\d+)", r"_\1(_o[\2])", structure),
+        text = re.sub(r"%([st]?)(\d+)", r"_\1(_o[\2])", structure)
+        code = builtins_compile(re.sub(r"@(\d+)", r"_o[\1]", text),
                                 "<dynamir output>", "eval")  # our own generated literal
 
         def rebuild(outputs, local_vars, global_vars):
             return eval(code, {"__builtins__": {"type": type}, "_": _as_array, "_s": _as_scalar,
-                               "_t": _as_tensor, "_type": _import_type},
+                               "_t": _as_tensor, "_type": _import_type,
+                               "_w": _with_write_back},
                         {"_o": outputs, "L": local_vars, "G": global_vars})
 
         return rebuild

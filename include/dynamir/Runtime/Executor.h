@@ -112,10 +112,14 @@ private:
                    llvm::SmallDenseMap<mlir::Value, pybind11::object, 16> &env,
                    llvm::SmallDenseMap<mlir::Value, pybind11::object, 4> &onDevice);
   pybind11::object runWith(const std::vector<pybind11::object> &args);
+  /// What keeps the host from writing the graph's final values back into the arguments the
+  /// program stores into (`written` tensor guards), or "".
+  std::string writeBackConflict(const std::vector<pybind11::object> &args) const;
 
   std::vector<Guard> guards;
   llvm::DenseMap<mlir::Operation *, CallSite> callSites;
   std::vector<Source> argSources;
+  std::vector<size_t> writtenArgs;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp host;
   Backend backend = Backend::CPU;

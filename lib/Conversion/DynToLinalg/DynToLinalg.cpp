@@ -681,6 +681,25 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   }
 };
 
+/// A store through basic indexing: `tensor.insert_slice`, which bufferization turns into a
+/// copy into a subview of `dest`'s buffer (in place when `dest` is dead afterwards).
+struct InsertSliceLowering : OpConversionPattern<InsertSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(InsertSliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto source = cast<RankedTensorType>(op.getSource().getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      offsets.push_back(rewriter.getIndexAttr(op.getStarts()[d]));
+      sizes.push_back(rewriter.getIndexAttr(source.getDimSize(d)));
+      strides.push_back(rewriter.getIndexAttr(op.getSteps()[d]));
+    }
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, adaptor.getSource(), adaptor.getDest(),
+                                                       offsets, sizes, strides);
+    return success();
+  }
+};
+
 struct ConstantLowering : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConstantOp op, OpAdaptor,
@@ -789,14 +808,14 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
                       LenEqGuardOp, GraphBreakOp, SourceOp>();
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwiseLowering>(ctx);
-    patterns
-        .add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
-             ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
-             ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
-             MatmulLowering, LinearLowering, ReshapeLowering<ReshapeOp>,
-             ReshapeLowering<ExpandDimsOp>, ReshapeLowering<SqueezeOp>, TransposeLowering,
-             BroadcastToLowering, ConcatLowering, SliceLowering, ConstantLowering, FullLowering,
-             ArangeLowering, ItemLowering, ToBoolLowering, IfLowering, YieldLowering>(ctx);
+    patterns.add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
+                 ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
+                 ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>,
+                 SoftmaxLowering<LogSoftmaxOp>, MatmulLowering, LinearLowering,
+                 ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>,
+                 ReshapeLowering<SqueezeOp>, TransposeLowering, BroadcastToLowering, ConcatLowering,
+                 SliceLowering, InsertSliceLowering, ConstantLowering, FullLowering, ArangeLowering,
+                 ItemLowering, ToBoolLowering, IfLowering, YieldLowering>(ctx);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

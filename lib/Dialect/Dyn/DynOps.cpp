@@ -922,33 +922,48 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// The type of `dyn.slice` of `type` with these bounds, or an error at `loc`.
+static FailureOr<RankedTensorType> slicedType(std::optional<Location> loc, RankedTensorType type,
+                                              ArrayRef<int64_t> starts, ArrayRef<int64_t> stops,
+                                              ArrayRef<int64_t> steps) {
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(starts.size()) != rank || static_cast<int64_t>(stops.size()) != rank ||
+      static_cast<int64_t>(steps.size()) != rank) {
+    (void)emitOptionalError(loc, "slice needs one start, stop and step per dimension (rank ", rank,
+                            ")");
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d), start = starts[d], stop = stops[d], step = steps[d];
+    if (step == 0) {
+      (void)emitOptionalError(loc, "slice step must not be zero (dim ", d, ")");
+      return failure();
+    }
+    bool valid =
+        step > 0 ? (0 <= start && start <= stop && (ShapedType::isDynamic(size) || stop <= size))
+                 : (-1 <= stop && stop <= start && (ShapedType::isDynamic(size) || start < size));
+    if (!valid) {
+      (void)emitOptionalError(
+          loc, "slice bounds ", start, ":", stop, ":", step, " are not normalized for dim ", d,
+          " of size ", ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size));
+      return failure();
+    }
+    shape.push_back(sliceLength(start, stop, step));
+  }
+  return type.clone(shape);
+}
+
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> type = getRankedType(loc, adaptor.getX());
   if (failed(type))
     return failure();
-  ArrayRef<int64_t> starts = adaptor.getStarts(), stops = adaptor.getStops(),
-                    steps = adaptor.getSteps();
-  int64_t rank = type->getRank();
-  if (static_cast<int64_t>(starts.size()) != rank || static_cast<int64_t>(stops.size()) != rank ||
-      static_cast<int64_t>(steps.size()) != rank)
-    return emitOptionalError(loc, "slice needs one start, stop and step per dimension (rank ", rank,
-                             ")");
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t size = type->getDimSize(d), start = starts[d], stop = stops[d], step = steps[d];
-    if (step == 0)
-      return emitOptionalError(loc, "slice step must not be zero (dim ", d, ")");
-    bool valid =
-        step > 0 ? (0 <= start && start <= stop && (ShapedType::isDynamic(size) || stop <= size))
-                 : (-1 <= stop && stop <= start && (ShapedType::isDynamic(size) || start < size));
-    if (!valid)
-      return emitOptionalError(
-          loc, "slice bounds ", start, ":", stop, ":", step, " are not normalized for dim ", d,
-          " of size ", ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size));
-    shape.push_back(sliceLength(start, stop, step));
-  }
-  inferred.push_back(type->clone(shape));
+  FailureOr<RankedTensorType> sliced =
+      slicedType(loc, *type, adaptor.getStarts(), adaptor.getStops(), adaptor.getSteps());
+  if (failed(sliced))
+    return failure();
+  inferred.push_back(*sliced);
   return success();
 }
 
@@ -959,6 +974,37 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
     return getX();
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()); dense && dense.isSplat())
     return dense.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+LogicalResult InsertSliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                              Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> dest = getRankedType(loc, adaptor.getDest());
+  FailureOr<RankedTensorType> source = getRankedType(loc, adaptor.getSource());
+  if (failed(dest) || failed(source))
+    return failure();
+  if (llvm::any_of(adaptor.getSteps(), [](int64_t step) { return step <= 0; }))
+    return emitOptionalError(loc, "insert_slice steps must be positive");
+  FailureOr<RankedTensorType> sliced =
+      slicedType(loc, *dest, adaptor.getStarts(), adaptor.getStops(), adaptor.getSteps());
+  if (failed(sliced))
+    return failure();
+  if (source->getElementType() != dest->getElementType())
+    return emitOptionalError(loc, "insert_slice source has element type ", source->getElementType(),
+                             ", the destination ", dest->getElementType());
+  if (source->getShape() != sliced->getShape() || !source->hasStaticShape())
+    return emitOptionalError(loc, "insert_slice source has shape ", *source,
+                             ", the slice it replaces ", *sliced);
+  inferred.push_back(*dest);
+  return success();
+}
+
+OpFoldResult InsertSliceOp::fold(FoldAdaptor) {
+  // Replacing every element (x[...] = v with v already of x's shape and dtype) is v itself.
+  if (getSource().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getSource();
   return {};
 }
 

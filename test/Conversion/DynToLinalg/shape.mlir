@@ -76,6 +76,16 @@ func.func @slice_positive(%x: tensor<4x8xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// A store through basic indexing (x[1:4:2, :2] = v): one tensor.insert_slice.
+// CHECK-LABEL: func.func @insert_slice
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[1, 0] [2, 2] [2, 1] : tensor<2x2xf32> into tensor<4x8xf32>
+func.func @insert_slice(%x: tensor<4x8xf32>, %v: tensor<2x2xf32>) -> tensor<4x8xf32> {
+  %0 = dyn.insert_slice %v into %x starts [1, 0] stops [4, 2] steps [2, 1] : tensor<2x2xf32> into tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 // The conversion folds first: constant fills are splat constants; an arange too big to fold
 // (over 4096 elements) is a generic over linalg.index.
 // CHECK-LABEL: func.func @generators

@@ -108,6 +108,19 @@ func.func @trivial_shape_ops(%x: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x
 
 // -----
 
+// Replacing every element is the new value; a part of them is not folded.
+// CHECK-LABEL: func.func @insert_whole_slice
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[V:.*]]: tensor<4x3xf32>, %[[P:.*]]: tensor<2x3xf32>)
+func.func @insert_whole_slice(%x: tensor<4x3xf32>, %v: tensor<4x3xf32>, %p: tensor<2x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %0 = dyn.insert_slice %v into %x starts [0, 0] stops [4, 3] steps [1, 1] : tensor<4x3xf32> into tensor<4x3xf32>
+  // CHECK: %[[PART:.*]] = dyn.insert_slice %[[P]] into %[[X]] starts [1, 0] stops [3, 3] steps [1, 1]
+  %1 = dyn.insert_slice %p into %x starts [1, 0] stops [3, 3] steps [1, 1] : tensor<2x3xf32> into tensor<4x3xf32>
+  // CHECK: return %[[V]], %[[PART]]
+  return %0, %1 : tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @where_same_branches
 // CHECK-SAME: (%[[C:.*]]: tensor<3xi1>, %[[X:.*]]: tensor<3xf32>)
 func.func @where_same_branches(%c: tensor<3xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {

@@ -334,6 +334,38 @@ func.func @slice_arity(%a: tensor<4x4xf32>) {
 
 // -----
 
+func.func @insert_slice_shape(%a: tensor<4xf32>, %v: tensor<3xf32>) {
+  // expected-error@+1 {{insert_slice source has shape 'tensor<3xf32>', the slice it replaces 'tensor<2xf32>'}}
+  %0 = dyn.insert_slice %v into %a starts [1] stops [3] steps [1] : tensor<3xf32> into tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @insert_slice_dtype(%a: tensor<4xf32>, %v: tensor<2xf64>) {
+  // expected-error@+1 {{insert_slice source has element type 'f64', the destination 'f32'}}
+  %0 = dyn.insert_slice %v into %a starts [1] stops [3] steps [1] : tensor<2xf64> into tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @insert_slice_step(%a: tensor<4xf32>, %v: tensor<2xf32>) {
+  // expected-error@+1 {{insert_slice steps must be positive}}
+  %0 = dyn.insert_slice %v into %a starts [3] stops [-1] steps [-2] : tensor<2xf32> into tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @insert_slice_bounds(%a: tensor<4xf32>, %v: tensor<2xf32>) {
+  // expected-error@+1 {{slice bounds 3:6:1 are not normalized for dim 0 of size 4}}
+  %0 = dyn.insert_slice %v into %a starts [3] stops [6] steps [1] : tensor<2xf32> into tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @item_not_scalar(%a: tensor<3xf32>) {
   // expected-error@+1 {{'dyn.item' op operand #0 must be 0D tensor}}
   %0 = dyn.item %a : tensor<3xf32>

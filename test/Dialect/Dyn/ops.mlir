@@ -187,6 +187,10 @@ func.func @shapes(%x: tensor<2x6xf32>, %y: tensor<4x3xf32>, %z: tensor<1x3x1xf32
   %12 = dyn.slice %d starts [3, 0] stops [-1, 3] steps [-1, 1] : tensor<?x8xf32>
   // CHECK: dyn.neg %[[REV]] : tensor<4x3xf32>
   %13 = dyn.neg %12 : tensor<4x3xf32>
+  // CHECK: %[[INS:.*]] = dyn.insert_slice %[[SL]] into %{{.*}} starts [0, 1] stops [4, 3] steps [2, 1] : tensor<2x2xf32> into tensor<4x3xf32>
+  %14 = dyn.insert_slice %10 into %y starts [0, 1] stops [4, 3] steps [2, 1] : tensor<2x2xf32> into tensor<4x3xf32>
+  // CHECK: dyn.neg %[[INS]] : tensor<4x3xf32>
+  %15 = dyn.neg %14 : tensor<4x3xf32>
   return
 }
 

@@ -341,6 +341,35 @@ def Dyn_SliceOp : Dyn_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+def Dyn_InsertSliceOp : Dyn_Op<"insert_slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "a copy of `dest` with a basic slice of it replaced by `source`";
+  let description = [{
+    The value semantics of a store through basic indexing, `x[start:stop:step, ...] = v`: the
+    result is `dest` with the elements that `dyn.slice dest` with the same bounds would read
+    replaced by `source`, which has exactly that slice's shape and `dest`'s element type (the
+    frontend broadcasts and casts the stored value first). Bounds are normalized as for
+    `dyn.slice`, with positive steps only. The frontend turns stores into its arguments into
+    this op plus a write-back of the final value by the host, so the graph stays pure;
+    bufferization updates `dest` in place when nothing else reads it.
+
+    Example:
+
+    ```mlir
+    %y = dyn.insert_slice %v into %x starts [1] stops [3] steps [1]
+        : tensor<2xf32> into tensor<4xf32>
+    // %y : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$source, Dyn_Tensor:$dest, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$stops, DenseI64ArrayAttr:$steps);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $source `into` $dest `starts` $starts `stops` $stops `steps` $steps attr-dict `:`
+    type($source) `into` type($dest)
+  }];
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Host boundary
 //===----------------------------------------------------------------------===//
@@ -417,18 +446,24 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     Checks that the Python object at `source` has the exact type `type_name`
     (`numpy.ndarray`, `torch.Tensor`), the operand's element type and rank, and the operand's
     static sizes (a `?` dimension is not checked: `dynamic=True`). With `contiguous` the object
-    must also be C-contiguous. The operand is the function argument the object is passed as.
+    must also be C-contiguous. With `written` the program stores into the object (the host
+    writes the graph's final value back into it), so it must be writeable and share no memory
+    with any other tensor the function takes: otherwise a store through it would change what
+    another argument reads, which the graph does not model. The operand is the function
+    argument the object is passed as.
 
     Example:
 
     ```mlir
     dyn.guard.tensor_match "L['x']", %arg0 type "torch.Tensor" contiguous : tensor<3xf32>
+    dyn.guard.tensor_match "L['u']", %arg1 type "numpy.ndarray" written : tensor<8xf64>
     ```
   }];
   let arguments = (ins StrAttr:$source, Dyn_Tensor:$value, StrAttr:$type_name,
-                   UnitAttr:$contiguous);
+                   UnitAttr:$contiguous, UnitAttr:$written);
   let assemblyFormat = [{
-    $source `,` $value `type` $type_name (`contiguous` $contiguous^)? attr-dict `:` type($value)
+    $source `,` $value `type` $type_name (`contiguous` $contiguous^)? (`written` $written^)?
+    attr-dict `:` type($value)
   }];
   let hasCanonicalizer = 1;
 }

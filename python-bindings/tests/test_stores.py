@@ -1,0 +1,210 @@
+"""Stores into arrays and tensors inside the graph: `x[...] = v`, `x[i] op= v` and `x op= v` on
+the caller's arrays become dyn.insert_slice / new values in the graph, and the host writes each
+argument's final value back into it (at the return and before a graph break goes on). Each
+test compares with eager on copies of the inputs: the result, its type, and the arguments after
+the call; and says how many breaks the frame has."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import _dynamir
+import dynamir
+
+torch = pytest.importorskip("torch")
+
+
+def copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a.clone() if isinstance(a, torch.Tensor)
+            else a for a in args]
+
+
+def same(a, b):
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+    elif isinstance(a, torch.Tensor):
+        assert a.dtype == b.dtype and torch.equal(a, b), (a, b)
+    elif isinstance(a, (np.ndarray, np.generic)):
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True), (a, b)
+    else:
+        assert a == b, (a, b)
+
+
+def check(fn, *args, breaks=0, **options):
+    """fn compiled agrees with fn eagerly on two calls; returns the explanation of a third."""
+    for _ in range(2):
+        want_args, got_args = copies(args), copies(args)
+        want = fn(*want_args)
+        got = dynamir.compile(fn, **options)(*got_args)
+        same(got, want)
+        for g, w in zip(got_args, want_args):
+            same(g, w)
+    e = dynamir.explain(dynamir.compile(fn, **options), *copies(args))
+    assert e.graph_break_count == breaks, e
+    return e
+
+
+def test_stencil_with_a_copy_updates_the_argument_in_the_graph():
+    def heat(u, steps):
+        for _ in range(steps):
+            un = u.copy()
+            u[1:-1] = un[1:-1] + 0.25 * (un[2:] - 2 * un[1:-1] + un[:-2])
+        return u
+
+    e = check(heat, np.sin(np.arange(16.0)), 3)
+    assert [g.source for g in e.guards if " written " in g.text] == ["L['u']"], e.guards
+    assert any("dyn.insert_slice" in ops for ops in e.ops_per_graph.values()), e
+
+
+def test_augmented_subscripts_numpy_and_torch():
+    def triangle(A, beta):
+        for i in range(A.shape[0]):
+            A[i, :i + 1] *= beta
+        A[-1] += 1
+        return A
+
+    check(triangle, np.arange(16.0).reshape(4, 4), 0.5)
+    check(triangle, torch.arange(16.0).reshape(4, 4), 0.5)
+
+
+def test_the_argument_itself_is_returned():
+    def f(x):
+        x += 1
+        x[0] = 7
+        return x
+
+    a = np.zeros(3)
+    assert dynamir.compile(f)(a) is a
+    assert a.tolist() == [7.0, 1.0, 1.0]
+    check(f, np.zeros(3))
+    check(f, torch.zeros(3))
+
+
+def test_stored_values_are_cast_and_broadcast_as_numpy_does():
+    def f(x, y, b):
+        x[1] = True            # a bool into a float array
+        x[2:4] = y             # int32 values into float64
+        b[0] = 2               # a nonzero int into a bool array is True
+        b[1:] = np.ones((1, 1, 2))  # leading dimensions of size 1 are dropped
+        x[None, 4:] = 3.5      # None in the index
+        return x, b
+
+    check(f, np.zeros(6), np.array([3, 4], np.int32), np.zeros(3, bool))
+
+
+def test_stores_eager_rejects_still_raise():
+    def into_int(x):
+        x[0] = np.nan  # numpy: ValueError, cannot convert float NaN to integer
+        return x
+
+    def wrong_shape(x):
+        x[0:2] = np.ones(3)
+        return x
+
+    for fn in (into_int, wrong_shape):
+        with pytest.raises(ValueError):
+            fn(np.zeros(3, np.int64) if fn is into_int else np.zeros(3))
+        with pytest.raises(ValueError):
+            dynamir.compile(fn)(np.zeros(3, np.int64) if fn is into_int else np.zeros(3))
+
+    def read_only(x):
+        x[0] = 1.0
+        return x
+
+    a = np.broadcast_to(np.zeros(3), (2, 3))
+    with pytest.raises(ValueError):
+        read_only(a)
+    with pytest.raises(ValueError):
+        dynamir.compile(read_only)(a)
+
+    def overlapping_torch(x):
+        x[1:] = x[:-1]
+        return x
+
+    with pytest.raises(RuntimeError):
+        overlapping_torch(torch.arange(4.0))
+    with pytest.raises(RuntimeError):
+        dynamir.compile(overlapping_torch)(torch.arange(4.0))
+
+
+def test_overlapping_numpy_store_copies_first():
+    def shift(x):
+        x[1:] = x[:-1]
+        return x.sum()
+
+    # The stored view of x is alive during the store: a break, and numpy's copy semantics.
+    check(shift, np.arange(5.0), breaks=1)
+
+
+def test_arguments_that_share_memory_are_not_written_back_blindly():
+    def f(a, b):
+        a[...] = 0
+        return b + 1
+
+    g = dynamir.compile(f)
+    x, y = np.ones(3), np.ones(3)
+    assert g(x, y).tolist() == [2.0, 2.0, 2.0] and x.tolist() == [0.0] * 3
+    # The same array twice, and a view of it: b sees the store, as eagerly.
+    for make in (lambda: (np.ones(3),) * 2, lambda: (lambda z: (z[1:], z[:2]))(np.ones(3))):
+        want_args, got_args = make(), make()
+        same(g(*got_args), f(*want_args))
+        same(got_args[0], want_args[0])
+
+
+def test_a_live_view_makes_the_store_a_break():
+    def f(x):
+        v = x[1:]
+        x[1] = 5.0
+        return v * 1
+
+    check(f, np.zeros(3), breaks=1)
+
+
+def test_stores_before_a_break_are_written_back_first():
+    def f(x):
+        x[0] = 3.0
+        print("first", x.tolist())
+        x *= 2
+        return x
+
+    # tolist() and print are the breaks; the print sees the store, x *= 2 the printed x.
+    check(f, np.ones(2), breaks=2)
+
+
+def test_stores_into_globals_and_inside_branches():
+    def f(x):
+        STATE[1:] = x
+        if x.sum() > 0:
+            x[0] = -1.0
+        return STATE.sum() + x
+
+    global STATE
+    for captured in (False, True):
+        STATE = np.zeros(3)
+        want = f(np.ones(2))
+        STATE = np.zeros(3)
+        got = dynamir.compile(f, capture_control_flow=captured)(np.ones(2))
+        same(got, want)
+        assert STATE.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_stores_run_on_every_backend_and_lower_for_the_gpu():
+    def f(u):
+        un = u.copy()
+        u[1:-1, 1:-1] = (un[:-2, 1:-1] + un[2:, 1:-1] + un[1:-1, :-2] + un[1:-1, 2:]) / 4
+        u[0] += 1
+        return u
+
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    check(f, a, backend="eager")
+    check(f, a)
+    traced = dynamir.trace(f, a.copy())
+    traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+    graphs = [name for name in traced.module.functions if "_graph" in name]
+    assert graphs
+    for graph in graphs:
+        assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
