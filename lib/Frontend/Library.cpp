@@ -162,6 +162,10 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     for (const VarPtr &a : args)
       if (a->kind == VK::Tensor && a->lib == Lib::Numpy)
         breakTrace(dyn::BreakKind::unsupported_call, "torch." + name + " of a numpy array");
+  if (lib == Lib::Torch && name.size() > 2 && name.back() == '_' && name.front() != '_' &&
+      !args.empty() && args[0]->kind == VK::Tensor)
+    if (VarPtr x = inPlaceMethod(name, args, kwargs))
+      return x;
   bool scalarInput =
       lib == Lib::Numpy && !args.empty() && args[0]->kind == VK::Tensor && args[0]->scalar;
   VarPtr r = callLibrary(lib, name, args, kwargs);
@@ -177,6 +181,39 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
     breakTrace(dyn::BreakKind::unsupported_call,
                "keyword argument '" + kwargs.front().first + "' of " + name + " is not modelled");
   return r;
+}
+
+/// torch's in-place methods and functions (x.add_(y), x.clamp_(min=0), torch.relu_(x),
+/// x.copy_(src), x.fill_(v), x.zero_()): a store of the out-of-place result into x, which
+/// keeps its dtype and shape (torch refuses to cast a float result into an integer tensor);
+/// x itself is the result. Null for a name that is no such method.
+VarPtr Tracer::inPlaceMethod(const std::string &name, std::vector<VarPtr> &args, KwArgs &kwargs) {
+  VarPtr x = args[0];
+  if (name == "copy_" || name == "fill_" || name == "zero_") {
+    // x[...] = value: broadcast and cast as stores are.
+    if (!kwargs.empty() || args.size() != (name == "zero_" ? 1u : 2u))
+      return nullptr;
+    // fill_ takes a number or a 0-d tensor; copy_ broadcasts src to x, never drops dims.
+    if (name != "zero_" && args[1]->kind == VK::Tensor &&
+        typeOf(args[1]->value).getRank() > (name == "fill_" ? 0 : typeOf(x->value).getRank()))
+      breakTrace(dyn::BreakKind::unsupported_call, name + " of a tensor of higher rank");
+    storeSubscript(x, constVar(py::ellipsis()), name == "zero_" ? constVar(py::int_(0)) : args[1]);
+    return x;
+  }
+  std::string pure = name.substr(0, name.size() - 1);
+  if (!libraryFunctions().count(pure))
+    return nullptr;
+  VarPtr r = callTensorOp(Lib::Torch, pure, args, std::move(kwargs));
+  kwargs.clear();
+  // A view (x.t_(), x.squeeze_()) changes x's metadata, not its values: not modelled.
+  if (r == x || r->kind != VK::Tensor || r->value.getType() != x->value.getType() ||
+      isView(r->value.getDefiningOp()) || r.use_count() != 1)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "in-place " + name + " would change the dtype or shape of " + describe(x));
+  prepareStore(x, "in-place " + name + " of");
+  --varsHolding[r->value]; // r was a temporary
+  commitStore(x, r->value);
+  return x;
 }
 
 VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args,

@@ -262,7 +262,13 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
     VarPtr out;
     try {
       out = callModule(self, inputs, 0);
+      // torch's own layers store into nothing of the caller's; if one did, nothing here would
+      // write it back.
+      if (!writtenInputs.empty())
+        throw EagerOnly{"the module stores into " + writtenInputs.front()->source};
     } catch (Break &brk) {
+      if (!writtenInputs.empty())
+        throw EagerOnly{"the module stores into " + writtenInputs.front()->source};
       SmallVector<Value> live;
       for (const VarPtr &v : inputs)
         if (v->kind == VK::Tensor)

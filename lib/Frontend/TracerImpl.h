@@ -230,6 +230,7 @@ public:
   // --- Library.cpp: numpy and torch functions on fake tensors --------------------------------
   VarPtr callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args, KwArgs kwargs);
   VarPtr callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args, KwArgs &kwargs);
+  VarPtr inPlaceMethod(const std::string &name, std::vector<VarPtr> &args, KwArgs &kwargs);
 
   // --- Arithmetic.cpp: promotion, operators --------------------------------------------------
   Type promote(Lib lib, Type a, Type other, py::handle scalar);

@@ -208,3 +208,38 @@ def test_stores_run_on_every_backend_and_lower_for_the_gpu():
     assert graphs
     for graph in graphs:
         assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
+
+
+def test_torch_in_place_methods():
+    def f(x, y):
+        x.add_(y)
+        x.mul_(2).clamp_(min=0.5)
+        torch.relu_(x)
+        z = y * 3
+        z.sub_(1).div_(2)
+        return x, z.sum()
+
+    check(f, torch.arange(6.0).reshape(2, 3) - 2, torch.ones(2, 3))
+
+    def g(x, src):
+        x.copy_(src)        # broadcast and cast into x's dtype
+        out = torch.empty_like(src)
+        out.zero_()
+        return x, out
+
+    check(g, torch.zeros(2, 3, dtype=torch.int64), torch.tensor([1.7, -2.2, 3.0]))
+
+
+def test_torch_in_place_methods_eager_rejects_still_raise():
+    def int_add_float(x):
+        return x.add_(1.5)  # torch: RuntimeError, result type Float can't be cast to Long
+
+    def fill_with_vector(x):
+        return x.fill_(torch.ones(3))
+
+    for fn, arg in ((int_add_float, torch.zeros(3, dtype=torch.int64)),
+                    (fill_with_vector, torch.zeros(3))):
+        with pytest.raises(RuntimeError):
+            fn(arg.clone())
+        with pytest.raises(RuntimeError):
+            dynamir.compile(fn)(arg.clone())

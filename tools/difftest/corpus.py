@@ -3399,6 +3399,23 @@ def summary(results):
     return line
 
 
+def breaks_summary(results):
+    """Per theme, how many programs ran (default mode, both calls) as graphs with no graph
+    break, with breaks, or (partly) eagerly: one line each, then the total."""
+    counts = collections.OrderedDict()
+    for r in results:
+        st = r.get("stats") or {}
+        kind = ("eager" if st.get("eager_runs", 0) else
+                "breaks" if st.get("graph_breaks_hit", 0) else "0 breaks")
+        counts.setdefault(r.get("theme", "?"), collections.Counter())[kind] += 1
+    total = sum(counts.values(), collections.Counter())
+    lines = [f"  {theme:14s} {c['0 breaks']:4d} with 0 breaks, {c['breaks']:4d} with breaks, "
+             f"{c['eager']:4d} eager" for theme, c in counts.items()]
+    lines.append(f"corpus breaks: {total['0 breaks']} of {len(results)} programs compile with "
+                 f"0 breaks, {total['breaks']} with breaks, {total['eager']} run eagerly")
+    return "\n".join(lines)
+
+
 def format_failure(res, source=False):
     lines = [f"### {res['id']} [{res['status']}] ({res.get('theme')})" +
              (f" eager raises {res['eager_exception']}" if res.get("eager_exception") else "")]
@@ -3502,6 +3519,7 @@ def main(argv=None):
     for r in failing:
         print(format_failure(r, source=args.source))
     print(difftest.coverage(results))
+    print(breaks_summary(results))
     if args.stats:
         for r in results:
             print(f"  {r['id']:40s} {r.get('stats')}")
