@@ -56,6 +56,11 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
       static const llvm::StringMap<bool> flags = {
           {"is_cuda", false},   {"is_sparse", false}, {"is_quantized", false},  {"is_meta", false},
           {"is_mkldnn", false}, {"is_nested", false}, {"requires_grad", false}, {"is_leaf", true}};
+      bool autogradFact = name == "requires_grad" || name == "is_leaf";
+      if (autogradFact && isa<BlockArgument>(obj->value) &&
+          llvm::is_contained(noGradInputs, obj->value))
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "'" + name + "' of a tensor that requires grad is not modelled");
       if (auto it = flags.find(name); it != flags.end())
         return constVar(py::bool_(it->second));
       if (name == "device")

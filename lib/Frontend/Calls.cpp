@@ -75,7 +75,17 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     return r;
   }
 
+  if (callee->name == "no_grad.__exit__") { // the end of a traced `with torch.no_grad()`
+    --noGradDepth;
+    return constVar(py::none());
+  }
   py::handle fn = callee->obj;
+  if (torch && fn.is(torch.attr("no_grad")) && args.empty() && kwargs.empty()) {
+    VarPtr ctx = makeVar(VK::Object);
+    ctx->obj = torch.attr("no_grad")(); // a context manager object, no kernel
+    ctx->name = "no_grad";
+    return ctx;
+  }
   // numpy and torch functions by identity: np.sin, torch.sin, F.relu, ...
   if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(fn))
     return callTensorOp(library->first, library->second, std::move(args), std::move(kwargs));
@@ -251,12 +261,33 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
 VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {
   py::handle m = module->obj;
   std::string kind = python::typeName(m);
+  auto source = [&](const char *name) {
+    return module->source.empty() ? std::string() : module->source + "." + name;
+  };
   auto param = [&](const char *name) -> VarPtr {
     py::object p = m.attr(name);
     if (p.is_none())
       return nullptr;
-    return wrap(p, module->source.empty() ? "" : module->source + "." + name);
+    return wrap(p, source(name));
   };
+  // A setting of a layer (training, eps, dim, ...): guarded by value, as a model can change it
+  // between calls (model.train()).
+  auto setting = [&](const char *name) { return wrap(m.attr(name), source(name)); };
+  // Hooks run around forward, which the trace would skip: a module with any is not modelled,
+  // and one without is guarded to stay so.
+  for (const char *hooks :
+       {"_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks"}) {
+    py::object registered = py::getattr(m, hooks, py::dict());
+    if (py::len(registered))
+      breakTrace(dyn::BreakKind::unsupported_call, "a module with " + std::string(hooks));
+    if (std::string s = source(hooks); !s.empty())
+      guardOnce("len:" + s, [&] { dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), s, 0); });
+  }
+  py::module_ moduleCode = py::module_::import("torch.nn.modules.module");
+  for (const char *hooks : {"_global_forward_pre_hooks", "_global_forward_hooks",
+                            "_global_backward_pre_hooks", "_global_backward_hooks"})
+    if (py::len(py::getattr(moduleCode, hooks, py::dict())))
+      breakTrace(dyn::BreakKind::unsupported_call, "global module hooks are registered");
   if (kind == "torch.nn.modules.linear.Linear") {
     VarPtr w = param("weight"), bias = param("bias");
     std::vector<VarPtr> callArgs = {args.at(0), w};
@@ -274,23 +305,23 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
     return args.at(0);
   if (kind == "torch.nn.modules.activation.GELU")
     return callTensorOp(Lib::Torch, "gelu", {args.at(0)},
-                        {{"approximate", constVar(m.attr("approximate"))}});
+                        {{"approximate", setting("approximate")}});
   if (kind == "torch.nn.modules.activation.SiLU")
     return callTensorOp(Lib::Torch, "silu", {args.at(0)}, {});
   if (kind == "torch.nn.modules.dropout.Dropout") {
-    if (m.attr("training").cast<bool>())
+    if (setting("training")->obj.cast<bool>())
       breakTrace(dyn::BreakKind::unsupported_call, "nn.Dropout in training mode");
     return args.at(0);
   }
   if (kind == "torch.nn.modules.normalization.LayerNorm") {
     VarPtr weight = param("weight"), bias = param("bias");
-    std::vector<VarPtr> callArgs = {args.at(0), wrap(m.attr("normalized_shape"), "", false),
+    std::vector<VarPtr> callArgs = {args.at(0), setting("normalized_shape"),
                                     weight ? weight : constVar(py::none()),
-                                    bias ? bias : constVar(py::none()), constVar(m.attr("eps"))};
+                                    bias ? bias : constVar(py::none()), setting("eps")};
     return callTensorOp(Lib::Torch, "layer_norm", callArgs, {});
   }
   if (kind == "torch.nn.modules.activation.Softmax")
-    return callTensorOp(Lib::Torch, "softmax", {args.at(0), constVar(m.attr("dim"))}, {});
+    return callTensorOp(Lib::Torch, "softmax", {args.at(0), setting("dim")}, {});
   if (kind == "torch.nn.modules.container.Sequential") {
     VarPtr x = args.at(0);
     size_t i = 0;

@@ -116,10 +116,13 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
       breakTrace(dyn::BreakKind::side_effect, "reading " + source + " after a store into " +
                                                   written->source + ", which " + conflict);
   bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
+  bool requiresGrad = false;
   if (isTorch) {
     // Graphs compute no gradients: a tensor that would record them runs eagerly, never
     // silently detached. (The runtime's tensor guard re-checks this on every call.)
-    if (obj.attr("requires_grad").cast<bool>() && torch.attr("is_grad_enabled")().cast<bool>())
+    requiresGrad =
+        obj.attr("requires_grad").cast<bool>() && torch.attr("is_grad_enabled")().cast<bool>();
+    if (requiresGrad && !noGradDepth)
       throw EagerOnly{source + " requires grad and autograd is enabled: graphs do not "
                                "compute gradients yet"};
     std::string device = py::str(obj.attr("device").attr("type"));
@@ -146,8 +149,12 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   {
     OpBuilder::InsertionGuard g(b);
     setGuardInsertionPoint();
-    dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, python::typeName(obj),
-                                    contiguous);
+    auto guard = dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg,
+                                                 python::typeName(obj), contiguous);
+    if (requiresGrad) {
+      guard.setNoGrad(true);
+      noGradInputs.push_back(arg);
+    }
   }
   VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
   v->source = source;
@@ -258,4 +265,12 @@ VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
   if (guard)
     guardId(source, obj);
   return v;
+}
+
+void Tracer::noGradInputsStayInside() {
+  for (Value input : noGradInputs)
+    for (Operation *user : input.getUsers())
+      if (!isa<dyn::GuardOpInterface>(user) && !noGradOps.contains(user))
+        throw EagerOnly{"a tensor that requires grad is used outside `with torch.no_grad()`: "
+                        "graphs do not compute gradients yet"};
 }

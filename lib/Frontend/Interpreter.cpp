@@ -536,8 +536,22 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case CHECK_EXC_MATCH:
   case RERAISE:
   case POP_EXCEPT:
+  case BEFORE_WITH: {
+    // `with torch.no_grad():`, the one context manager modelled: on the stack go its
+    // __exit__ (a call that leaves the block) and what __enter__ returns (None).
+    VarPtr ctx = f.stack.empty() ? nullptr : f.stack.back();
+    if (!ctx || ctx->kind != VK::Object || ctx->name != "no_grad")
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "BEFORE_WITH: exceptions and with-blocks are not traced");
+    f.pop();
+    VarPtr exit = makeVar(VK::Object);
+    exit->name = "no_grad.__exit__";
+    f.stack.push_back(exit);
+    f.stack.push_back(constVar(py::none()));
+    ++noGradDepth;
+    break;
+  }
   case RAISE_VARARGS:
-  case BEFORE_WITH:
   case WITH_EXCEPT_START:
     breakTrace(dyn::BreakKind::unsupported_bytecode,
                std::string(opcodeName(in.op)) + ": exceptions and with-blocks are not traced");

@@ -180,6 +180,9 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
   };
   if (py::len(code.object.attr("co_cellvars")))
     return restart("the frame has variables captured by inner functions");
+  // Going on mid-block would run the rest of it without the real context manager.
+  if (noGradDepth)
+    return restart("the break is inside `with torch.no_grad()`");
   const Instr &in = topInstr;
   std::vector<VarPtr> stack = topStack;
   std::string action;

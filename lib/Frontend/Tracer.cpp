@@ -27,6 +27,7 @@ Tracer::Tracer(MLIRContext *ctx, const TraceOptions &options) : ctx(ctx), option
   ctx->getOrLoadDialect<dyn::DynDialect>();
   ctx->getOrLoadDialect<func::FuncDialect>();
   ctx->getOrLoadDialect<arith::ArithDialect>();
+  b.setListener(&noGradListener);
   if (const char *logs = std::getenv("DYNAMIR_LOGS")) {
     llvm::SmallVector<StringRef> parts;
     StringRef(logs).split(parts, ',');
@@ -194,6 +195,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
         }
         breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
       };
+      noGradInputsStayInside();
       std::string structure = flatten(out.value);
       // `_w(result, ((L['x'], @N), ...))`: the host writes output N into the caller's x, after
       // building the result (which may copy x's old contents).
@@ -209,6 +211,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
     } catch (Break &brk) {
       // The trace stops here; the graph hands its live tensors to the host, which recreates
       // the frame state from them and goes on as the resume plan says.
+      noGradInputsStayInside();
       SmallVector<Value> live;
       if (brk.predicate)
         live.push_back(brk.predicate);

@@ -310,6 +310,22 @@ public:
   /// order of their first store: the host writes their final values back.
   std::map<std::string, py::object> inputObjects;
   std::vector<VarPtr> writtenInputs;
+  /// `with torch.no_grad()` blocks the trace is in; the ops made inside one; the inputs that
+  /// require grad, admitted because the trace read them inside one (noGradInputsStayInside).
+  unsigned noGradDepth = 0;
+  llvm::DenseSet<Operation *> noGradOps;
+  std::vector<Value> noGradInputs;
+  struct NoGradListener : OpBuilder::Listener {
+    Tracer &t;
+    explicit NoGradListener(Tracer &t) : t(t) {}
+    void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+      if (t.noGradDepth)
+        t.noGradOps.insert(op);
+    }
+  } noGradListener{*this};
+  /// An eager-only frame unless every op that reads an input that requires grad was made
+  /// inside `with torch.no_grad()` (outside it, eager results would require grad).
+  void noGradInputsStayInside();
   llvm::StringSet<> logs_;
   /// The code being interpreted; shared so that a break raised in an inlined frame can still
   /// name its file after that frame is gone.

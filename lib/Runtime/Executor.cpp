@@ -161,6 +161,7 @@ struct Entry::Guard {
   py::object value;
   RankedTensorType tensorType;
   bool contiguous = false;
+  bool mayRequireGrad = false; // read only inside `with torch.no_grad()`
   // Filled by the first successful check: later checks compare pointers instead of names.
   mutable py::object seenType, seenDtype;
 
@@ -267,7 +268,8 @@ struct Entry::Guard {
       if (contiguous && !obj.attr("is_contiguous")().cast<bool>())
         return fail("is not contiguous");
       // Graphs compute no gradients (the tracer runs such frames eagerly).
-      if (isTorchTensor(obj) && obj.attr("requires_grad").cast<bool>() && gradEnabled())
+      if (!mayRequireGrad && isTorchTensor(obj) && obj.attr("requires_grad").cast<bool>() &&
+          gradEnabled())
         return fail("requires grad while autograd is enabled");
       return true;
     }
@@ -323,6 +325,7 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
           g.typeName = tensor.getTypeName().str();
           g.tensorType = cast<RankedTensorType>(tensor.getValue().getType());
           g.contiguous = tensor.getContiguous();
+          g.mayRequireGrad = tensor.getNoGrad();
           if (auto arg = dyn_cast<BlockArgument>(tensor.getValue())) {
             argSourceText[arg.getArgNumber()] = tensor.getSource().str();
             g.argIndex = static_cast<int>(arg.getArgNumber());

@@ -139,8 +139,11 @@ def _write_back(pairs):
     tensor itself (the program stored into it): the (object, value) pairs of a write-back."""
     for target, value in pairs:
         if type(target) is not sys.modules["numpy"].ndarray:  # a torch.Tensor
-            value = sys.modules["torch"].from_numpy(value)
-            target.copy_(value)
+            torch = sys.modules["torch"]
+            # The program's store was no autograd operation: it ran inside no_grad, or the
+            # frame would have run eagerly (graphs compute no gradients).
+            with torch.no_grad():
+                target.copy_(torch.from_numpy(value))
         else:
             sys.modules["numpy"].copyto(target, value)
 

@@ -458,3 +458,61 @@ def test_matrix_products_through_blas_match_numpy():
         want = linear(torch.from_numpy(x))
     assert torch.allclose(dynamir.compile(linear)(torch.from_numpy(x)), want, rtol=1e-4,
                           atol=1e-4)
+
+
+def test_with_torch_no_grad_is_traced():
+    torch = pytest.importorskip("torch")
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    x = torch.randn(3, 4)
+
+    def infer(m, x):
+        with torch.no_grad():
+            y = m(x)
+        return y * 2
+
+    # The parameters require grad and autograd is on: read only inside no_grad, they are
+    # inputs of the graph, and the result does not require grad, as eagerly.
+    grad = torch.enable_grad()
+    grad.__enter__()
+    assert model[0].weight.requires_grad
+    e = dynamir.explain(dynamir.compile(infer), model, x)
+    assert e.graph_count == 1 and e.graph_break_count == 0, e
+    got, want = dynamir.compile(infer)(model, x), infer(model, x)
+    assert torch.allclose(got, want) and got.requires_grad is want.requires_grad is False
+
+    def outside(m, x):
+        with torch.no_grad():
+            w = m[0].weight * 1
+        return m[0].weight + w  # autograd records this eagerly: the frame runs eagerly
+
+    got, want = dynamir.compile(outside)(model, x), outside(model, x)
+    assert got.requires_grad and want.requires_grad and torch.equal(got, want)
+
+    def prints_inside(m, x):
+        with torch.no_grad():
+            y = m(x)
+            print("sum", float(y.sum()))
+            z = m(x) + y
+        return z
+
+    got, want = dynamir.compile(prints_inside)(model, x), prints_inside(model, x)
+    assert torch.allclose(got, want) and got.requires_grad is want.requires_grad is False
+    grad.__exit__(None, None, None)
+
+
+def test_module_settings_and_hooks_are_guarded():
+    torch = pytest.importorskip("torch")
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.5))
+    x = torch.randn(2, 4)
+    f = dynamir.compile(lambda m, x: m(x))
+    with torch.no_grad():
+        model.eval()
+        assert torch.allclose(f(model, x), model(x))
+        model.train()  # Dropout now drops: the traced identity must not be reused
+        torch.manual_seed(0)
+        want = model(x)
+        torch.manual_seed(0)
+        assert torch.allclose(f(model, x), want)
+        model.eval()
+        model[0].register_forward_hook(lambda mod, args, out: out * 3)
+        assert torch.allclose(f(model, x), model(x))

@@ -449,8 +449,10 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     must also be C-contiguous. With `written` the program stores into the object (the host
     writes the graph's final value back into it), so it must be writeable and share no memory
     with any other tensor the function takes: otherwise a store through it would change what
-    another argument reads, which the graph does not model. The operand is the function
-    argument the object is passed as.
+    another argument reads, which the graph does not model. With `no_grad` the object may
+    require grad: the program reads it only inside `with torch.no_grad()`, where eager results
+    do not require grad either (without it, a tensor that requires grad while autograd is on
+    fails the guard). The operand is the function argument the object is passed as.
 
     Example:
 
@@ -460,10 +462,10 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     ```
   }];
   let arguments = (ins StrAttr:$source, Dyn_Tensor:$value, StrAttr:$type_name,
-                   UnitAttr:$contiguous, UnitAttr:$written);
+                   UnitAttr:$contiguous, UnitAttr:$written, UnitAttr:$no_grad);
   let assemblyFormat = [{
     $source `,` $value `type` $type_name (`contiguous` $contiguous^)? (`written` $written^)?
-    attr-dict `:` type($value)
+    (`no_grad` $no_grad^)? attr-dict `:` type($value)
   }];
   let hasCanonicalizer = 1;
 }
