@@ -160,14 +160,8 @@ void Tracer::commitStore(const VarPtr &x, Value v) {
 
 bool Tracer::hasLiveView(Value base) {
   llvm::erase_if(viewVars, [](const std::weak_ptr<Var> &w) { return w.expired(); });
-  for (const std::weak_ptr<Var> &w : viewVars) {
-    Value v = w.lock()->value;
-    while (isView(v.getDefiningOp()))
-      v = v.getDefiningOp()->getOperand(0);
-    if (v == base)
-      return true;
-  }
-  return false;
+  return llvm::any_of(
+      viewVars, [&](const std::weak_ptr<Var> &w) { return viewBase(w.lock()->value) == base; });
 }
 
 VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {

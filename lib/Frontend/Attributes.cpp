@@ -321,10 +321,7 @@ void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
   } else if (value->kind == VK::Tensor && value->lib == obj->lib) {
     // torch rejects a store whose value overlaps the destination (x[1:] = x[:-1]); numpy
     // copies first, which is what the graph computes.
-    Value base = value->value;
-    while (isView(base.getDefiningOp()))
-      base = base.getDefiningOp()->getOperand(0);
-    if (obj->lib == Lib::Torch && base == obj->value)
+    if (obj->lib == Lib::Torch && viewBase(value->value) == obj->value)
       breakTrace(dyn::BreakKind::unsupported_call, "a torch store of a view of its destination");
     v = castTo(value->value, element);
   } else {

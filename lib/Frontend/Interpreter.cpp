@@ -28,10 +28,10 @@ py::tuple keywordNames(const VarPtr &names) {
 /// instructions store its result back into (`x[i] op= y` compiles to BINARY_SUBSCR, the
 /// operation, SWAPs, then STORE_SUBSCR, or 3.12's BINARY_SLICE ... STORE_SLICE), or 0.
 size_t storedBackDepth(const Code &code, const Instr &in) {
-  size_t i = code.indexOf.lookup(in.offset) + 1;
+  size_t first = code.indexOf.lookup(in.offset) + 1, i = first;
   while (i < code.instrs.size() && code.instrs[i].op == SWAP)
     ++i;
-  if (i == code.indexOf.lookup(in.offset) + 1 || i == code.instrs.size())
+  if (i == first || i == code.instrs.size())
     return 0;
   return code.instrs[i].op == STORE_SUBSCR ? 2 : code.instrs[i].op == STORE_SLICE ? 3 : 0;
 }
@@ -273,10 +273,10 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     bool inPlace = in.arg >= 13 && ((x->kind == VK::Tensor && !x->scalar) || x->kind == VK::List);
     size_t depth = inPlace ? storedBackDepth(*f.code, in) : 0;
     VarPtr container = depth && f.stack.size() >= depth ? f.stack[f.stack.size() - depth] : nullptr;
-    Value base = x->kind == VK::Tensor && isView(x->value.getDefiningOp()) ? x->value : Value();
-    while (base && isView(base.getDefiningOp()))
-      base = base.getDefiningOp()->getOperand(0);
-    if (container && container->kind == VK::Tensor && base && base == container->value) {
+    bool viewOfContainer = container && container->kind == VK::Tensor && x->kind == VK::Tensor &&
+                           isView(x->value.getDefiningOp()) &&
+                           viewBase(x->value) == container->value;
+    if (viewOfContainer) {
       // `x[i] op= y`: the view's update is stored back into x[i] right after, so it is the
       // plain operation and the store (which checks what a store needs); the dtype must not
       // change, as numpy's and torch's in-place casting rules require.

@@ -205,7 +205,8 @@ VarPtr Tracer::inPlaceMethod(const std::string &name, std::vector<VarPtr> &args,
     return nullptr;
   VarPtr r = callTensorOp(Lib::Torch, pure, args, std::move(kwargs));
   kwargs.clear();
-  // A view (x.t_(), x.squeeze_()) changes x's metadata, not its values: not modelled.
+  // A view (x.t_(), x.squeeze_()) changes x's metadata, not its values: not modelled. The
+  // result must be a new temporary (only `r` holds it), which x then holds instead.
   if (r == x || r->kind != VK::Tensor || r->value.getType() != x->value.getType() ||
       isView(r->value.getDefiningOp()) || r.use_count() != 1)
     breakTrace(dyn::BreakKind::unsupported_call,

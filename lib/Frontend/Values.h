@@ -100,6 +100,13 @@ inline bool isView(Operation *op) {
                          dyn::SqueezeOp, dyn::SliceOp>(op);
 }
 
+/// The array a chain of views of `v` was taken from (v itself when it is no view).
+inline Value viewBase(Value v) {
+  while (isView(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v;
+}
+
 //===----------------------------------------------------------------------===//
 // Breaks
 //===----------------------------------------------------------------------===//
