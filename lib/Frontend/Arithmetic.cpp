@@ -8,6 +8,8 @@
 
 #include "TracerImpl.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -164,7 +166,7 @@ bool Tracer::hasLiveView(Value base) {
       viewVars, [&](const std::weak_ptr<Var> &w) { return viewBase(w.lock()->value) == base; });
 }
 
-VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
+VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
   kind %= 13;
   if (x->kind == VK::Const && y->kind == VK::Const) {
     // Python scalars: evaluate exactly as Python does (no tensors involved).
@@ -261,9 +263,25 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y) {
       r = create<dyn::WhereOp>({create<dyn::EqOp>({r, zero}), create<dyn::MulOp>({a, zero}), r});
     }
     break;
-  case NB_POWER:
-    r = create<dyn::PowOp>({a, c});
+  case NB_POWER: {
+    // Fast paths compute x ** 0.5 as sqrt(x) (and torch's x ** -0.5 as 1 / sqrt(x)), which
+    // differs from pow at -inf and -0.0 (9180101:296): torch's pow always; numpy's `**` for
+    // arrays, not numpy scalars; np.power's float32 and float64 loops for a scalar exponent.
+    double exponent = y->kind == VK::Const && PyFloat_Check(y->obj.ptr())
+                          ? y->obj.cast<double>()
+                          : std::numeric_limits<double>::quiet_NaN();
+    bool fastPath =
+        x->kind == VK::Tensor && isa<FloatType>(element) &&
+        (lib == Lib::Torch || (numpyFunction ? element.isF32() || element.isF64() : !x->scalar));
+    if (fastPath && exponent == 0.5)
+      r = dyn::SqrtOp::create(b, loc(), a);
+    else if (fastPath && lib == Lib::Torch && exponent == -0.5)
+      r = create<dyn::DivOp>(
+          {scalarConstant(py::float_(1.0), element), Value(dyn::SqrtOp::create(b, loc(), a))});
+    else
+      r = create<dyn::PowOp>({a, c});
     break;
+  }
   case NB_MATRIX_MULTIPLY:
     // 16-bit floats accumulate in float32, as numpy's and torch's products do.
     if (element.isF16() || element.isBF16())

@@ -133,7 +133,7 @@ VarPtr binaryFunction(LibraryCall &c) {
   Tracer &t = c.t;
   if (c.args.size() != 2)
     return nullptr;
-  return t.binary(binaryFunctions().lookup(c.name), c.args[0], c.args[1]);
+  return t.binary(binaryFunctions().lookup(c.name), c.args[0], c.args[1], c.lib == Lib::Numpy);
 }
 
 /// np.maximum / np.minimum / torch.maximum / torch.minimum, promoted like an operator.

@@ -239,7 +239,9 @@ public:
   Value operandAs(const VarPtr &v, Type element) {
     return v->kind == VK::Tensor ? castTo(v->value, element) : scalarConstant(v->obj, element);
   }
-  VarPtr binary(int kind, VarPtr a, VarPtr b);
+  /// `numpyFunction`: np.power(x, y) and the like, whose fast paths are not the operators'
+  /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).
+  VarPtr binary(int kind, VarPtr a, VarPtr b, bool numpyFunction = false);
   VarPtr compare(int kind, VarPtr a, VarPtr b);
   VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
   /// Breaks unless a store into the array or tensor `x` (`what` names it) can be a new value

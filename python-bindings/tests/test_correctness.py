@@ -779,3 +779,28 @@ def test_small_torch_functions_trace_without_a_break():
         assert "graph breaks: 0" in str(dynamir.explain(fn, x))
     same_as_eager(lambda x: x[:1].expand(5, 5), t)  # raises in torch
     same_as_eager(lambda x: x.masked_fill(x > 3, 0.5), ti)  # a float into integers: eager
+
+
+def test_half_powers_follow_each_librarys_fast_paths():
+    """9180101:296: `z **= 0.5` gave inf at -inf. numpy's `**` on arrays and np.power's
+    float32/float64 loops compute x ** 0.5 as sqrt (nan at -inf, -0.0 at -0.0); numpy scalars
+    and float16 np.power use pow; torch's pow is sqrt for 0.5 and 1 / sqrt for -0.5."""
+    import warnings
+
+    torch = pytest.importorskip("torch")
+    warnings.simplefilter("ignore")
+    fns = [lambda x: x ** 0.5, lambda x: np.power(x, 0.5), lambda x: x[0] ** 0.5,
+           lambda x: np.power(x[1], 0.5)]
+    for dt in ("float16", "float32", "float64"):
+        a = np.array([-np.inf, -0.0, 4.0], dt)
+        for fn in fns:
+            want, got = fn(a.copy()), dynamir.compile(fn)(a.copy())
+            assert type(got) is type(want) and np.array_equal(got, want, equal_nan=True), (dt, got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), (dt, got, want)
+    t = torch.tensor([-float("inf"), -0.0, 4.0])
+    for fn in (lambda x: x ** 0.5, lambda x: x ** -0.5, lambda x: torch.pow(x, 0.5)):
+        want, got = fn(t.clone()), dynamir.compile(fn)(t.clone())
+        assert torch.equal(torch.isnan(got), torch.isnan(want))
+        finite = ~torch.isnan(want)
+        assert torch.equal(got[finite], want[finite])
+        assert torch.equal(torch.signbit(got[finite]), torch.signbit(want[finite]))
