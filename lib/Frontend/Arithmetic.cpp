@@ -101,14 +101,15 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
 /// the final value written back. Anything else (a possible view, a change of dtype or shape)
 /// is a graph break, and the update happens for real.
 VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
+  if (x->kind == VK::List && kind % 13 == NB_ADD) { // list.__iadd__ extends by any iterable
+    std::vector<VarPtr> more = drain(y);
+    auto &items = mutableList(x, "in-place update")->items;
+    items.insert(items.end(), more.begin(), more.end());
+    return x;
+  }
   if (x->kind == VK::List) {
-    if (!x->source.empty())
-      breakTrace(dyn::BreakKind::side_effect,
-                 "in-place update of " + x->source + ", which the caller can see");
-    if (branchDepth)
-      breakTrace(dyn::BreakKind::side_effect, "in-place update inside a data-dependent branch");
     VarPtr r = binary(kind, x, y);
-    x->items = r->items;
+    mutableList(x, "in-place update")->items = r->items;
     return x;
   }
   prepareStore(x, "in-place update of");
@@ -149,6 +150,7 @@ void Tracer::prepareStore(const VarPtr &x, const std::string &what) {
 }
 
 void Tracer::commitStore(const VarPtr &x, Value v) {
+  noteMutation(x);
   --varsHolding[x->value];
   x->value = v;
   ++varsHolding[v];

@@ -83,6 +83,18 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     m->items = {obj};
     return m;
   }
+  if (obj->kind == VK::Function && obj->made) {
+    const MadeFunction &m = *obj->made;
+    if (name == "__name__")
+      return constVar(m.code.attr("co_name"));
+    if (name == "__qualname__")
+      return constVar(py::str(m.qualname));
+    if (name == "__module__")
+      return constVar(m.globals.contains("__name__") ? py::object(m.globals["__name__"])
+                                                     : py::object(py::none()));
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "attribute '" + name + "' of a function the trace made");
+  }
   if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict) {
     VarPtr m = makeVar(VK::Method);
     m->name = name;
@@ -127,17 +139,6 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     return wrap(value, source);
   }
   breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
-}
-
-VarPtr &Tracer::mutableList(VarPtr &list, const std::string &what) {
-  if (list->kind != VK::List)
-    breakTrace(dyn::BreakKind::unsupported_call, what + " on " + describe(list));
-  if (branchDepth)
-    breakTrace(dyn::BreakKind::side_effect, what + " inside a data-dependent branch");
-  if (!list->source.empty())
-    breakTrace(dyn::BreakKind::side_effect,
-               what + " on " + list->source + ", which the caller can see");
-  return list;
 }
 
 VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
@@ -238,22 +239,25 @@ Tracer::BasicIndex Tracer::basicIndex(const VarPtr &obj, const VarPtr &index) {
 }
 
 VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
-  if ((obj->kind == VK::Tuple || obj->kind == VK::List) && !obj->viewOf &&
-      index->kind == VK::Const && PyLong_Check(index->obj.ptr())) {
-    int64_t i = index->obj.cast<int64_t>();
-    int64_t n = static_cast<int64_t>(obj->items.size());
+  if (obj->kind == VK::Tuple || obj->kind == VK::List || obj->kind == VK::Dict)
+    return containerItem(obj, index);
+  if (obj->kind == VK::Const && (index->kind == VK::Const || index->kind == VK::Slice)) {
+    py::object key = index->kind == VK::Const
+                         ? index->obj
+                         : py::reinterpret_steal<py::object>(PySlice_New(
+                               index->items[0]->obj.ptr(), index->items[1]->obj.ptr(),
+                               index->items[2]->obj.ptr()));
+    return liftConstant(obj->obj[key]);
+  }
+  // A namedtuple argument's field by position: read back from its source, and guarded.
+  if (obj->kind == VK::Object && PyTuple_Check(obj->obj.ptr()) && index->kind == VK::Const &&
+      PyLong_Check(index->obj.ptr())) {
+    int64_t i = index->obj.cast<int64_t>(), n = static_cast<int64_t>(py::len(obj->obj));
     if (i < -n || i >= n)
       breakTrace(dyn::BreakKind::unsupported_call, "tuple index out of range");
-    return obj->items[i < 0 ? i + n : i];
+    i = i < 0 ? i + n : i;
+    return wrap(obj->obj[py::int_(i)], itemSource(obj->source, std::to_string(i)));
   }
-  if (obj->kind == VK::Dict && index->kind == VK::Const) {
-    for (size_t i = 0; i < obj->keys.size(); ++i)
-      if (obj->keys[i].equal(index->obj))
-        return obj->items[i];
-    breakTrace(dyn::BreakKind::unsupported_call, "KeyError: " + std::string(py::repr(index->obj)));
-  }
-  if (obj->kind == VK::Const && index->kind == VK::Const)
-    return constVar(obj->obj[index->obj]);
   if (obj->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
   BasicIndex ix = basicIndex(obj, index);

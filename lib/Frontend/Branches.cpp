@@ -66,6 +66,7 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
 std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
                                               int64_t target, int64_t stopAt) {
   const Instr branchInstr = currentInstr;
+  const SavedInstruction atBranch = saveInstruction();
   Value predicate = toPredicate(cond);
   Location ifLoc = loc();
   int64_t fallOffset = f.code->instrs[pc].offset;
@@ -74,7 +75,9 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   std::vector<VarPtr> savedStack = f.stack, savedLocals = f.locals;
   OpBuilder::InsertPoint savedIP = b.saveInsertionPoint();
   int64_t savedBranchStart = branchStart;
+  uint64_t savedBranchSerial = branchSerial;
   branchStart = branchInstr.offset;
+  branchSerial = makeVar(VK::Null)->serial;
   ++branchDepth;
   // Both sides are traced into detached blocks; they become the regions of the dyn.if.
   auto fallBlock = std::make_unique<Block>();
@@ -84,12 +87,13 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   auto restore = [&] {
     --branchDepth;
     branchStart = savedBranchStart;
+    branchSerial = savedBranchSerial;
     b.restoreInsertionPoint(savedIP);
   };
   try {
     b.setInsertionPointToEnd(fallBlock.get());
     Outcome a = runFrame(f, pc, target);
-    if (a.kind == Outcome::Return)
+    if (a.kind == Outcome::Return || a.kind == Outcome::Yield)
       breakTrace(dyn::BreakKind::divergent_branch,
                  "return inside one side of a data-dependent branch");
     if (a.kind == Outcome::JumpedPast)
@@ -105,7 +109,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
         breakTrace(dyn::BreakKind::divergent_branch,
                    "the sides of a data-dependent branch do not rejoin");
     }
-    currentInstr = branchInstr;
+    restoreInstruction(atBranch);
     if (fallStack.size() != f.stack.size())
       breakTrace(dyn::BreakKind::divergent_branch,
                  "the sides of a data-dependent branch leave different stacks");
@@ -115,8 +119,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     jumpBlock->dropAllReferences();
     f.stack = savedStack;
     f.locals = savedLocals;
-    current = f.code;
-    currentInstr = branchInstr;
+    restoreInstruction(atBranch);
     if (inner.kind == dyn::BreakKind::data_dependent_loop && inner.resume.empty())
       throw;
     throw Break{dyn::BreakKind::data_dependent_branch,
@@ -159,7 +162,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     placeholder->value = ifOp.getResult(index);
   f.stack = std::move(mergedStack);
   f.locals = std::move(mergedLocals);
-  current = f.code;
+  restoreInstruction(atBranch);
   if (stopAt >= 0 && join > stopAt)
     return Outcome{Outcome::JumpedPast, nullptr, join};
   pc = f.code->indexOf.lookup(join);

@@ -53,13 +53,13 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
     if (++steps > kMaxSteps)
       breakTrace(dyn::BreakKind::unsupported_bytecode,
                  "trace exceeded " + std::to_string(kMaxSteps) + " instructions");
-    current = f.code;
-    currentInstr = in;
+    setInstruction(f, in);
     // The host resumes in the traced frame, outside any branch being traced: only that state
     // may be handed over at a break (values inside a discarded branch no longer exist).
     if (f.depth == 0 && branchDepth == 0) {
       topInstr = in;
       topStack = f.stack;
+      commitMutations();
     }
     logInstr(f, in);
     std::optional<Outcome> out;
@@ -131,10 +131,15 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case NOP:
   case RESUME:
   case PRECALL:
-  case MAKE_CELL:
   case COPY_FREE_VARS: // the frame set up its closure slots when it was created
   case CACHE:
     break;
+  case MAKE_CELL: { // the local (an argument, or unbound) moves into a new cell
+    VarPtr cell = makeVar(VK::Cell);
+    cell->items = {f.locals.at(in.arg)};
+    f.locals.at(in.arg) = cell;
+    break;
+  }
   case TO_BOOL: {
     // The jump or `not` after it takes the value's truth as it would have.
     VarPtr &top = f.peek();
@@ -168,10 +173,33 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case LOAD_FAST:
   case LOAD_FAST_CHECK:
-  case LOAD_DEREF:
-  case LOAD_CLOSURE:
+  case LOAD_CLOSURE: // the cell itself (3.13 spells it LOAD_FAST)
     loadLocal(in.arg);
     break;
+  case LOAD_DEREF:
+    f.stack.push_back(cellContents(f, in.arg));
+    break;
+  case STORE_DEREF:
+  case DELETE_DEREF: {
+    VarPtr v = in.op == STORE_DEREF ? f.pop() : nullptr;
+    VarPtr cell = f.locals.at(in.arg);
+    cellContents(f, in.arg, /*forStore=*/true);
+    if (!cell->source.empty())
+      breakTrace(dyn::BreakKind::side_effect, "assignment to '" + f.code->localNames[in.arg] +
+                                                  "', a variable of a closure the caller made");
+    prepareMutation(cell, "assignment to a variable captured by a closure");
+    cell->items[0] = v && v->kind != VK::Null ? v : nullptr;
+    break;
+  }
+  case MAKE_FUNCTION: // 3.13 takes only the code; SET_FUNCTION_ATTRIBUTE sets the rest
+    f.stack.push_back(makeFunction(f, f.pop(), kPythonMinor >= 13 ? 0 : in.arg));
+    break;
+  case SET_FUNCTION_ATTRIBUTE: {
+    VarPtr fn = f.pop(), value = f.pop();
+    setFunctionAttribute(fn, in.arg, value);
+    f.stack.push_back(fn);
+    break;
+  }
   case LOAD_FAST_LOAD_FAST: // two 4-bit local indices
     loadLocal(in.arg >> 4);
     loadLocal(in.arg & 15);
@@ -183,7 +211,6 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   }
   case STORE_FAST:
-  case STORE_DEREF:
     storeLocal(in.arg);
     break;
   case STORE_FAST_LOAD_FAST:
@@ -230,10 +257,19 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case STORE_SLICE: { // 3.12: x[a:b] = v without BUILD_SLICE
     VarPtr index = in.op == STORE_SLICE ? slice(f.popN(2)) : f.pop();
     VarPtr obj = f.pop(), value = f.pop();
+    if (obj->kind == VK::List || obj->kind == VK::Dict) {
+      storeContainerItem(obj, index, value);
+      break;
+    }
     if (obj->kind != VK::Tensor || obj->scalar)
       breakTrace(dyn::BreakKind::side_effect,
                  std::string(opcodeName(in.op)) + " mutates an object outside the trace");
     storeSubscript(obj, index, value);
+    break;
+  }
+  case DELETE_SUBSCR: {
+    VarPtr index = f.pop(), obj = f.pop();
+    deleteContainerItem(obj, index);
     break;
   }
   case STORE_ATTR:
@@ -265,6 +301,49 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     args.resize(args.size() - nkw);
     f.kwNames = py::tuple();
     f.stack.push_back(call(f, callee, std::move(args), std::move(kwargs)));
+    break;
+  }
+  case CALL_FUNCTION_EX: {
+    // f(*args, **kwargs): up to 3.12 [NULL, callable, args, kwargs?], from 3.13
+    // [callable, NULL, args, kwargs?].
+    VarPtr kw = (in.arg & 1) ? f.pop() : nullptr;
+    VarPtr positional = f.pop();
+    VarPtr second = f.pop(), first = f.pop();
+    VarPtr callee = kPythonMinor >= 13 ? first : second;
+    std::vector<VarPtr> args = drain(positional);
+    KwArgs kwargs;
+    if (kw) {
+      if (kw->kind != VK::Dict)
+        breakTrace(dyn::BreakKind::unsupported_call, "** of " + describe(kw));
+      for (size_t i = 0; i < kw->keys.size(); ++i) {
+        if (!PyUnicode_Check(kw->keys[i].ptr()))
+          breakTrace(dyn::BreakKind::unsupported_call, "keywords must be strings");
+        kwargs.emplace_back(py::str(kw->keys[i]), kw->items[i]);
+      }
+    }
+    f.stack.push_back(call(f, callee, std::move(args), std::move(kwargs)));
+    break;
+  }
+  case DICT_MERGE:  // f(**a, **b): a repeated key raises
+  case DICT_UPDATE: { // {**a, **b}
+    VarPtr update = f.pop();
+    VarPtr target = f.peek(in.arg);
+    if (update->kind != VK::Dict || target->kind != VK::Dict)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 std::string(opcodeName(in.op)) + " of " + describe(update));
+    prepareMutation(target, "a dict update");
+    for (size_t i = 0; i < update->keys.size(); ++i) {
+      auto it = llvm::find_if(target->keys,
+                              [&](const py::object &k) { return k.equal(update->keys[i]); });
+      if (it == target->keys.end()) {
+        target->keys.push_back(update->keys[i]);
+        target->items.push_back(update->items[i]);
+      } else if (in.op == DICT_MERGE) {
+        breakTrace(dyn::BreakKind::unsupported_call, "got multiple values for a keyword argument");
+      } else {
+        target->items[it - target->keys.begin()] = update->items[i];
+      }
+    }
     break;
   }
   case BINARY_OP: {
@@ -358,10 +437,13 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     } else {
       std::vector<VarPtr> flat = f.popN(2 * in.arg);
       for (size_t i = 0; i < flat.size(); i += 2) {
-        if (flat[i]->kind != VK::Const)
-          breakTrace(dyn::BreakKind::unsupported_call, "dict keys must be constants");
-        d->keys.push_back(flat[i]->obj);
-        d->items.push_back(flat[i + 1]);
+        py::object key = hashableKey(flat[i]);
+        if (int64_t at = dictIndex(d, key); at >= 0) { // {k: a, k: b} keeps the last value
+          d->items[at] = flat[i + 1];
+        } else {
+          d->keys.push_back(key);
+          d->items.push_back(flat[i + 1]);
+        }
       }
     }
     f.stack.push_back(d);
@@ -400,50 +482,65 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   }
   case UNPACK_SEQUENCE: {
-    VarPtr seq = f.pop();
-    std::vector<VarPtr> items;
-    if (seq->kind == VK::Tuple || seq->kind == VK::List) {
-      items = seq->items;
-    } else if (seq->kind == VK::Const && PyTuple_Check(seq->obj.ptr())) {
-      for (py::handle i : seq->obj)
-        items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
-    } else {
-      breakTrace(dyn::BreakKind::unsupported_call, "unpacking " + describe(seq));
-    }
+    std::vector<VarPtr> items = drain(f.pop());
     if (static_cast<int>(items.size()) != in.arg)
       breakTrace(dyn::BreakKind::unsupported_call, "unpacking a sequence of the wrong length");
     for (auto it = items.rbegin(); it != items.rend(); ++it)
       f.stack.push_back(*it);
     break;
   }
-  case GET_ITER: {
-    VarPtr seq = f.pop();
-    VarPtr it = makeVar(VK::Iterator);
-    if (seq->kind == VK::Tuple || seq->kind == VK::List)
-      it->items = seq->items;
-    else if (seq->kind == VK::Dict)
-      for (const py::object &k : seq->keys)
-        it->items.push_back(constVar(k));
-    else if (seq->kind == VK::Const &&
-             (PyTuple_Check(seq->obj.ptr()) || PyUnicode_Check(seq->obj.ptr())))
-      for (py::handle i : seq->obj)
-        it->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
-    else
-      breakTrace(dyn::BreakKind::unsupported_call, "iterating over " + describe(seq));
-    f.stack.push_back(it);
+  case UNPACK_EX: { // a, *rest, b = seq: `before` items, a list, `after` items
+    std::vector<VarPtr> items = drain(f.pop());
+    size_t before = in.arg & 0xFF, after = static_cast<size_t>(in.arg) >> 8;
+    if (items.size() < before + after)
+      breakTrace(dyn::BreakKind::unsupported_call, "not enough values to unpack");
+    VarPtr rest = makeVar(VK::List);
+    rest->items.assign(items.begin() + before, items.end() - after);
+    for (size_t i = 0; i < after; ++i)
+      f.stack.push_back(items[items.size() - 1 - i]);
+    f.stack.push_back(rest);
+    for (size_t i = before; i > 0; --i)
+      f.stack.push_back(items[i - 1]);
     break;
   }
+  case GET_ITER:
+    f.stack.push_back(getIter(f.pop()));
+    break;
   case FOR_ITER: {
-    VarPtr it = f.peek();
-    if (it->kind != VK::Iterator)
-      breakTrace(dyn::BreakKind::unsupported_call, "iterating over " + describe(it));
-    if (it->iterPos < it->items.size()) {
-      f.stack.push_back(it->items[it->iterPos++]);
+    if (VarPtr item = nextItem(f.peek())) {
+      f.stack.push_back(item);
     } else {
       f.pop();
       jumpTo(in.target);
       return;
     }
+    break;
+  }
+  case FORMAT_VALUE: { // 3.11, 3.12: conversion in the low bits, a spec on the stack with 0x04
+    VarPtr spec = (in.arg & 0x04) ? f.pop() : nullptr;
+    VarPtr v = f.pop();
+    f.stack.push_back(formatValue(convertValue(v, in.arg & 0x03), spec));
+    break;
+  }
+  case CONVERT_VALUE: // 3.13: str(), repr() or ascii() of the value
+    f.stack.push_back(convertValue(f.pop(), in.arg));
+    break;
+  case FORMAT_SIMPLE:
+    f.stack.push_back(formatValue(f.pop(), nullptr));
+    break;
+  case FORMAT_WITH_SPEC: {
+    VarPtr spec = f.pop(), v = f.pop();
+    f.stack.push_back(formatValue(v, spec));
+    break;
+  }
+  case BUILD_STRING: {
+    std::string joined;
+    for (const VarPtr &part : f.popN(in.arg)) {
+      if (part->kind != VK::Const || !PyUnicode_Check(part->obj.ptr()))
+        breakTrace(dyn::BreakKind::unsupported_bytecode, "BUILD_STRING of " + describe(part));
+      joined += part->obj.cast<std::string>();
+    }
+    f.stack.push_back(constVar(py::str(joined)));
     break;
   }
   case JUMP_FORWARD:
@@ -501,24 +598,17 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case IS_OP: {
     VarPtr y = f.pop(), x = f.pop();
-    bool same = x == y || (x->kind == VK::Const && y->kind == VK::Const && x->obj.is(y->obj)) ||
-                ((x->kind == VK::Object || x->kind == VK::NNModule) && x->kind == y->kind &&
-                 x->obj.is(y->obj));
-    bool tensorVsNone = (x->kind == VK::Tensor && y->kind == VK::Const && y->obj.is_none()) ||
-                        (y->kind == VK::Tensor && x->kind == VK::Const && x->obj.is_none());
-    if (!same && !tensorVsNone && (x->kind != VK::Const || y->kind != VK::Const))
-      breakTrace(dyn::BreakKind::unsupported_call, "`is` between non-constant objects");
-    f.stack.push_back(constVar(py::bool_(same != (in.arg == 1))));
+    std::optional<bool> same = sameObject(x, y);
+    if (!same)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "`is` between " + describe(x) + " and " + describe(y));
+    f.stack.push_back(constVar(py::bool_(*same != (in.arg == 1))));
     break;
   }
   case CONTAINS_OP: {
     VarPtr container = f.pop(), item = f.pop();
-    if (container->kind != VK::Const || item->kind != VK::Const)
-      breakTrace(dyn::BreakKind::unsupported_call, "`in` on non-constant values");
-    int has = PySequence_Contains(container->obj.ptr(), item->obj.ptr());
-    if (has < 0)
-      throw py::error_already_set();
-    f.stack.push_back(constVar(py::bool_((has == 1) != (in.arg == 1))));
+    bool has = contains(container, item)->obj.cast<bool>();
+    f.stack.push_back(constVar(py::bool_(has != (in.arg == 1))));
     break;
   }
   case RETURN_VALUE:
@@ -529,9 +619,19 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     out = Outcome{Outcome::Return, wrap(consts[in.arg], "", /*guard=*/false), 0};
     return;
   }
-  case RETURN_GENERATOR:
-  case YIELD_VALUE:
-    throw EagerOnly{"generator functions are not traced"};
+  case RETURN_GENERATOR: // a generator frame starts past it, with what the first next() sends
+    if (f.depth == 0)
+      throw EagerOnly{"generator functions are not traced"};
+    f.stack.push_back(constVar(py::none()));
+    break;
+  case YIELD_VALUE: {
+    if (f.depth == 0)
+      throw EagerOnly{"generator functions are not traced"};
+    VarPtr v = f.pop();
+    f.stack.push_back(constVar(py::none())); // what next() sends back
+    out = Outcome{Outcome::Yield, v, 0, next};
+    return;
+  }
   case PUSH_EXC_INFO:
   case CHECK_EXC_MATCH:
   case RERAISE:

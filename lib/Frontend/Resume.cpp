@@ -134,7 +134,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
   case VK::Object:
   case VK::Function:
   case VK::NNModule:
-    if (!v->obj)
+    if (!v->obj || v->made)
       throw NotRebuildable{describe(v)};
     return py::make_tuple("const", v->obj);
   case VK::Tuple:
@@ -153,9 +153,18 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     return py::make_tuple("null");
   case VK::Slice:
     return py::make_tuple("slice", items(v->items));
-  case VK::Iterator:
-    return py::make_tuple(
-        "iter", items(std::vector<VarPtr>(v->items.begin() + v->iterPos, v->items.end())));
+  case VK::Iterator: {
+    const std::vector<VarPtr> &all = v->viewOf ? v->viewOf->items : v->items;
+    return py::make_tuple("iter",
+                          items(std::vector<VarPtr>(all.begin() + std::min(v->iterPos, all.size()),
+                                                    all.end())));
+  }
+  case VK::Cell:
+    // The free variables of the traced frame (the host binds their contents as locals); a
+    // frame with cells of its own restarts (resumePlan).
+    return rebuildRecipe(v->items.at(0), live);
+  case VK::Generator:
+    break;
   }
   throw NotRebuildable{describe(v)};
 }

@@ -96,52 +96,42 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
   try {
     if (code->flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
       throw EagerOnly{"generators and coroutines are not traced"};
-    if (code->flags & (CO_VARARGS | CO_VARKEYWORDS))
-      throw EagerOnly{"*args/**kwargs in the traced function's signature are not traced"};
+    // The arguments as Python binds them (the runtime's frame binds them the same way, with
+    // the defaults, so a default is an input like an argument, guarded by value or identity).
     py::list all;
     if (self)
       all.append(self);
     for (py::handle a : args)
       all.append(a);
-    int positional = code->argCount;
-    if (static_cast<int>(all.size()) > positional)
-      throw EagerOnly{"too many positional arguments for " + code->name};
-    for (size_t i = 0; i < all.size(); ++i)
-      frame.locals[i] = wrap(all[i], "L['" + code->localNames[i] + "']");
-    for (auto item : kwargs) {
-      std::string key = py::str(item.first);
-      auto it = std::find(code->localNames.begin(),
-                          code->localNames.begin() + positional + code->kwOnlyCount, key);
-      if (it == code->localNames.begin() + positional + code->kwOnlyCount)
-        throw EagerOnly{"unexpected keyword argument '" + key + "'"};
-      frame.locals[it - code->localNames.begin()] = wrap(item.second, "L['" + key + "']");
+    py::object bound;
+    try {
+      bound = py::module_::import("inspect").attr("signature")(function).attr("bind")(
+          *py::tuple(all), **kwargs);
+    } catch (py::error_already_set &e) {
+      throw EagerOnly{std::string("the arguments do not bind: ") + e.what()};
     }
-    py::object defaults = function.attr("__defaults__");
-    if (!defaults.is_none()) {
-      py::tuple d = defaults;
-      int first = positional - static_cast<int>(d.size());
-      // The runtime binds defaults into the frame's locals (signature.apply_defaults) on
-      // every call, so a default is an input like an argument: guarded by value or identity.
-      for (int i = std::max(first, 0); i < positional; ++i)
-        if (!frame.locals[i])
-          frame.locals[i] = wrap(d[i - first], "L['" + code->localNames[i] + "']");
+    bound.attr("apply_defaults")();
+    for (auto [key, value] : py::dict(bound.attr("arguments"))) {
+      std::string name = py::str(key);
+      auto it = std::find(code->localNames.begin(), code->localNames.end(), name);
+      if (it == code->localNames.end())
+        throw EagerOnly{"no local for argument '" + name + "'"};
+      frame.locals[it - code->localNames.begin()] = wrap(value, "L['" + name + "']");
     }
-    py::object kwDefaults = function.attr("__kwdefaults__");
-    for (int i = positional; i < positional + code->kwOnlyCount; ++i)
-      if (!frame.locals[i] && !kwDefaults.is_none() &&
-          py::dict(kwDefaults).contains(code->localNames[i]))
-        frame.locals[i] = wrap(py::dict(kwDefaults)[code->localNames[i].c_str()],
-                               "L['" + code->localNames[i] + "']");
-    for (int i = 0; i < positional + code->kwOnlyCount; ++i)
-      if (!frame.locals[i])
-        throw EagerOnly{"missing argument '" + code->localNames[i] + "'"};
+    // A closure's free variables: the runtime's frame binds each cell's contents by name. The
+    // cells themselves are the caller's (assigning to one is not modelled).
     py::object closure = function.attr("__closure__");
     if (!closure.is_none()) {
       py::tuple cells = closure;
       size_t first = code->localNames.size() - cells.size();
-      for (size_t i = 0; i < cells.size(); ++i)
-        frame.locals[first + i] =
-            wrap(cells[i].attr("cell_contents"), "L['" + code->localNames[first + i] + "']");
+      for (size_t i = 0; i < cells.size(); ++i) {
+        std::string source = "L['" + code->localNames[first + i] + "']";
+        VarPtr cell = makeVar(VK::Cell);
+        cell->source = source;
+        PyObject *contents = PyCell_GET(cells[i].ptr());
+        cell->items = {contents ? wrap(contents, source) : nullptr};
+        frame.locals[first + i] = cell;
+      }
     }
 
     try {
@@ -210,7 +200,10 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       func->setAttr("dyn.output", b.getStringAttr(structure));
     } catch (Break &brk) {
       // The trace stops here; the graph hands its live tensors to the host, which recreates
-      // the frame state from them and goes on as the resume plan says.
+      // the frame state from them and goes on as the resume plan says, from the state before
+      // the instruction that broke (what an inlined call changed before it broke is undone:
+      // the host runs the call for real).
+      undoMutations();
       noGradInputsStayInside();
       SmallVector<Value> live;
       if (brk.predicate)
@@ -223,8 +216,8 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
         result.resume["writeback"] = writeBacks(live);
       std::vector<int64_t> resume =
           brk.resume.empty() ? std::vector<int64_t>{topInstr.offset} : brk.resume;
-      std::string file = current ? current->filename : code->filename;
-      int64_t line = brk.predicate ? topInstr.line : currentInstr.line;
+      std::string file = locCode ? locCode->filename : code->filename;
+      int64_t line = brk.predicate ? topInstr.line : locInstr.line;
       dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, line, resume, live);
       result.graphBreaks.push_back(
           {std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason, file, line});
@@ -276,11 +269,11 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
       for (const VarPtr &v : inputs)
         if (v->kind == VK::Tensor)
           live.push_back(v->value);
-      std::string file = current ? current->filename : "<module>";
-      dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, currentInstr.line,
+      std::string file = locCode ? locCode->filename : "<module>";
+      dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, locInstr.line,
                                 std::vector<int64_t>{0}, live);
       result.graphBreaks.push_back(
-          {std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason, file, currentInstr.line});
+          {std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason, file, locInstr.line});
       func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {}));
       return result;
     }

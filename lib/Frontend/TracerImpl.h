@@ -13,7 +13,10 @@
 //   Values.cpp               describe, dtypes, Python types of values, contiguity
 //   Guards.cpp               guards, tensor inputs and `wrap` of real objects with sources
 //   Interpreter.cpp          the interpreter loop: runFrame and step (one case per bytecode)
-//   Calls.cpp                call, builtins, inlining of Python functions, nn.Modules
+//   Calls.cpp                call: the dispatch on the callee, nn.Modules
+//   Functions.cpp            inlined Python functions, closures, generators, iteration, and
+//                            the undo log of an inlined call that breaks
+//   Builtins.cpp             Python's builtins, and the polyfills inlined in their place
 //   Arithmetic.cpp           promotion, binary operators, comparisons, in-place updates
 //   Attributes.cpp           attributes, subscripts, slices
 //   Library.cpp              numpy and torch calls: the name -> handler table (Library.h)
@@ -59,6 +62,7 @@ struct Frame {
   std::vector<VarPtr> stack;
   py::tuple kwNames;
   unsigned depth = 0;
+  bool polyfill = false; // dynamir's polyfill of a builtin: ops get the caller's location
 
   VarPtr pop() {
     if (stack.empty())
@@ -79,9 +83,30 @@ struct Frame {
 
 /// How a run of instructions ended.
 struct Outcome {
-  enum Kind { Return, ReachedStop, JumpedPast } kind;
-  VarPtr value;       // Return
+  enum Kind { Return, ReachedStop, JumpedPast, Yield } kind;
+  VarPtr value;       // Return, Yield
   int64_t target = 0; // JumpedPast: the forward jump target beyond the stop
+  size_t resumeAt = 0; // Yield: the instruction the generator goes on at
+};
+
+/// A generator the trace made: its frame, suspended at a yield (or not started).
+struct GeneratorState {
+  Frame frame;
+  size_t pc = 0;
+  bool running = false, done = false;
+};
+
+/// What an inlined call needs of a function object: a real function's, or one the trace made.
+struct Callable {
+  std::shared_ptr<Code> code;
+  py::dict globals;
+  std::string globalsSource;
+  std::vector<VarPtr> defaults;
+  std::vector<std::pair<std::string, VarPtr>> kwDefaults;
+  std::vector<VarPtr> closure; // Cell Vars, one per free variable
+  /// dynamir's own polyfill of a builtin: inlined without counting towards the inlining limit,
+  /// and what it makes stands for objects of other types (Var::opaqueType).
+  bool polyfill = false;
 };
 
 // BINARY_OP argument values in CPython 3.11 (NB_* in opcode.h); in-place forms add 13.
@@ -117,9 +142,9 @@ public:
 
   // --- IR helpers ----------------------------------------------------------------------------
   Location loc() {
-    if (!current)
+    if (!locCode)
       return b.getUnknownLoc();
-    return FileLineColLoc::get(ctx, current->filename, currentInstr.line, currentInstr.col + 1);
+    return FileLineColLoc::get(ctx, locCode->filename, locInstr.line, locInstr.col + 1);
   }
   Type elementTypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
   RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
@@ -219,13 +244,69 @@ public:
   Outcome runFrame(Frame &f, size_t start, int64_t stopAt);
   void step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt, std::optional<Outcome> &out);
 
-  // --- Calls.cpp: calls, builtins, inlining, nn.Modules --------------------------------------
+  // --- Calls.cpp: calls, nn.Modules ---------------------------------------------------------
   VarPtr call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kwargs);
-  VarPtr callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args, KwArgs kwargs,
-                      unsigned depth, const std::string &fnSource);
   VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
   std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn);
   py::object callReal(py::handle fn, py::tuple args);
+
+  // --- Builtins.cpp: builtins, pure functions of constants, polyfills, f-strings -------------
+  /// A builtin (or operator/math/itertools/functools function) modelled: its value, or null
+  /// when it is not one.
+  VarPtr callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, KwArgs &kwargs);
+  /// The real object a Var of Python constants stands for (tuples, lists and dicts of them
+  /// included), or null.
+  py::object asConstant(const VarPtr &v);
+  /// A real result of a pure function as a Var: lists and dicts become containers the trace
+  /// can change, iterators are drained.
+  VarPtr liftConstant(py::handle r);
+  /// fn(*args, **kwargs) run for real when every argument is a constant; else null.
+  VarPtr callRealOnConstants(py::handle fn, const std::vector<VarPtr> &args,
+                             const KwArgs &kwargs);
+  VarPtr makeDict(std::vector<VarPtr> &args, KwArgs &kwargs);
+  py::object hashableKey(const VarPtr &key);
+  /// Whether obj has the attribute, where the tracer can tell without guessing.
+  std::optional<bool> hasAttr(const VarPtr &obj, const std::string &name);
+  VarPtr convertValue(const VarPtr &v, int conversion);
+  VarPtr formatValue(const VarPtr &v, const VarPtr &spec);
+  py::object textOf(const VarPtr &v);
+
+  // --- Functions.cpp: functions, closures, generators, iteration -----------------------------
+  /// Inlines a call of a real Python function (self, when given, goes first).
+  VarPtr callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args, KwArgs kwargs,
+                      unsigned depth, const std::string &fnSource);
+  Callable realCallable(py::handle fn, const std::string &fnSource);
+  Callable madeCallable(const VarPtr &fn);
+  /// Binds the arguments as CPython does and runs the function to its return (a generator
+  /// function returns its generator, which runs when iterated).
+  VarPtr inlineCall(const Callable &c, std::vector<VarPtr> args, KwArgs kwargs, unsigned depth);
+  /// MAKE_FUNCTION: 3.11 and 3.12 pop what `flags` names with the code; 3.13 sets each with
+  /// SET_FUNCTION_ATTRIBUTE (`setFunctionAttribute`).
+  VarPtr makeFunction(Frame &f, VarPtr code, int flags);
+  void setFunctionAttribute(const VarPtr &fn, int flag, const VarPtr &value);
+  /// iter(v): lists and tuples iterate live, generators and iterators are their own.
+  VarPtr getIter(const VarPtr &v);
+  /// next(it), or null when it is exhausted.
+  VarPtr nextItem(const VarPtr &it);
+  /// Every item of an iterable, in order (list(v)).
+  std::vector<VarPtr> drain(const VarPtr &v);
+  /// The content of the cell in local slot `index` (LOAD_DEREF), or the cell (`forStore`).
+  VarPtr cellContents(Frame &f, int index, bool forStore = false);
+  /// Inlines dynamir's polyfill `name` (python-bindings/dynamir/_polyfills.py).
+  VarPtr callPolyfill(const char *name, std::vector<VarPtr> args, KwArgs kwargs,
+                      unsigned depth);
+  py::object polyfills();
+  /// Records v's state before the trace changes it in place, so that a break restores the
+  /// state the host resumes from (the instruction it runs for real starts from there).
+  void noteMutation(const VarPtr &v);
+  void noteMutation(const std::shared_ptr<GeneratorState> &g);
+  void undoMutations();
+  /// Called before each instruction of the traced frame: what came before it stays.
+  void commitMutations();
+  std::vector<std::pair<VarPtr, Var>> undoLog;
+  std::vector<std::pair<std::shared_ptr<GeneratorState>, GeneratorState>> undoGenerators;
+  size_t committedWrites = 0;
+  py::object polyfillModule;
 
   // --- Library.cpp: numpy and torch functions on fake tensors --------------------------------
   VarPtr callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args, KwArgs kwargs);
@@ -276,8 +357,32 @@ public:
   /// frame's 3.12 comprehension gets its list from outside) or one changed on one side of a
   /// data-dependent branch is a break.
   VarPtr &mutableList(VarPtr &list, const std::string &what);
+  /// Breaks unless the object `v` may change in place (`what` says how): never inside a
+  /// data-dependent branch; records its state for the undo log.
+  void prepareMutation(const VarPtr &v, const std::string &what);
   /// A slice of constant bounds ([start, stop] or [start, stop, step]).
   VarPtr slice(std::vector<VarPtr> bounds);
+
+  // --- Containers.cpp: lists, tuples, dicts ---------------------------------------------------
+  /// A list or dict that `what` is about to change in place: one the caller can see is a
+  /// break (the host would have to write it back); inside a data-dependent branch only one
+  /// made there may change.
+  VarPtr &mutableContainer(VarPtr &c, const std::string &what);
+  /// `a is b`, where the tracer can tell.
+  std::optional<bool> sameObject(const VarPtr &a, const VarPtr &c);
+  /// `a == b` as containers compare items, where it is not data-dependent.
+  std::optional<bool> varsEqual(const VarPtr &a, const VarPtr &c);
+  VarPtr contains(const VarPtr &container, const VarPtr &item);
+  int64_t dictIndex(const VarPtr &d, const py::object &key);
+  void dictSet(VarPtr d, py::object key, VarPtr value);
+  VarPtr dictView(const VarPtr &d, const std::string &name);
+  void fillView(const VarPtr &view);
+  void refreshViews(const VarPtr &d);
+  VarPtr callContainerMethod(VarPtr self, const std::string &name, std::vector<VarPtr> &args,
+                             KwArgs &kwargs);
+  VarPtr containerItem(const VarPtr &obj, const VarPtr &index);
+  void storeContainerItem(VarPtr obj, const VarPtr &index, const VarPtr &value);
+  void deleteContainerItem(VarPtr obj, const VarPtr &index);
 
   // --- Branches.cpp: data-dependent branches -------------------------------------------------
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
@@ -333,9 +438,35 @@ public:
   /// name its file after that frame is gone.
   std::shared_ptr<const Code> current;
   Instr currentInstr;
+  /// Where ops and breaks are located: the current instruction, or inside a polyfill the
+  /// user's call that reached it.
+  std::shared_ptr<const Code> locCode;
+  Instr locInstr;
+  void setInstruction(const Frame &f, const Instr &in) {
+    current = f.code;
+    currentInstr = in;
+    if (!f.polyfill) {
+      locCode = f.code;
+      locInstr = in;
+    }
+  }
+  /// The current instruction, saved around a nested frame that returns normally (one that
+  /// breaks leaves it pointing at where it broke).
+  struct SavedInstruction {
+    std::shared_ptr<const Code> current, locCode;
+    Instr currentInstr, locInstr;
+  };
+  SavedInstruction saveInstruction() const { return {current, locCode, currentInstr, locInstr}; }
+  void restoreInstruction(const SavedInstruction &s) {
+    current = s.current;
+    locCode = s.locCode;
+    currentInstr = s.currentInstr;
+    locInstr = s.locInstr;
+  }
   int64_t kernelCalls = 0;
   unsigned branchDepth = 0;
   int64_t branchStart = -1;     // offset of the innermost data-dependent branch
+  uint64_t branchSerial = 0;    // Vars made before the innermost branch have serials up to it
   Instr topInstr;               // the traced frame's current instruction
   std::vector<VarPtr> topStack; // its stack before that instruction
   size_t steps = 0;

@@ -59,6 +59,19 @@ std::string Tracer::describe(const VarPtr &v) {
   case VK::Slice:
     os << "slice";
     break;
+  case VK::Cell:
+    os << "cell";
+    break;
+  case VK::Generator:
+    os << "generator";
+    break;
+  case VK::Function:
+    if (v->made) {
+      os << "<function " << v->made->qualname << ">";
+      break;
+    }
+    os << "<" << python::typeName(v->obj) << ">";
+    break;
   default:
     os << "<" << python::typeName(v->obj) << ">";
   }
@@ -169,6 +182,10 @@ bool Tracer::isContiguous(const VarPtr &v) {
 
 /// The Python type of the object a Var stands for.
 py::object Tracer::pythonType(const VarPtr &v) {
+  // What a polyfill made stands for an object of another type (enumerate, functools.partial).
+  if (v->opaqueType)
+    breakTrace(dyn::BreakKind::unsupported_call, "the type of " + describe(v));
+  py::module_ types = py::module_::import("types");
   switch (v->kind) {
   case VK::Tensor: {
     if (v->inputType) // an input: its exact type is guarded (nn.Parameter, np.float64, ...)
@@ -181,9 +198,16 @@ py::object Tracer::pythonType(const VarPtr &v) {
     py::object dtype = getAttr(v, "dtype")->obj;
     return dtype.attr("type");
   }
+  case VK::Function:
+    if (v->made)
+      return types.attr("FunctionType");
+    return py::type::of(v->obj);
+  case VK::Generator:
+    return types.attr("GeneratorType");
+  case VK::Cell:
+    return types.attr("CellType");
   case VK::Const:
   case VK::Object:
-  case VK::Function:
   case VK::NNModule:
     return py::type::of(v->obj);
   case VK::Tuple:

@@ -40,19 +40,42 @@ enum class VK {
   List,     // `items` (mutable outside data-dependent branches)
   Dict,     // `keys` (Python constants) with values in `items`
   Object,   // a module, class, builtin or library function in `obj`
-  Function, // a Python function in `obj`, inlined when called
+  Function, // a Python function, inlined when called: a real one in `obj`, or one the trace
+            // made (MAKE_FUNCTION, a polyfill's closure) in `made`
   NNModule, // an nn.Module instance in `obj`
   Method,   // `name` bound to items[0] (tensor, list or nn.Module)
   Null,     // the NULL LOAD_GLOBAL/LOAD_METHOD push
   Iterator, // over `items`, next at `iterPos`
   Slice,    // items: start, stop, step (Const or None)
+  Cell,     // a closure cell: items[0] is its content, or null while it is empty
+  Generator, // a generator object the trace made: its suspended frame in `generator`
 };
 
 struct Var;
 using VarPtr = std::shared_ptr<Var>;
+struct GeneratorState; // TracerImpl.h
+
+/// A function the trace made (MAKE_FUNCTION): what CPython's function object would hold.
+struct MadeFunction {
+  py::object code;
+  py::dict globals;
+  std::string globalsSource; // the sources of its globals, as in the frame that made it
+  std::vector<VarPtr> defaults;
+  std::vector<std::pair<std::string, VarPtr>> kwDefaults;
+  std::vector<VarPtr> closure; // Cell Vars
+  std::string qualname;
+};
+
+/// A number that orders Vars by creation: a data-dependent branch lets only objects made inside
+/// it change (Tracer::prepareMutation).
+inline uint64_t nextVarSerial() {
+  static uint64_t counter = 0;
+  return ++counter;
+}
 
 struct Var {
   VK kind;
+  uint64_t serial = nextVarSerial();
   Value value;
   Lib lib = Lib::Numpy;
   py::object obj;
@@ -73,11 +96,21 @@ struct Var {
   /// trace never mutates a dict in place (that is a graph break), so the items are exact
   /// while tracing; after a break the host rebuilds the real view of the real dict.
   VarPtr viewOf;
+  /// The live views of this dict (dict.keys() ...), refreshed when it changes.
+  std::vector<std::weak_ptr<Var>> views;
   /// The type of the caller's object a tensor input was read from.
   py::object inputType;
   /// The join of a data-dependent branch where one side is the caller's object or a view:
   /// at run time it is one object or another, which no rebuild recipe can say.
   bool eitherObject = false;
+  /// A function the trace made (VK::Function without `obj`).
+  std::shared_ptr<MadeFunction> made;
+  /// A generator the trace made (VK::Generator).
+  std::shared_ptr<GeneratorState> generator;
+  /// An object a polyfill made in place of a builtin one (the iterator `enumerate` returns is
+  /// a generator of ours): its Python type is not what eager code would see, so asking for it
+  /// is a break.
+  bool opaqueType = false;
 };
 
 inline VarPtr makeVar(VK kind) {

@@ -1,0 +1,341 @@
+//===- Builtins.cpp - Python's builtins -----------------------------------===//
+//
+// A call of a builtin function or type, or of a pure function of operator, math, itertools or
+// functools, is modelled in one of three ways, tried in this order:
+//   1. builtins that look at the abstract values themselves (len, isinstance, iter, next,
+//      list, tuple, dict, type, callable, getattr, abs of a tensor, print) have handlers here;
+//   2. a pure function (dynamir._polyfills.PURE: no callbacks, no side effects) whose
+//      arguments are all Python constants runs for real, and a mutable result (a list, a dict)
+//      becomes a Var the trace can change;
+//   3. anything else that dynamir._polyfills.REGISTRY lists (sum, min, max, sorted, map, zip,
+//      enumerate, functools.reduce, itertools.*, operator.*, ...) is inlined from its polyfill,
+//      Python written for the tracer, so that lambdas, tensors and generators flow through it.
+// Strings formatted by f-strings are here too: constants format for real, tensors break (their
+// text is their values).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Library.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+bool isBuiltin(py::handle fn, const char *name) {
+  static py::handle builtins = py::module_::import("builtins").release(); // lives as long as Python
+  return py::getattr(builtins, name, py::none()).is(fn);
+}
+} // namespace
+
+py::object Tracer::asConstant(const VarPtr &v) {
+  switch (v->kind) {
+  case VK::Const:
+    return PyCallable_Check(v->obj.ptr()) && !PyType_Check(v->obj.ptr()) ? py::object() : v->obj;
+  case VK::Tuple:
+  case VK::List: {
+    if (v->viewOf || !v->structType.empty())
+      return py::object();
+    py::list items;
+    for (const VarPtr &item : v->items) {
+      py::object c = asConstant(item);
+      if (!c)
+        return py::object();
+      items.append(c);
+    }
+    return v->kind == VK::Tuple ? py::object(py::tuple(items)) : py::object(items);
+  }
+  case VK::Dict: {
+    py::dict d;
+    for (size_t i = 0; i < v->keys.size(); ++i) {
+      py::object c = asConstant(v->items[i]);
+      if (!c)
+        return py::object();
+      d[v->keys[i]] = c;
+    }
+    return d;
+  }
+  default:
+    return py::object();
+  }
+}
+
+VarPtr Tracer::liftConstant(py::handle r) {
+  // An iterator (what zip, enumerate or reversed return) is drained: its items are constants.
+  if (PyIter_Check(r.ptr())) {
+    VarPtr it = makeVar(VK::Iterator);
+    for (py::handle item : r)
+      it->items.push_back(liftConstant(item));
+    it->opaqueType = true;
+    return it;
+  }
+  if (PyAnySet_Check(r.ptr()) && !PyFrozenSet_CheckExact(r.ptr()))
+    breakTrace(dyn::BreakKind::unsupported_call, "a set made by a builtin");
+  // Lists and dicts become Vars the trace can change; tuples of them too.
+  return wrap(r, "", /*guard=*/false);
+}
+
+VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, KwArgs &kwargs) {
+  auto arity = [&](size_t lo, size_t hi) {
+    if (args.size() < lo || args.size() > hi || !kwargs.empty())
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "call to " + std::string(py::repr(fn)) + " with these arguments");
+  };
+  if (isBuiltin(fn, "print"))
+    breakTrace(dyn::BreakKind::side_effect, "call to print (output must happen for real)");
+  if (isBuiltin(fn, "len")) {
+    arity(1, 1);
+    const VarPtr &x = args[0];
+    if (x->kind == VK::Tensor) {
+      RankedTensorType t = typeOf(x->value);
+      if (t.getRank() == 0)
+        breakTrace(dyn::BreakKind::unsupported_call, "len() of a 0-d tensor");
+      if (t.isDynamicDim(0))
+        breakTrace(dyn::BreakKind::data_dependent_value,
+                   "len() of a tensor without a static first dimension");
+      return constVar(py::int_(t.getDimSize(0)));
+    }
+    if (x->kind == VK::Tuple || x->kind == VK::List || x->kind == VK::Dict)
+      return constVar(py::int_(x->items.size()));
+    if (x->kind == VK::NNModule && !x->source.empty()) {
+      guardOnce("len:" + x->source, [&] {
+        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), x->source,
+                                  static_cast<int64_t>(py::len(x->obj)));
+      });
+      return constVar(py::int_(py::len(x->obj)));
+    }
+  }
+  if (isBuiltin(fn, "isinstance")) {
+    arity(2, 2);
+    return isInstance(args[0], args[1]);
+  }
+  if (isBuiltin(fn, "iter")) {
+    arity(1, 1);
+    return getIter(args[0]);
+  }
+  if (isBuiltin(fn, "next")) {
+    arity(1, 2);
+    if (VarPtr item = nextItem(args[0]))
+      return item;
+    if (args.size() == 2)
+      return args[1];
+    breakTrace(dyn::BreakKind::unsupported_call, "next() of an exhausted iterator raises");
+  }
+  if (isBuiltin(fn, "list") || isBuiltin(fn, "tuple")) {
+    arity(0, 1);
+    VarPtr out = makeVar(isBuiltin(fn, "list") ? VK::List : VK::Tuple);
+    if (!args.empty())
+      out->items = drain(args[0]);
+    return out;
+  }
+  if (isBuiltin(fn, "dict"))
+    return makeDict(args, kwargs);
+  if (isBuiltin(fn, "type") && args.size() == 1 && kwargs.empty())
+    return wrap(pythonType(args[0]), "", /*guard=*/false);
+  if (isBuiltin(fn, "callable")) {
+    arity(1, 1);
+    const VarPtr &x = args[0];
+    switch (x->kind) {
+    case VK::Function:
+    case VK::Method:
+      return constVar(py::bool_(true));
+    case VK::Tensor:
+    case VK::Tuple:
+    case VK::List:
+    case VK::Dict:
+    case VK::Iterator:
+    case VK::Generator:
+    case VK::Slice:
+      return constVar(py::bool_(false));
+    case VK::Const:
+    case VK::Object:
+    case VK::NNModule:
+      return constVar(py::bool_(PyCallable_Check(x->obj.ptr()) == 1));
+    default:
+      break;
+    }
+  }
+  if ((isBuiltin(fn, "getattr") || isBuiltin(fn, "hasattr")) && args.size() >= 2 &&
+      args[1]->kind == VK::Const && PyUnicode_Check(args[1]->obj.ptr())) {
+    bool has = isBuiltin(fn, "hasattr");
+    arity(2, has ? 2 : 3);
+    std::string name = py::str(args[1]->obj);
+    std::optional<bool> exists = hasAttr(args[0], name);
+    if (!exists)
+      breakTrace(dyn::BreakKind::unsupported_call, "hasattr of " + describe(args[0]));
+    if (has)
+      return constVar(py::bool_(*exists));
+    if (*exists)
+      return getAttr(args[0], name);
+    if (args.size() == 3)
+      return args[2];
+    breakTrace(dyn::BreakKind::unsupported_call, "getattr of a missing attribute raises");
+  }
+  if (isBuiltin(fn, "abs") && args.size() == 1 && args[0]->kind == VK::Tensor)
+    return callTensorOp(args[0]->lib, "abs", args, kwargs);
+  if ((isBuiltin(fn, "float") || isBuiltin(fn, "int") || isBuiltin(fn, "bool") ||
+       isBuiltin(fn, "complex")) &&
+      args.size() == 1 && args[0]->kind == VK::Tensor)
+    breakTrace(dyn::BreakKind::data_dependent_value,
+               std::string(py::str(fn.attr("__name__"))) +
+                   "() of a tensor needs its real value on the host");
+  if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr") || isBuiltin(fn, "format")) &&
+      !args.empty() && args[0]->kind == VK::Tensor)
+    breakTrace(dyn::BreakKind::data_dependent_value,
+               "the text of a tensor needs its real values on the host");
+
+  // Pure functions of constants run for real. (An unhashable callee is in neither table.)
+  if (PyObject_Hash(fn.ptr()) == -1) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  py::object pf = polyfills();
+  if (pf.attr("PURE").contains(fn))
+    if (VarPtr r = callRealOnConstants(fn, args, kwargs))
+      return r;
+  // Polyfills: Python the tracer inlines in place of the builtin.
+  py::object polyfill = pf.attr("REGISTRY").attr("get")(fn);
+  if (!polyfill.is_none()) {
+    Callable c = realCallable(polyfill, "");
+    c.polyfill = true;
+    return inlineCall(c, std::move(args), std::move(kwargs), f.depth + 1);
+  }
+  return nullptr;
+}
+
+VarPtr Tracer::callRealOnConstants(py::handle fn, const std::vector<VarPtr> &args,
+                                   const KwArgs &kwargs) {
+  py::list realArgs;
+  py::dict realKwargs;
+  for (const VarPtr &a : args) {
+    py::object c = asConstant(a);
+    if (!c)
+      return nullptr;
+    realArgs.append(c);
+  }
+  for (const auto &[key, value] : kwargs) {
+    py::object c = asConstant(value);
+    if (!c)
+      return nullptr;
+    realKwargs[py::str(key)] = c;
+  }
+  try {
+    return liftConstant(fn(*py::tuple(realArgs), **realKwargs));
+  } catch (py::error_already_set &e) {
+    breakTrace(dyn::BreakKind::unsupported_call,
+               std::string(py::str(py::repr(fn))) + " raised: " + e.what());
+  }
+}
+
+VarPtr Tracer::makeDict(std::vector<VarPtr> &args, KwArgs &kwargs) {
+  if (args.size() > 1)
+    breakTrace(dyn::BreakKind::unsupported_call, "dict() with more than one argument");
+  VarPtr d = makeVar(VK::Dict);
+  auto set = [&](py::object key, VarPtr value) {
+    for (size_t i = 0; i < d->keys.size(); ++i)
+      if (d->keys[i].equal(key)) {
+        d->items[i] = std::move(value);
+        return;
+      }
+    d->keys.push_back(std::move(key));
+    d->items.push_back(std::move(value));
+  };
+  if (!args.empty()) {
+    const VarPtr &from = args[0];
+    if (from->kind == VK::Dict) {
+      for (size_t i = 0; i < from->keys.size(); ++i)
+        set(from->keys[i], from->items[i]);
+    } else {
+      for (const VarPtr &pair : drain(from)) {
+        std::vector<VarPtr> kv = drain(pair);
+        if (kv.size() != 2)
+          breakTrace(dyn::BreakKind::unsupported_call, "dict() of items that are not pairs");
+        set(hashableKey(kv[0]), kv[1]);
+      }
+    }
+  }
+  for (const auto &[key, value] : kwargs)
+    set(py::str(key), value);
+  kwargs.clear();
+  return d;
+}
+
+py::object Tracer::hashableKey(const VarPtr &key) {
+  py::object c = asConstant(key);
+  if (!c || PyObject_Hash(c.ptr()) == -1) {
+    PyErr_Clear();
+    breakTrace(dyn::BreakKind::unsupported_call, "a dict key that is not a constant: " +
+                                                     describe(key));
+  }
+  return c;
+}
+
+std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) {
+  switch (obj->kind) {
+  case VK::Tensor: {
+    // What getAttr models, or a real method of ndarray / Tensor.
+    static const llvm::StringSet<> properties = {
+        "shape", "ndim",   "dtype",     "T",          "mT",       "is_cuda", "is_sparse",
+        "device", "layout", "is_meta",  "is_mkldnn",  "is_nested", "is_leaf", "requires_grad",
+        "is_quantized"};
+    if (properties.contains(name) || (name == "size" && obj->lib == Lib::Numpy))
+      return true;
+    py::object cls = obj->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
+    if (!py::hasattr(cls, name.c_str()))
+      return false;
+    return std::nullopt;
+  }
+  case VK::Const:
+  case VK::Object:
+  case VK::Function:
+  case VK::NNModule:
+    if (!obj->obj)
+      break;
+    // Namespaces (modules, classes) and constants answer for real; other objects through
+    // getAttr, which guards what it reads.
+    if (obj->kind == VK::Const || PyModule_Check(obj->obj.ptr()) ||
+        PyType_Check(obj->obj.ptr()))
+      return py::hasattr(obj->obj, name.c_str());
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Strings
+//===----------------------------------------------------------------------===//
+
+VarPtr Tracer::convertValue(const VarPtr &v, int conversion) {
+  static const char *converters[] = {nullptr, "str", "repr", "ascii"};
+  if (conversion == 0)
+    return v;
+  if (conversion < 0 || conversion > 3)
+    breakTrace(dyn::BreakKind::unsupported_bytecode, "unknown conversion");
+  return constVar(py::module_::import("builtins").attr(converters[conversion])(textOf(v)));
+}
+
+VarPtr Tracer::formatValue(const VarPtr &v, const VarPtr &spec) {
+  py::object value = textOf(v);
+  py::object format = py::module_::import("builtins").attr("format");
+  if (!spec)
+    return constVar(format(value));
+  if (spec->kind != VK::Const)
+    breakTrace(dyn::BreakKind::unsupported_call, "a format spec that is not a constant");
+  return constVar(format(value, spec->obj));
+}
+
+/// The real object an f-string formats: a constant, or a container of them.
+py::object Tracer::textOf(const VarPtr &v) {
+  if (v->kind == VK::Tensor)
+    breakTrace(dyn::BreakKind::data_dependent_value,
+               "formatting a tensor needs its real values on the host");
+  if (py::object c = asConstant(v))
+    return c;
+  if ((v->kind == VK::Function || v->kind == VK::Object || v->kind == VK::NNModule) && v->obj &&
+      (PyType_Check(v->obj.ptr()) || PyFunction_Check(v->obj.ptr()) ||
+       PyModule_Check(v->obj.ptr())))
+    return v->obj;
+  breakTrace(dyn::BreakKind::unsupported_call, "formatting " + describe(v));
+}
