@@ -189,6 +189,19 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
     r->items.insert(r->items.end(), y->items.begin(), y->items.end());
     return r;
   }
+  // seq * n and n * seq repeat a list or tuple (the items are the same objects).
+  if (kind == NB_MULTIPLY && (x->kind == VK::List || x->kind == VK::Tuple || y->kind == VK::List ||
+                              y->kind == VK::Tuple)) {
+    const VarPtr &seq = x->kind == VK::List || x->kind == VK::Tuple ? x : y;
+    const VarPtr &n = seq == x ? y : x;
+    if (!seq->viewOf && seq->structType.empty() && n->kind == VK::Const &&
+        PyLong_Check(n->obj.ptr()) && !PyBool_Check(n->obj.ptr())) {
+      VarPtr r = makeVar(seq->kind);
+      for (int64_t i = 0; i < n->obj.cast<int64_t>(); ++i)
+        r->items.insert(r->items.end(), seq->items.begin(), seq->items.end());
+      return r;
+    }
+  }
   if (x->kind != VK::Tensor && y->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call,
                "binary operator on " + describe(x) + " and " + describe(y));
@@ -301,14 +314,24 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
 }
 
 VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
-  if (x->kind == VK::Const && y->kind == VK::Const) {
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor) {
+    // Python values: constants (tuples and lists of them too) compare for real; `==` of other
+    // objects where the tracer knows it (identity, for objects without an __eq__ of their own).
     static const int pyOps[] = {Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE};
-    PyObject *r = PyObject_RichCompare(x->obj.ptr(), y->obj.ptr(), pyOps[kind]);
-    if (!r) {
-      PyErr_Clear();
-      breakTrace(dyn::BreakKind::unsupported_call, "Python comparison raised");
+    py::object a = asConstant(x), c = asConstant(y);
+    if (a && c) {
+      PyObject *r = PyObject_RichCompare(a.ptr(), c.ptr(), pyOps[kind]);
+      if (!r) {
+        PyErr_Clear();
+        breakTrace(dyn::BreakKind::unsupported_call, "Python comparison raised");
+      }
+      return liftConstant(py::reinterpret_steal<py::object>(r));
     }
-    return constVar(py::reinterpret_steal<py::object>(r));
+    if (kind == 2 || kind == 3)
+      if (std::optional<bool> eq = varsEqual(x, y))
+        return constVar(py::bool_(*eq == (kind == 2)));
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "comparison of " + describe(x) + " and " + describe(y));
   }
   if ((x->kind != VK::Tensor && x->kind != VK::Const) ||
       (y->kind != VK::Tensor && y->kind != VK::Const))

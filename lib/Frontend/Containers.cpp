@@ -66,6 +66,10 @@ std::optional<bool> Tracer::sameObject(const VarPtr &a, const VarPtr &c) {
   };
   if ((real(a) && made(c)) || (made(a) && real(c)) || (made(a) && made(c)))
     return false;
+  // An array the trace models is none of the objects of other types.
+  if ((a->kind == VK::Tensor && real(c) && !isTensorObject(c->obj)) ||
+      (c->kind == VK::Tensor && real(a) && !isTensorObject(a->obj)))
+    return false;
   // None, True, False and the like are never a tensor or a container.
   auto singleton = [](const VarPtr &v) {
     return v->kind == VK::Const && (v->obj.is_none() || PyBool_Check(v->obj.ptr()) ||
@@ -88,6 +92,22 @@ std::optional<bool> Tracer::varsEqual(const VarPtr &a, const VarPtr &c) {
   py::object x = asConstant(a), y = asConstant(c);
   if (x && y)
     return x.equal(y);
+  // Real objects whose __eq__ runs nothing of the program's (immutable builtins, and objects
+  // compared by identity, as classes are) compare for real.
+  auto plainEq = [&](const VarPtr &v) -> py::object {
+    if (!v->obj || v->made || !(v->kind == VK::Const || v->kind == VK::Object ||
+                                v->kind == VK::Function || v->kind == VK::NNModule))
+      return py::object();
+    py::handle type = py::type::handle_of(v->obj);
+    static PyObject *objectEq =
+        py::object(py::module_::import("builtins").attr("object").attr("__eq__")).release().ptr();
+    if (py::isinstance(v->obj, polyfills().attr("IMMUTABLE")) ||
+        py::object(type.attr("__eq__")).ptr() == objectEq)
+      return v->obj;
+    return py::object();
+  };
+  if (py::object pa = plainEq(a), pc = plainEq(c); pa && pc)
+    return pa.equal(pc);
   // Anything else compares by its __eq__, which for arrays is elementwise (data-dependent).
   if (a->kind == VK::Tensor || c->kind == VK::Tensor)
     return std::nullopt;
@@ -143,6 +163,45 @@ VarPtr Tracer::contains(const VarPtr &container, const VarPtr &item) {
   if (container->kind == VK::Tensor)
     breakTrace(dyn::BreakKind::data_dependent_value, "`in` on a tensor reads its values");
   unsupported("`in` on " + describe(container));
+}
+
+std::optional<bool> Tracer::truthOf(const VarPtr &v) {
+  switch (v->kind) {
+  case VK::Const: {
+    int t = PyObject_IsTrue(v->obj.ptr());
+    if (t < 0)
+      throw py::error_already_set();
+    return t == 1;
+  }
+  case VK::Tuple:
+  case VK::List:
+  case VK::Dict:
+    return !v->items.empty();
+  case VK::Function:
+  case VK::Generator:
+  case VK::Cell:
+  case VK::Iterator:
+  case VK::Slice:
+    return true;
+  case VK::Object:
+  case VK::NNModule: {
+    // Objects are truthy unless their class says otherwise (__bool__ / __len__), which would
+    // run user code on a value the guards do not pin (ModuleList's length is guarded).
+    py::handle type = py::type::handle_of(v->obj);
+    if (v->kind == VK::NNModule && py::hasattr(type, "__len__") && !v->source.empty()) {
+      guardOnce("len:" + v->source, [&] {
+        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), v->source,
+                                  static_cast<int64_t>(py::len(v->obj)));
+      });
+      return py::len(v->obj) != 0;
+    }
+    if (py::hasattr(type, "__bool__") || py::hasattr(type, "__len__"))
+      return std::nullopt;
+    return true;
+  }
+  default:
+    return std::nullopt;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -307,7 +366,7 @@ VarPtr Tracer::callContainerMethod(VarPtr self, const std::string &name,
         unsupported("list.sort() takes no positional arguments");
       // sorted() of the items (a polyfill where a key or tensors are involved), stored back.
       std::vector<VarPtr> sortArgs = {self};
-      VarPtr sortedList = callPolyfill("sorted", sortArgs, kwargs, 1);
+      VarPtr sortedList = callPolyfill("sorted_", sortArgs, kwargs, 1);
       kwargs.clear();
       mutableList(self, "list.sort")->items = sortedList->items;
       return none();
@@ -344,7 +403,8 @@ VarPtr Tracer::callContainerMethod(VarPtr self, const std::string &name,
       return item;
     }
     if (name == "update") {
-      arity(0, 1);
+      if (args.size() > 1)
+        unsupported("dict.update() with more than one argument");
       VarPtr other = makeDict(args, kwargs);
       for (size_t i = 0; i < other->keys.size(); ++i)
         dictSet(self, other->keys[i], other->items[i]);

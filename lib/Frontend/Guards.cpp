@@ -198,6 +198,21 @@ VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
       guardValue(source, obj);
     return constVar(py::reinterpret_borrow<py::object>(obj), source);
   }
+  // Other immutable values are constants too: guarded by identity where read from outside.
+  if (PyBytes_CheckExact(obj.ptr()) || PyRange_Check(obj.ptr()) || obj.is(py::ellipsis()) ||
+      PyFrozenSet_CheckExact(obj.ptr())) {
+    if (guard)
+      guardValue(source, obj);
+    return constVar(py::reinterpret_borrow<py::object>(obj), source);
+  }
+  if (PySlice_Check(obj.ptr())) {
+    VarPtr v = makeVar(VK::Slice);
+    for (const char *part : {"start", "stop", "step"})
+      v->items.push_back(
+          wrap(obj.attr(part), source.empty() ? "" : source + "." + part, guard));
+    v->source = source;
+    return v;
+  }
   if (PyComplex_Check(obj.ptr()))
     throw EagerOnly{source + " is a complex number: complex values are not supported"};
   if (PyTuple_CheckExact(obj.ptr()) || PyList_CheckExact(obj.ptr())) {

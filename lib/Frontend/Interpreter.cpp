@@ -143,12 +143,9 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case TO_BOOL: {
     // The jump or `not` after it takes the value's truth as it would have.
     VarPtr &top = f.peek();
-    if (top->kind == VK::Const) {
-      int truth = PyObject_IsTrue(top->obj.ptr());
-      if (truth < 0)
-        throw py::error_already_set();
-      top = constVar(py::bool_(truth == 1));
-    }
+    if (top->kind != VK::Tensor)
+      if (std::optional<bool> truth = truthOf(top))
+        top = constVar(py::bool_(*truth));
     break;
   }
   case POP_TOP:
@@ -388,12 +385,10 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case UNARY_NOT: {
     VarPtr x = f.pop();
-    if (x->kind != VK::Const)
-      breakTrace(dyn::BreakKind::data_dependent_value, "`not` of a non-constant value");
-    int truth = PyObject_IsTrue(x->obj.ptr());
-    if (truth < 0)
-      throw py::error_already_set();
-    f.stack.push_back(constVar(py::bool_(truth == 0)));
+    std::optional<bool> truth = x->kind == VK::Tensor ? std::nullopt : truthOf(x);
+    if (!truth)
+      breakTrace(dyn::BreakKind::data_dependent_value, "`not` of " + describe(x));
+    f.stack.push_back(constVar(py::bool_(!*truth)));
     break;
   }
   case UNARY_INVERT: {
@@ -460,6 +455,11 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr t = makeVar(VK::Tuple);
     t->items = l->items;
     f.stack.push_back(t);
+    break;
+  }
+  case MAP_ADD: { // {k: v for ...}: the dict sits below the comprehension's iterator
+    VarPtr value = f.pop(), key = f.pop();
+    dictSet(f.peek(in.arg), hashableKey(key), value);
     break;
   }
   case LIST_APPEND: {
@@ -562,28 +562,26 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       out = branchOnTensor(f, pc, cond, jumpIfTrue, target, stopAt);
       return;
     }
-    bool truth;
-    if (cond->kind == VK::Const) {
-      int t = PyObject_IsTrue(cond->obj.ptr());
-      if (t < 0)
-        throw py::error_already_set();
-      truth = t == 1;
-    } else if (cond->kind == VK::Tuple || cond->kind == VK::List || cond->kind == VK::Dict) {
-      truth = !cond->items.empty();
-    } else if (cond->kind == VK::Null || cond->kind == VK::Iterator || cond->kind == VK::Slice) {
-      breakTrace(dyn::BreakKind::unsupported_bytecode, "truth value of " + describe(cond));
-    } else {
-      // Objects are truthy unless their class says otherwise (__bool__ / __len__), which
-      // would run user code on a value the guards do not pin.
-      py::handle type = cond->obj ? py::type::handle_of(cond->obj) : py::handle();
-      if (!type || py::hasattr(type, "__bool__") || py::hasattr(type, "__len__"))
-        breakTrace(dyn::BreakKind::unsupported_call, "truth value of " + describe(cond));
-      truth = true;
-    }
-    if (truth == jumpIfTrue) {
+    std::optional<bool> truth = truthOf(cond);
+    if (!truth)
+      breakTrace(dyn::BreakKind::unsupported_call, "truth value of " + describe(cond));
+    if (*truth == jumpIfTrue) {
       jumpTo(target);
       return;
     }
+    break;
+  }
+  case JUMP_IF_FALSE_OR_POP: // 3.11's `a and b` / `a or b`: keep a if it decides
+  case JUMP_IF_TRUE_OR_POP: {
+    std::optional<bool> truth = truthOf(f.peek());
+    if (!truth)
+      breakTrace(dyn::BreakKind::data_dependent_value,
+                 "`and`/`or` on " + describe(f.peek()) + " needs its truth value");
+    if (*truth == (in.op == JUMP_IF_TRUE_OR_POP)) {
+      jumpTo(in.target);
+      return;
+    }
+    f.pop();
     break;
   }
   case POP_JUMP_IF_NONE:

@@ -12,6 +12,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 
@@ -168,20 +169,29 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
         if (v->kind == VK::Dict) {
           std::string s = "{";
           for (size_t i = 0; i < v->keys.size(); ++i)
-            s += (i ? ", " : "") + std::string(py::repr(v->keys[i])) + ": " + flatten(v->items[i]);
+            s += (i ? ", " : "") + flatten(constVar(v->keys[i])) + ": " + flatten(v->items[i]);
           return s + "}";
         }
         if (v->kind == VK::Const) {
-          // Only literals that read back as the same value of the same type (not nan, inf,
-          // dtypes or other objects): anything else is returned by the eager step.
-          std::string text = py::repr(v->obj);
-          try {
+          // Numbers, bools and None as literals (their text holds no `%` or `@` the host
+          // rewrites); any other constant is handed out as the object itself.
+          PyObject *o = v->obj.ptr();
+          bool literal = v->obj.is_none() || PyBool_Check(o) || PyLong_CheckExact(o) ||
+                         (PyFloat_CheckExact(o) && std::isfinite(PyFloat_AS_DOUBLE(o)));
+          if (literal) {
+            std::string text = py::repr(v->obj);
             py::object back = literalEval(text);
             if (py::type::handle_of(back).is(py::type::handle_of(v->obj)) && back.equal(v->obj))
               return text;
-          } catch (py::error_already_set &) {
           }
-          breakTrace(dyn::BreakKind::unsupported_call, "returning the constant " + text);
+          result.constants.append(v->obj);
+          return "_k[" + std::to_string(py::len(result.constants) - 1) + "]";
+        }
+        // The very objects the trace read (a module, a function, a layer).
+        if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) &&
+            v->obj && !v->made) {
+          result.constants.append(v->obj);
+          return "_k[" + std::to_string(py::len(result.constants) - 1) + "]";
         }
         breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
       };

@@ -373,6 +373,8 @@ public:
   /// `a == b` as containers compare items, where it is not data-dependent.
   std::optional<bool> varsEqual(const VarPtr &a, const VarPtr &c);
   VarPtr contains(const VarPtr &container, const VarPtr &item);
+  /// bool(v) for a value that is not a tensor, where the tracer knows it.
+  std::optional<bool> truthOf(const VarPtr &v);
   int64_t dictIndex(const VarPtr &d, const py::object &key);
   void dictSet(VarPtr d, py::object key, VarPtr value);
   VarPtr dictView(const VarPtr &d, const std::string &name);

@@ -132,16 +132,20 @@ def filter_(function, iterable, /):
 
 
 def zip_(*iterables, strict=False):
-    if strict:
-        raise NotImplementedError("zip(strict=True) runs for real")
     if not iterables:
         return
     iterators = [iter(i) for i in iterables]
     while True:
         items = []
-        for it in iterators:
-            x = next(it, _MISSING)
+        for k in range(len(iterators)):
+            x = next(iterators[k], _MISSING)
             if x is _MISSING:
+                if strict:  # every iterator must end together
+                    if k > 0:
+                        raise ValueError("zip() argument is shorter than argument 1")
+                    for other in iterators[1:]:
+                        if next(other, _MISSING) is not _MISSING:
+                            raise ValueError("zip() argument is longer than argument 1")
                 return
             items.append(x)
         yield tuple(items)
@@ -157,7 +161,8 @@ def enumerate_(iterable, start=0):
 def reversed_(sequence, /):
     if type(sequence) is dict:
         sequence = list(sequence)
-    elif type(sequence) is not list and type(sequence) is not tuple:
+    elif (type(sequence) is not list and type(sequence) is not tuple and
+          type(sequence) is not range and type(sequence) is not str):
         raise TypeError("reversed() of this type runs for real")
     i = len(sequence) - 1
     while i >= 0:
@@ -166,6 +171,12 @@ def reversed_(sequence, /):
         else:
             return
         i -= 1
+
+
+def pow_(base, exp, mod=None):
+    if mod is not None:
+        raise TypeError("pow() with a modulus runs for real")
+    return base ** exp
 
 
 # ---- functools -----------------------------------------------------------------------------
@@ -441,6 +452,7 @@ REGISTRY = {
     builtins.sum: sum_, builtins.max: max_, builtins.min: min_, builtins.sorted: sorted_,
     builtins.any: any_, builtins.all: all_, builtins.map: map_, builtins.filter: filter_,
     builtins.zip: zip_, builtins.enumerate: enumerate_, builtins.reversed: reversed_,
+    builtins.pow: pow_,
     functools.reduce: reduce_, functools.partial: partial_,
     itertools.chain: chain_, itertools.chain.from_iterable: chain_from_iterable_,
     itertools.product: product_, itertools.combinations: combinations_,

@@ -199,6 +199,7 @@ class _Entry:
     pass_seconds: float
     resume: dict = None
     rebuild: object = None
+    constants: list = None
 
 
 class CompiledFunction:
@@ -335,7 +336,8 @@ class CompiledFunction:
                 f"fullgraph=True: the program needs {len(native.graphs)} graphs with host "
                 f"syncs between them: {'; '.join(syncs) or 'see dynamir.explain'}")
         entry = _Entry(native, result.module, host, result.graph_breaks, result.kernel_count,
-                       traced - start, passes - traced, result.resume)
+                       traced - start, passes - traced, result.resume,
+                       constants=result.constants)
         self._entries.append(entry)
         return entry
 
@@ -409,7 +411,7 @@ class CompiledFunction:
         if type(outputs) is tuple:
             return self._after_break(entry, outputs, args, kwargs, local_vars, global_vars)
         if entry.rebuild is None:
-            entry.rebuild = self._make_rebuild(entry.native.output_structure)
+            entry.rebuild = self._make_rebuild(entry.native.output_structure, entry.constants)
         return entry.rebuild(outputs, local_vars, global_vars)
 
     # -- after a graph break -------------------------------------------------------------------
@@ -562,11 +564,12 @@ class CompiledFunction:
         return step
 
     @staticmethod
-    def _make_rebuild(structure):
+    def _make_rebuild(structure, constants=None):
         """The function that turns the flat outputs into the traced function's result: each
         output as the type eager code returns there (`%N` a numpy array, `%sN` a numpy scalar,
         `%tN` a torch tensor sharing the array's memory), the caller's own objects by their
-        source (`L['x']`), torch.return_types by `_type('module:name')`."""
+        source (`L['x']`), torch.return_types by `_type('module:name')`, other objects the
+        trace hands out as they are (`_k[i]`: nan, a dtype, a module)."""
         if structure == "%0":
             return lambda outputs, local_vars, global_vars: outputs[0]
         text = re.sub(r"%([st]?)(\d+)", r"_\1(_o[\2])", structure)
@@ -577,7 +580,7 @@ class CompiledFunction:
             return eval(code, {"__builtins__": {"type": type}, "_": _as_array, "_s": _as_scalar,
                                "_t": _as_tensor, "_type": _import_type,
                                "_w": _with_write_back},
-                        {"_o": outputs, "L": local_vars, "G": global_vars})
+                        {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants})
 
         return rebuild
 

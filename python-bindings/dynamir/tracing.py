@@ -39,6 +39,7 @@ class TraceResult:
     eager_reason: str
     kernel_count: int
     resume: dict = None  # at a graph break: how the host goes on (see dynamir.resume)
+    constants: list = None  # the objects the output structure names as _k[i]
 
     @property
     def eager_only(self):
@@ -100,7 +101,7 @@ def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
     target = fn
     counter = [0]
     with _count_torch_kernels(counter):
-        module, breaks, eager_reason, kernel_calls, resume_plan = _dynamir.trace(
+        module, breaks, eager_reason, kernel_calls, resume_plan, constants = _dynamir.trace(
             target, tuple(args), dict(kwargs), dynamic, capture_control_flow)
     module = ir.Module(module)
     result = TraceResult(
@@ -110,6 +111,7 @@ def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
         eager_reason=eager_reason,
         kernel_count=kernel_calls + counter[0],
         resume=resume_plan,
+        constants=constants,
     )
     logs = _logs()
     if "guards" in logs:

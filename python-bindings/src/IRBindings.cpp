@@ -270,13 +270,13 @@ void populateIRBindings(py::module_ &m) {
           breaks.append(py::make_tuple(info.kind, info.reason, info.filename, info.line));
         py::object resume = result.resume ? result.resume : py::none();
         return py::make_tuple(PyModule(context, std::move(result.module)), breaks,
-                              result.eagerReason, result.kernelCalls, resume);
+                              result.eagerReason, result.kernelCalls, resume, result.constants);
       },
       py::arg("fn"), py::arg("args"), py::arg("kwargs"), py::arg("dynamic") = false,
       py::arg("capture_control_flow") = false, py::arg("context") = nullptr,
       "Traces fn(*args, **kwargs) into a dyn module without running it. Returns (module, "
       "graph breaks as (kind, reason, file, line), eager-only reason, kernel calls, the resume "
-      "plan at the break or None).");
+      "plan at the break or None, the constants the output structure names as _k[i]).");
 
   m.def(
       "temporary_pool",

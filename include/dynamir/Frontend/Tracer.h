@@ -47,6 +47,9 @@ struct TraceResult {
   int64_t kernelCalls = 0;
   /// At a graph break: how the host goes on after it (see Tracer::resumePlan), a dict.
   pybind11::object resume;
+  /// The Python objects the result structure names as `_k[i]` (constants that are no literal,
+  /// such as nan or a dtype, and the very objects a frame returns, such as a module).
+  pybind11::list constants;
 };
 
 /// Traces `fn(*args, **kwargs)`. `fn` is a Python function or bound method. Python-level
