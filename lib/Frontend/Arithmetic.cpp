@@ -169,6 +169,8 @@ bool Tracer::hasLiveView(Value base) {
 }
 
 VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
+  if (VarPtr r = binaryDunder(kind, x, y))
+    return r;
   kind %= 13;
   if (x->kind == VK::Const && y->kind == VK::Const) {
     // Python scalars: evaluate exactly as Python does (no tensors involved).
@@ -314,6 +316,8 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
 }
 
 VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
+  if (VarPtr r = compareDunder(kind, x, y))
+    return r;
   if (x->kind != VK::Tensor && y->kind != VK::Tensor) {
     // Python values: constants (tuples and lists of them too) compare for real; `==` of other
     // objects where the tracer knows it (identity, for objects without an __eq__ of their own).

@@ -83,6 +83,10 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     m->items = {obj};
     return m;
   }
+  if (obj->kind == VK::Object && obj->name == "super")
+    return superAttr(obj, name);
+  if (VarPtr r = objectAttr(obj, name))
+    return r;
   if (obj->kind == VK::Function && obj->made) {
     const MadeFunction &m = *obj->made;
     if (name == "__name__")
@@ -239,6 +243,11 @@ Tracer::BasicIndex Tracer::basicIndex(const VarPtr &obj, const VarPtr &index) {
 }
 
 VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
+  if (obj->kind == VK::Instance) {
+    if (VarPtr r = callDunder(obj, "__getitem__", {index}))
+      return r;
+    breakTrace(dyn::BreakKind::unsupported_call, describe(obj) + " is not subscriptable");
+  }
   if (obj->kind == VK::Tuple || obj->kind == VK::List || obj->kind == VK::Dict)
     return containerItem(obj, index);
   if (obj->kind == VK::Const && (index->kind == VK::Const || index->kind == VK::Slice)) {

@@ -97,6 +97,8 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     }
     if (x->kind == VK::Tuple || x->kind == VK::List || x->kind == VK::Dict)
       return constVar(py::int_(x->items.size()));
+    if (VarPtr r = callDunder(x, "__len__", {}))
+      return r;
     if (x->kind == VK::NNModule && !x->source.empty()) {
       guardOnce("len:" + x->source, [&] {
         dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), x->source,
@@ -108,6 +110,30 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   if (isBuiltin(fn, "isinstance")) {
     arity(2, 2);
     return isInstance(args[0], args[1]);
+  }
+  if (isBuiltin(fn, "issubclass")) {
+    arity(2, 2);
+    py::object a = args[0]->obj, c = asConstant(args[1]);
+    if (!c && args[1]->kind == VK::Object)
+      c = args[1]->obj;
+    if (args[0]->kind != VK::Object || !a || !PyType_Check(a.ptr()) || !c)
+      breakTrace(dyn::BreakKind::unsupported_call, "issubclass of " + describe(args[0]));
+    int r = PyObject_IsSubclass(a.ptr(), c.ptr());
+    if (r < 0)
+      throw py::error_already_set();
+    return constVar(py::bool_(r == 1));
+  }
+  if (isBuiltin(fn, "super")) {
+    if (args.size() == 2 && kwargs.empty())
+      return makeSuper(f, args[0], args[1]);
+    arity(0, 0);
+    // The zero-argument form: the method's __class__ cell and its first argument.
+    const auto &names = f.code->localNames;
+    auto cell = std::find(names.begin(), names.end(), "__class__");
+    if (cell == names.end() || f.code->argCount == 0 || !f.locals[0])
+      breakTrace(dyn::BreakKind::unsupported_call, "super() outside a method");
+    VarPtr self = f.locals[0]->kind == VK::Cell ? f.locals[0]->items.at(0) : f.locals[0];
+    return makeSuper(f, cellContents(f, static_cast<int>(cell - names.begin())), self);
   }
   if (isBuiltin(fn, "iter")) {
     arity(1, 1);
@@ -173,12 +199,18 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   }
   if (isBuiltin(fn, "abs") && args.size() == 1 && args[0]->kind == VK::Tensor)
     return callTensorOp(args[0]->lib, "abs", args, kwargs);
+  if (isBuiltin(fn, "abs") && args.size() == 1)
+    if (VarPtr r = callDunder(args[0], "__abs__", {}))
+      return r;
   if ((isBuiltin(fn, "float") || isBuiltin(fn, "int") || isBuiltin(fn, "bool") ||
        isBuiltin(fn, "complex")) &&
       args.size() == 1 && args[0]->kind == VK::Tensor)
     breakTrace(dyn::BreakKind::data_dependent_value,
                std::string(py::str(fn.attr("__name__"))) +
                    "() of a tensor needs its real value on the host");
+  if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr")) && args.size() == 1 && kwargs.empty() &&
+      args[0]->kind == VK::Instance)
+    return instanceText(args[0], isBuiltin(fn, "repr"));
   if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr") || isBuiltin(fn, "format")) &&
       !args.empty() && args[0]->kind == VK::Tensor)
     breakTrace(dyn::BreakKind::data_dependent_value,
@@ -285,6 +317,19 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
       return false;
     return std::nullopt;
   }
+  case VK::Instance: {
+    // Its attributes, then what its class defines (a property's getter might raise
+    // AttributeError, which is not followed).
+    for (const py::object &key : obj->keys)
+      if (py::str(key).cast<std::string>() == name)
+        return true;
+    py::object raw = classLookup(obj->cls, name);
+    if (raw && python::typeName(raw) == "property")
+      return std::nullopt;
+    if (!raw && classLookup(obj->cls, "__getattr__"))
+      return std::nullopt;
+    return static_cast<bool>(raw);
+  }
   case VK::Const:
   case VK::Object:
   case VK::Function:
@@ -307,10 +352,29 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
 // Strings
 //===----------------------------------------------------------------------===//
 
+VarPtr Tracer::instanceText(const VarPtr &v, bool repr) {
+  // str() is __str__ where the class defines one, else __repr__; object's own repr shows the
+  // address, which no trace can know.
+  for (const char *name : {"__str__", "__repr__"}) {
+    if (repr && std::string(name) == "__str__")
+      continue;
+    py::object m = classLookup(v->cls, name);
+    if (m && PyFunction_Check(m.ptr())) {
+      VarPtr r = callDunder(v, name, {});
+      if (r->kind != VK::Const || !PyUnicode_Check(r->obj.ptr()))
+        breakTrace(dyn::BreakKind::unsupported_call, std::string(name) + " returned " + describe(r));
+      return r;
+    }
+  }
+  breakTrace(dyn::BreakKind::unsupported_call, "the default repr of " + describe(v));
+}
+
 VarPtr Tracer::convertValue(const VarPtr &v, int conversion) {
   static const char *converters[] = {nullptr, "str", "repr", "ascii"};
   if (conversion == 0)
     return v;
+  if (v->kind == VK::Instance && conversion != 3)
+    return instanceText(v, conversion == 2);
   if (conversion < 0 || conversion > 3)
     breakTrace(dyn::BreakKind::unsupported_bytecode, "unknown conversion");
   return constVar(py::module_::import("builtins").attr(converters[conversion])(textOf(v)));
@@ -328,6 +392,8 @@ VarPtr Tracer::formatValue(const VarPtr &v, const VarPtr &spec) {
 
 /// The real object an f-string formats: a constant, or a container of them.
 py::object Tracer::textOf(const VarPtr &v) {
+  if (v->kind == VK::Instance)
+    return instanceText(v, /*repr=*/false)->obj;
   if (v->kind == VK::Tensor)
     breakTrace(dyn::BreakKind::data_dependent_value,
                "formatting a tensor needs its real values on the host");

@@ -17,14 +17,14 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   switch (callee->kind) {
   case VK::Method: {
     VarPtr self = callee->items[0];
+    // A Python function bound to its object (a method of a module, an object, a class).
+    if (callee->obj && PyFunction_Check(callee->obj.ptr()))
+      return callFunction(callee->obj, self, std::move(args), std::move(kwargs), f.depth + 1,
+                          self->source.empty() ? "" : self->source + "." + callee->name);
     if (self->kind == VK::Tensor)
       break;
     if (self->kind == VK::List || self->kind == VK::Tuple || self->kind == VK::Dict)
       return callContainerMethod(self, callee->name, args, kwargs);
-    // A Python function bound to its object (a module's method, a method of an object).
-    if (callee->obj && PyFunction_Check(callee->obj.ptr()))
-      return callFunction(callee->obj, self, std::move(args), std::move(kwargs), f.depth + 1,
-                          self->source.empty() ? "" : self->source + "." + callee->name);
     breakTrace(dyn::BreakKind::unsupported_call,
                "method '" + callee->name + "' of " + describe(self));
   }
@@ -45,6 +45,10 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     return callModule(callee, std::move(args), f.depth);
   case VK::Object:
     break;
+  case VK::Instance:
+    if (VarPtr r = callDunder(callee, "__call__", std::move(args)); r && kwargs.empty())
+      return r;
+    [[fallthrough]];
   default:
     breakTrace(dyn::BreakKind::unsupported_call, describe(callee) + " is not callable");
   }
@@ -79,6 +83,38 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
                         f.depth + 1, callee->source.empty() ? "" : callee->source + ".__wrapped__");
   if (VarPtr r = callBuiltin(f, fn, args, kwargs))
     return r;
+  // An object of a plain class: its class's __call__.
+  if (!PyType_Check(fn.ptr()) && classOf(callee) && kwargs.empty())
+    if (VarPtr r = callDunder(callee, "__call__", args))
+      return r;
+  // Classes: instances of plain classes and namedtuples are modelled.
+  if (PyType_Check(fn.ptr()))
+    if (VarPtr r = construct(f, callee, args, kwargs))
+      return r;
+  // A real bound method of a Python function: its function, with its object.
+  if (PyMethod_Check(fn.ptr()) && PyFunction_Check(PyMethod_GET_FUNCTION(fn.ptr())))
+    return callFunction(PyMethod_GET_FUNCTION(fn.ptr()),
+                        wrap(PyMethod_GET_SELF(fn.ptr()),
+                             callee->source.empty() ? "" : callee->source + ".__self__"),
+                        std::move(args), std::move(kwargs), f.depth + 1,
+                        callee->source.empty() ? "" : callee->source + ".__func__");
+  // What namedtuple's __new__ and frozen dataclasses call.
+  static py::handle tupleNew = py::object(py::module_::import("builtins").attr("tuple").attr("__new__")).release();
+  static py::handle objectSetattr = py::object(py::module_::import("builtins").attr("object").attr("__setattr__")).release();
+  if (fn.is(tupleNew) && args.size() == 2 && kwargs.empty() && args[0]->kind == VK::Object &&
+      isNamedTupleClass(args[0]->obj)) {
+    VarPtr t = makeVar(VK::Tuple);
+    t->items = drain(args[1]);
+    t->cls = args[0]->obj;
+    t->clsSource = args[0]->source;
+    return t;
+  }
+  if (fn.is(objectSetattr) && args.size() == 3 && kwargs.empty() &&
+      args[0]->kind == VK::Instance && args[1]->kind == VK::Const &&
+      PyUnicode_Check(args[1]->obj.ptr())) {
+    storeInstanceAttr(args[0], py::str(args[1]->obj), args[2]);
+    return constVar(py::none());
+  }
   // A method of an immutable constant ("a,b".split(","), x.shape.numel()) runs for real on
   // constant arguments.
   if (PyCFunction_Check(fn.ptr()) && PyCFunction_GET_SELF(fn.ptr()) &&

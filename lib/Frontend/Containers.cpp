@@ -160,6 +160,12 @@ VarPtr Tracer::contains(const VarPtr &container, const VarPtr &item) {
   default:
     break;
   }
+  if (container->kind == VK::Instance) {
+    VarPtr r = callDunder(container, "__contains__", {item});
+    std::optional<bool> truth = r ? truthOf(r) : std::nullopt;
+    if (truth)
+      return answer(*truth);
+  }
   if (container->kind == VK::Tensor)
     breakTrace(dyn::BreakKind::data_dependent_value, "`in` on a tensor reads its values");
   unsupported("`in` on " + describe(container));
@@ -183,6 +189,19 @@ std::optional<bool> Tracer::truthOf(const VarPtr &v) {
   case VK::Iterator:
   case VK::Slice:
     return true;
+  case VK::Instance: {
+    VarPtr r = callDunder(v, "__bool__", {});
+    if (!r)
+      r = callDunder(v, "__len__", {});
+    if (!r)
+      return true;
+    if (r->kind != VK::Const)
+      return std::nullopt;
+    int t = PyObject_IsTrue(r->obj.ptr());
+    if (t < 0)
+      throw py::error_already_set();
+    return t == 1;
+  }
   case VK::Object:
   case VK::NNModule: {
     // Objects are truthy unless their class says otherwise (__bool__ / __len__), which would

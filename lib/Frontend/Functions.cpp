@@ -255,6 +255,15 @@ VarPtr Tracer::getIter(const VarPtr &v) {
   case VK::Iterator:
   case VK::Generator:
     return v;
+  case VK::Instance: {
+    // __iter__ (often a generator method); a class with only __getitem__ is not modelled.
+    VarPtr it = callDunder(v, "__iter__", {});
+    if (!it)
+      break;
+    if (it->kind != VK::Iterator && it->kind != VK::Generator)
+      breakTrace(dyn::BreakKind::unsupported_call, "__iter__ returned " + describe(it));
+    return it;
+  }
   case VK::List:
   case VK::Tuple: {
     // A list iterator reads the list as it is when it advances (it sees appends).

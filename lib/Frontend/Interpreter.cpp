@@ -54,6 +54,7 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
       breakTrace(dyn::BreakKind::unsupported_bytecode,
                  "trace exceeded " + std::to_string(kMaxSteps) + " instructions");
     setInstruction(f, in);
+    frameDepth = f.depth;
     // The host resumes in the traced frame, outside any branch being traced: only that state
     // may be handed over at a break (values inside a discarded branch no longer exist).
     if (f.depth == 0 && branchDepth == 0) {
@@ -269,7 +270,27 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     deleteContainerItem(obj, index);
     break;
   }
-  case STORE_ATTR:
+  case STORE_ATTR: {
+    py::tuple names = f.code->object.attr("co_names");
+    VarPtr obj = f.pop(), value = f.pop();
+    if (obj->kind != VK::Instance)
+      breakTrace(dyn::BreakKind::side_effect, "STORE_ATTR mutates an object outside the trace");
+    setObjectAttr(f, obj, py::str(names[in.arg]), value);
+    break;
+  }
+  case LOAD_SUPER_ATTR: { // 3.12: super().name; the low bit asks for a method
+    py::tuple names = f.code->object.attr("co_names");
+    VarPtr self = f.pop(), cls = f.pop();
+    VarPtr global = f.pop();
+    if (global->kind != VK::Object || !global->obj.is(py::module_::import("builtins").attr("super")))
+      breakTrace(dyn::BreakKind::unsupported_call, "LOAD_SUPER_ATTR of another super");
+    VarPtr attr = superAttr(makeSuper(f, cls, self), py::str(names[in.arg >> 2]));
+    if (in.arg & 1)
+      pushWithNull(attr);
+    else
+      f.stack.push_back(attr);
+    break;
+  }
   case STORE_GLOBAL:
     breakTrace(dyn::BreakKind::side_effect,
                std::string(opcodeName(in.op)) + " mutates an object outside the trace");
@@ -373,7 +394,9 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case UNARY_NEGATIVE: {
     VarPtr x = f.pop();
-    if (x->kind == VK::Const)
+    if (VarPtr r = callDunder(x, "__neg__", {}))
+      f.stack.push_back(r);
+    else if (x->kind == VK::Const)
       f.stack.push_back(constVar(-x->obj));
     else if (x->kind == VK::Tensor && elementTypeOf(x->value).isInteger(1))
       breakTrace(dyn::BreakKind::unsupported_call, "negation of booleans raises");
@@ -393,7 +416,9 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case UNARY_INVERT: {
     VarPtr x = f.pop();
-    if (x->kind == VK::Tensor)
+    if (VarPtr r = callDunder(x, "__invert__", {}))
+      f.stack.push_back(r);
+    else if (x->kind == VK::Tensor)
       f.stack.push_back(ufuncResult(dyn::NotOp::create(b, loc(), x->value), x->lib));
     else if (x->kind == VK::Const)
       f.stack.push_back(constVar(~x->obj));
@@ -469,16 +494,9 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   }
   case LIST_EXTEND: {
     VarPtr v = f.pop();
-    VarPtr &list = mutableList(f.peek(in.arg), "LIST_EXTEND");
-    if (v->kind == VK::Const && PyTuple_Check(v->obj.ptr())) {
-      for (py::handle i : v->obj)
-        list->items.push_back(constVar(py::reinterpret_borrow<py::object>(i)));
-    } else if (v->kind == VK::Tuple || v->kind == VK::List) {
-      auto &items = list->items;
-      items.insert(items.end(), v->items.begin(), v->items.end());
-    } else {
-      breakTrace(dyn::BreakKind::unsupported_call, "list.extend with " + describe(v));
-    }
+    std::vector<VarPtr> more = drain(v);
+    auto &items = mutableList(f.peek(in.arg), "LIST_EXTEND")->items;
+    items.insert(items.end(), more.begin(), more.end());
     break;
   }
   case UNPACK_SEQUENCE: {

@@ -8,6 +8,9 @@
 
 #include "TracerImpl.h"
 
+#include <cmath>
+#include <functional>
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -86,8 +89,9 @@ py::object Tracer::rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live) 
   // once and shared ("let" names it, "ref" refers back to it).
   if (auto it = rebuiltVars.find(v.get()); it != rebuiltVars.end())
     return py::make_tuple("ref", it->second);
-  bool mutableObject = v->source.empty() && (v->kind == VK::Tensor || v->kind == VK::List ||
-                                             v->kind == VK::Dict || v->kind == VK::Iterator);
+  bool mutableObject = v->source.empty() &&
+                       (v->kind == VK::Tensor || v->kind == VK::List || v->kind == VK::Dict ||
+                        v->kind == VK::Iterator || v->kind == VK::Instance);
   if (mutableObject) {
     int id = static_cast<int>(rebuiltVars.size());
     rebuiltVars[v.get()] = id;
@@ -142,6 +146,8 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       return py::make_tuple("view", rebuildRecipe(v->viewOf, live), v->name);
     if (!v->structType.empty())
       return py::make_tuple("typed", v->structType, items(v->items));
+    if (v->cls)
+      return py::make_tuple("namedtuple", v->cls, items(v->items));
     return py::make_tuple("tuple", items(v->items));
   case VK::List:
     return py::make_tuple("list", items(v->items));
@@ -163,6 +169,8 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     // The free variables of the traced frame (the host binds their contents as locals); a
     // frame with cells of its own restarts (resumePlan).
     return rebuildRecipe(v->items.at(0), live);
+  case VK::Instance:
+    return py::make_tuple("object", v->cls, py::cast(v->keys), items(v->items));
   case VK::Generator:
     break;
   }
@@ -256,4 +264,95 @@ py::list Tracer::writeBacks(SmallVectorImpl<Value> &values) {
     values.push_back(written->value);
   }
   return pairs;
+}
+
+/// The Python expression the host evaluates to build the frame's result from the graph's
+/// outputs: `%N` a numpy array, `%sN` a numpy scalar, `%tN` a torch tensor (output N, appended
+/// to `results`), the caller's own objects by their sources (`L['x']`), literals for numbers,
+/// `_k[i]` for other objects handed out as they are (`constants`), `_obj(cls, fields)` for an
+/// instance, `_nt(cls, items)` for a namedtuple, `_type('path')(items)` for torch.return_types.
+/// An object the result holds twice is built once (`_d(n, ...)`, then `_m[n]`).
+std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &results,
+                                    py::list &constants) {
+  py::object literalEval = py::module_::import("ast").attr("literal_eval");
+  auto constant = [&](py::handle obj) {
+    constants.append(obj);
+    return "_k[" + std::to_string(py::len(constants) - 1) + "]";
+  };
+  // Objects of their own the result reaches more than once.
+  llvm::DenseMap<const Var *, int> seen, shared;
+  std::function<void(const VarPtr &)> count = [&](const VarPtr &v) {
+    bool object = v->kind == VK::List || v->kind == VK::Dict || v->kind == VK::Instance;
+    if (object && v->source.empty() && seen[v.get()]++)
+      return;
+    if (v->source.empty())
+      for (const VarPtr &item : v->items)
+        count(item);
+  };
+  count(out);
+  std::function<std::string(const VarPtr &)> flatten = [&](const VarPtr &v) -> std::string {
+    auto once = [&](std::string text) {
+      if (seen.lookup(v.get()) < 2)
+        return text;
+      auto [it, first] = shared.try_emplace(v.get(), static_cast<int>(shared.size()));
+      std::string n = std::to_string(it->second);
+      return first ? "_d(" + n + ", " + text + ")" : "_m[" + n + "]";
+    };
+    auto join = [&](const std::vector<VarPtr> &items, bool tuple = true) {
+      std::string s;
+      for (const VarPtr &item : items)
+        s += (s.empty() ? "" : ", ") + flatten(item);
+      return tuple && items.size() == 1 ? s + "," : s;
+    };
+    if (v->kind == VK::Tensor) {
+      if (std::string source = callerSource(v); !source.empty())
+        return source; // the caller's object itself, read back from the frame
+      results.push_back(v->value);
+      std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
+      return "%" + kind + std::to_string(results.size() - 1);
+    }
+    if (v->viewOf)
+      breakTrace(dyn::BreakKind::unsupported_call, "returning a dict view");
+    // The caller's own list, dict or tuple, as it is.
+    if ((v->kind == VK::List || v->kind == VK::Dict || v->kind == VK::Tuple) &&
+        !v->source.empty())
+      return v->source;
+    if (v->kind == VK::Tuple && !v->structType.empty())
+      return "_type('" + v->structType + "')((" + join(v->items) + "))";
+    if (v->kind == VK::Tuple && v->cls)
+      return "_nt(" + constant(v->cls) + ", (" + join(v->items) + "))";
+    if (v->kind == VK::Tuple)
+      return "(" + join(v->items) + ")";
+    if (v->kind == VK::List)
+      return once("[" + join(v->items, /*tuple=*/false) + "]");
+    if (v->kind == VK::Dict || v->kind == VK::Instance) {
+      std::string s;
+      for (size_t i = 0; i < v->keys.size(); ++i)
+        s += (i ? ", " : "") + flatten(constVar(v->keys[i])) + ": " + flatten(v->items[i]);
+      if (v->kind == VK::Dict)
+        return once("{" + s + "}");
+      return once("_obj(" + constant(v->cls) + ", {" + s + "})");
+    }
+    if (v->kind == VK::Const) {
+      // Numbers, bools, None and strings as literals where their text holds no `%` or `@`
+      // (which the host rewrites); any other constant is handed out as the object itself.
+      PyObject *o = v->obj.ptr();
+      std::string text = py::repr(v->obj);
+      bool literal = v->obj.is_none() || PyBool_Check(o) || PyLong_CheckExact(o) ||
+                     (PyFloat_CheckExact(o) && std::isfinite(PyFloat_AS_DOUBLE(o))) ||
+                     (PyUnicode_CheckExact(o) && text.find_first_of("%@") == std::string::npos);
+      if (literal) {
+        py::object back = literalEval(text);
+        if (py::type::handle_of(back).is(py::type::handle_of(v->obj)) && back.equal(v->obj))
+          return text;
+      }
+      return constant(v->obj);
+    }
+    // The very objects the trace read (a module, a function, a layer).
+    if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) &&
+        v->obj && !v->made)
+      return constant(v->obj);
+    breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
+  };
+  return flatten(out);
 }

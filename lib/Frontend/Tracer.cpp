@@ -12,7 +12,6 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
 #include <cstdlib>
 #include <functional>
 
@@ -139,64 +138,8 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       Outcome out = runFrame(frame, 0, -1);
       // Return the tensors of the result; its structure is recorded for the runtime.
       SmallVector<Value> results;
-      // Each tensor is `%N` (a numpy array), `%sN` (a numpy scalar), `%tN` (a torch tensor),
-      // or the source of the caller's own object (`L['x']`) when the frame returns that.
-      py::object literalEval = py::module_::import("ast").attr("literal_eval");
-      std::function<std::string(const VarPtr &)> flatten = [&](const VarPtr &v) -> std::string {
-        if (v->kind == VK::Tensor) {
-          if (std::string source = callerSource(v); !source.empty())
-            return source; // the caller's object itself, read back from the frame
-          results.push_back(v->value);
-          std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
-          return "%" + kind + std::to_string(results.size() - 1);
-        }
-        if (v->viewOf)
-          breakTrace(dyn::BreakKind::unsupported_call, "returning a dict view");
-        if (v->kind == VK::Tuple && !v->structType.empty()) {
-          std::string s = "_type('" + v->structType + "')((";
-          for (size_t i = 0; i < v->items.size(); ++i)
-            s += flatten(v->items[i]) + ", ";
-          return s + "))";
-        }
-        if (v->kind == VK::Tuple || v->kind == VK::List) {
-          std::string s = v->kind == VK::Tuple ? "(" : "[";
-          for (size_t i = 0; i < v->items.size(); ++i)
-            s += (i ? ", " : "") + flatten(v->items[i]);
-          if (v->kind == VK::Tuple && v->items.size() == 1)
-            s += ",";
-          return s + (v->kind == VK::Tuple ? ")" : "]");
-        }
-        if (v->kind == VK::Dict) {
-          std::string s = "{";
-          for (size_t i = 0; i < v->keys.size(); ++i)
-            s += (i ? ", " : "") + flatten(constVar(v->keys[i])) + ": " + flatten(v->items[i]);
-          return s + "}";
-        }
-        if (v->kind == VK::Const) {
-          // Numbers, bools and None as literals (their text holds no `%` or `@` the host
-          // rewrites); any other constant is handed out as the object itself.
-          PyObject *o = v->obj.ptr();
-          bool literal = v->obj.is_none() || PyBool_Check(o) || PyLong_CheckExact(o) ||
-                         (PyFloat_CheckExact(o) && std::isfinite(PyFloat_AS_DOUBLE(o)));
-          if (literal) {
-            std::string text = py::repr(v->obj);
-            py::object back = literalEval(text);
-            if (py::type::handle_of(back).is(py::type::handle_of(v->obj)) && back.equal(v->obj))
-              return text;
-          }
-          result.constants.append(v->obj);
-          return "_k[" + std::to_string(py::len(result.constants) - 1) + "]";
-        }
-        // The very objects the trace read (a module, a function, a layer).
-        if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) &&
-            v->obj && !v->made) {
-          result.constants.append(v->obj);
-          return "_k[" + std::to_string(py::len(result.constants) - 1) + "]";
-        }
-        breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
-      };
       noGradInputsStayInside();
-      std::string structure = flatten(out.value);
+      std::string structure = resultStructure(out.value, results, result.constants);
       // `_w(result, ((L['x'], @N), ...))`: the host writes output N into the caller's x, after
       // building the result (which may copy x's old contents).
       if (!writtenInputs.empty()) {

@@ -270,6 +270,8 @@ public:
   VarPtr convertValue(const VarPtr &v, int conversion);
   VarPtr formatValue(const VarPtr &v, const VarPtr &spec);
   py::object textOf(const VarPtr &v);
+  /// str() or repr() of an instance, through the methods its class defines.
+  VarPtr instanceText(const VarPtr &v, bool repr);
 
   // --- Functions.cpp: functions, closures, generators, iteration -----------------------------
   /// Inlines a call of a real Python function (self, when given, goes first).
@@ -386,6 +388,32 @@ public:
   void storeContainerItem(VarPtr obj, const VarPtr &index, const VarPtr &value);
   void deleteContainerItem(VarPtr obj, const VarPtr &index);
 
+  // --- Objects.cpp: instances of user-defined classes -----------------------------------------
+  /// A class whose instances the tracer models: no metaclass but type/ABCMeta, no builtin base,
+  /// made by object.__new__ (not an nn.Module).
+  bool isPlainClass(py::handle cls);
+  bool isNamedTupleClass(py::handle cls);
+  /// What `cls` or a class of its MRO defines as `name` (inspect.getattr_static), or null.
+  py::object classLookup(py::handle cls, const std::string &name);
+  /// The class of an instance, a namedtuple, or a real object of a plain class; else null.
+  py::object classOf(const VarPtr &v);
+  /// `cls(*args, **kwargs)` for a plain class or a namedtuple class; null for other classes.
+  VarPtr construct(Frame &f, const VarPtr &clsVar, std::vector<VarPtr> &args, KwArgs &kwargs);
+  /// `obj.name` by Python's attribute protocol, for objects classOf knows; else null.
+  VarPtr objectAttr(const VarPtr &obj, const std::string &name);
+  /// `obj.name = value` on an instance the trace made (a __setattr__ of its own is inlined).
+  void setObjectAttr(Frame &f, const VarPtr &obj, const std::string &name, const VarPtr &value);
+  void storeInstanceAttr(const VarPtr &obj, const std::string &name, const VarPtr &value);
+  /// The class's `name` method inlined on obj, or null when the class does not define it.
+  VarPtr callDunder(const VarPtr &obj, const char *name, std::vector<VarPtr> args);
+  /// x op y through __op__ / __rop__ (__iop__ first for in-place forms) of instances, or null.
+  VarPtr binaryDunder(int kind, const VarPtr &x, const VarPtr &y);
+  /// x < y ... through the rich comparisons of instances, or null.
+  VarPtr compareDunder(int kind, const VarPtr &x, const VarPtr &y);
+  /// super() in frame f (zero-argument form: its __class__ cell and first argument).
+  VarPtr makeSuper(Frame &f, const VarPtr &cls, const VarPtr &self);
+  VarPtr superAttr(const VarPtr &super, const std::string &name);
+
   // --- Branches.cpp: data-dependent branches -------------------------------------------------
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
                                         int64_t target, int64_t stopAt);
@@ -397,6 +425,8 @@ public:
                         SmallVectorImpl<Value> &live);
   py::object rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live);
   py::object rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live);
+  std::string resultStructure(const VarPtr &out, SmallVectorImpl<Value> &results,
+                              py::list &constants);
   llvm::DenseMap<const Var *, int> rebuiltVars;
   llvm::DenseSet<Value> rebuiltValues;
 
@@ -472,6 +502,7 @@ public:
   Instr topInstr;               // the traced frame's current instruction
   std::vector<VarPtr> topStack; // its stack before that instruction
   size_t steps = 0;
+  unsigned frameDepth = 0; // the inlining depth of the instruction being interpreted
   static constexpr size_t kMaxSteps = 200000;
 };
 

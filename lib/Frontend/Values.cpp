@@ -65,6 +65,9 @@ std::string Tracer::describe(const VarPtr &v) {
   case VK::Generator:
     os << "generator";
     break;
+  case VK::Instance:
+    os << "<" << std::string(py::str(v->cls.attr("__qualname__"))) << " object>";
+    break;
   case VK::Function:
     if (v->made) {
       os << "<function " << v->made->qualname << ">";
@@ -210,7 +213,11 @@ py::object Tracer::pythonType(const VarPtr &v) {
   case VK::Object:
   case VK::NNModule:
     return py::type::of(v->obj);
+  case VK::Instance:
+    return v->cls;
   case VK::Tuple:
+    if (v->cls)
+      return v->cls;
     if (!v->structType.empty() || v->viewOf)
       break;
     return py::type::of(py::tuple());

@@ -49,6 +49,8 @@ enum class VK {
   Slice,    // items: start, stop, step (Const or None)
   Cell,     // a closure cell: items[0] is its content, or null while it is empty
   Generator, // a generator object the trace made: its suspended frame in `generator`
+  Instance,  // an object of a plain Python class the trace made: `cls`, attributes by name in
+             // `keys` (str) with values in `items`
 };
 
 struct Var;
@@ -107,6 +109,9 @@ struct Var {
   std::shared_ptr<MadeFunction> made;
   /// A generator the trace made (VK::Generator).
   std::shared_ptr<GeneratorState> generator;
+  /// The class of a VK::Instance, or of a namedtuple (a Tuple); where the trace read it from.
+  py::object cls;
+  std::string clsSource;
   /// An object a polyfill made in place of a builtin one (the iterator `enumerate` returns is
   /// a generator of ours): its Python type is not what eager code would see, so asking for it
   /// is a break.

@@ -153,6 +153,19 @@ def _with_write_back(result, pairs):
     return result
 
 
+def _instance(cls, fields):
+    """An object of a plain class the trace made, with its attributes (set as object's own
+    __setattr__ sets them: the program already ran the class's __init__ and __setattr__)."""
+    obj = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+def _namedtuple(cls, items):
+    return tuple.__new__(cls, items)
+
+
 def _import_type(path):
     """A type named by the tracer as module:qualname (torch.return_types.max)."""
     module, _, name = path.partition(":")
@@ -467,6 +480,10 @@ class CompiledFunction:
                 return tuple(rebuild(r) for r in recipe[1])
             if kind == "typed":
                 return _import_type(recipe[1])(tuple(rebuild(r) for r in recipe[2]))
+            if kind == "namedtuple":
+                return _namedtuple(recipe[1], tuple(rebuild(r) for r in recipe[2]))
+            if kind == "object":
+                return _instance(recipe[1], dict(zip(recipe[2], (rebuild(r) for r in recipe[3]))))
             if kind == "view":
                 return getattr(rebuild(recipe[1]), recipe[2])()
             if kind == "list":
@@ -577,10 +594,16 @@ class CompiledFunction:
                                 "<dynamir output>", "eval")  # our own generated literal
 
         def rebuild(outputs, local_vars, global_vars):
+            shared = {}
+
+            def define(n, value):  # an object the result holds more than once
+                shared[n] = value
+                return value
             return eval(code, {"__builtins__": {"type": type}, "_": _as_array, "_s": _as_scalar,
                                "_t": _as_tensor, "_type": _import_type,
-                               "_w": _with_write_back},
-                        {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants})
+                               "_w": _with_write_back, "_obj": _instance, "_nt": _namedtuple},
+                        {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,
+                         "_d": define, "_m": shared})
 
         return rebuild
 

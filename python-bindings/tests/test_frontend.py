@@ -95,7 +95,7 @@ def test_unsupported_arguments_run_eagerly_with_reason():
     assert "unexpected keyword argument" in dynamir.trace(seed, np.ones(3), y=1).eager_reason
 
 
-def test_arbitrary_objects_break_not_crash():
+def test_methods_of_plain_objects_are_inlined():
     class Thing:
         def method(self):
             return 1
@@ -104,7 +104,9 @@ def test_arbitrary_objects_break_not_crash():
         return x * t.method()
 
     result = dynamir.trace(f, np.ones(3), Thing())
-    assert [b.kind for b in result.graph_breaks] == ["unsupported_call"]
+    assert result.graph_breaks == [] and result.kernel_count == 0
+    assert any(g.kind == "id_match" and g.source == "L['t'].method.__func__"
+               for g in result.guards)
 
 
 def test_errors_the_program_would_raise_become_breaks():

@@ -3254,6 +3254,294 @@ def f(x):
 """, "T(2, 3)", raises="RuntimeError")
 
 
+# ---- semantics of the value model (functions, generators, containers, objects) -------------
+
+P(FN, "generator_lazy_side_effects", """
+def f(x):
+    seen = []
+
+    def gen():
+        for i in range(4):
+            seen.append(i)
+            yield x * i
+    g = gen()
+    first = next(g)
+    second = next(g)
+    return first + second, len(seen), seen
+""", "T(3)")
+
+P(FN, "generator_partially_consumed_then_list", """
+def f(x):
+    g = (x + i for i in range(5))
+    head = [next(g), next(g)]
+    return head, list(g)
+""", "T(2)")
+
+P(FN, "generator_return_stops_iteration", """
+def upto(t, n):
+    i = 0
+    while True:
+        if i >= n:
+            return
+        yield t * i
+        i += 1
+
+
+def f(x):
+    return sum(upto(x, 3)), list(upto(x, 0))
+""", "T(3)")
+
+P(FN, "closure_cell_shared_by_two_functions", """
+def f(x):
+    total = x * 0
+
+    def add(t):
+        nonlocal total
+        total = total + t
+
+    def get():
+        return total
+    add(x)
+    add(x * 2)
+    return get()
+""", "T(3)")
+
+P(FN, "closure_rebound_after_creation", """
+def f(x):
+    k = 1
+
+    def scale(t):
+        return t * k
+    a = scale(x)
+    k = 5
+    return a, scale(x)
+""", "T(3)")
+
+P(FN, "kwargs_binding_positional_only", """
+def g(a, /, b, *, c=2, **rest):
+    return a * b + c, sorted(rest)
+
+
+def f(x):
+    return g(x, 2, c=3, a=1), g(x, b=x)
+""", "T(2)")
+
+P(FN, "args_from_generator_call", """
+def f(x):
+    parts = (x * i for i in range(3))
+    return torch.stack([*parts]), max(*[1, 5, 3])
+""", "T(2)")
+
+P(FN, "inlined_call_breaks_after_store", """
+def g(a):
+    a += 1
+    print("in g", a.shape)
+    return a
+
+
+def f(x):
+    x += 10
+    y = g(x)
+    return x, y
+""", "A(3)")
+
+P(FN, "inlined_call_breaks_after_list_append", """
+def g(items, t):
+    items.append(t)
+    print("appended", len(items))
+    return len(items)
+
+
+def f(x):
+    items = [x]
+    n = g(items, x * 2)
+    return n, items
+""", "T(2)")
+
+P(C, "list_iterator_sees_appends", """
+def f(x):
+    items = [x, x * 2]
+    out = []
+    for t in items:
+        if len(items) < 4:
+            items.append(t + 1)
+        out.append(t)
+    return out
+""", "T(2)")
+
+P(C, "dict_views_are_live", """
+def f(x):
+    d = {"a": x}
+    keys = d.keys()
+    values = d.values()
+    d["b"] = x * 2
+    del d["a"]
+    return list(keys), list(values), len(keys)
+""", "T(2)")
+
+P(C, "same_list_returned_twice", """
+def f(x):
+    out = [x]
+    return out, out, {"k": out}
+""", "T(2)")
+
+P(C, "list_methods_mixed", """
+def f(x):
+    xs = [3, 1, 2]
+    xs.insert(0, 9)
+    xs.extend(range(2))
+    xs.remove(1)
+    last = xs.pop()
+    xs.sort(reverse=True)
+    return xs, last, xs.index(2), xs.count(9), x * len(xs)
+""", "T(2)")
+
+P(C, "dict_methods_mixed", """
+def f(x):
+    d = dict(a=1, b=2)
+    d.update({"c": 3}, d=4)
+    d.setdefault("a", 100)
+    v = d.pop("b")
+    d2 = dict.fromkeys(["p", "q"], 0)
+    return sorted(d.items()), v, d2, x * d.get("z", 7)
+""", "T(2)")
+
+P(C, "unpack_star_middle", """
+def f(x):
+    a, *mid, b = [x, x * 2, x * 3, x * 4]
+    (c, d), *_ = [(1, 2), (3, 4)]
+    return a + b, len(mid), mid[0], c + d
+""", "T(2)")
+
+P(C, "in_and_is_on_containers", """
+def f(x, y):
+    items = [x, 3, "a"]
+    consts = [3, "a", (1, 2)]
+    return (x in items, 3 in consts, "b" in consts, (1, 2) in consts, None is None,
+            x is items[0], x is y)
+""", "T(2), T(2, seed=1)")
+
+P(B, "sorted_stable_with_key_and_reverse", """
+def f(x):
+    pairs = [("b", 2), ("a", 2), ("c", 1), ("d", 3)]
+    by_num = sorted(pairs, key=lambda p: p[1])
+    by_num_rev = sorted(pairs, key=lambda p: p[1], reverse=True)
+    return by_num, by_num_rev, x * by_num[0][1]
+""", "T(2)")
+
+P(B, "min_max_key_default_ties", """
+def f(xs):
+    shapes = [t.shape[0] for t in xs]
+    big = max(xs, key=lambda t: t.shape[0])
+    small = min(xs, key=lambda t: t.shape[0])
+    return big, small, max([], default=-1), max(shapes), min(3, 1, 2)
+""", "[T(2), T(3, seed=1), T(3, seed=2), T(1, seed=3)]")
+
+P(B, "sum_floats_then_tensor", """
+def f(x):
+    return sum([0.1, 0.2, 0.3, x]), sum([0.1] * 10), sum([x, x], x)
+""", "T(2, dtype=torch.float64)")
+
+P(CL, "instance_identity_and_mutation", """
+class Acc:
+    def __init__(self):
+        self.items = []
+
+    def add(self, t):
+        self.items.append(t)
+        return self
+
+
+def f(x):
+    a = Acc()
+    b = a.add(x).add(x * 2)
+    return a is b, len(a.items), torch.stack(b.items), [a, a]
+""", "T(2)")
+
+P(CL, "inheritance_properties_classmethods", """
+class Base:
+    scale = 2
+
+    def __init__(self, t):
+        self.t = t
+
+    @property
+    def doubled(self):
+        return self.t * self.scale
+
+    @classmethod
+    def make(cls, t):
+        return cls(t + 1)
+
+
+class Child(Base):
+    scale = 3
+
+    def __init__(self, t):
+        super().__init__(t)
+        self.extra = True
+
+
+def f(x):
+    c = Child.make(x)
+    return c.doubled, isinstance(c, Base), type(c).__name__, c.extra
+""", "T(2)")
+
+P(CL, "dunder_operators_and_len", """
+class V:
+    def __init__(self, t):
+        self.t = t
+
+    def __add__(self, other):
+        return V(self.t + (other.t if isinstance(other, V) else other))
+
+    def __radd__(self, other):
+        return V(self.t + other)
+
+    def __mul__(self, k):
+        return V(self.t * k)
+
+    def __len__(self):
+        return self.t.shape[0]
+
+    def __eq__(self, other):
+        return isinstance(other, V) and self.t.shape == other.t.shape
+
+
+def f(x):
+    a = V(x)
+    b = 1 + a + a * 2
+    return b.t, len(b), a == b, a != 3, sum([a, a], V(x)).t
+""", "T(3)")
+
+P(CL, "namedtuple_methods_and_fields", """
+Pt = collections.namedtuple("Pt", ["x", "y"], defaults=[0])
+
+
+def f(t):
+    p = Pt(t)
+    q = p._replace(y=t * 2)
+    return p, q.y, q._asdict(), len(q), q[0] is t, Pt._fields, isinstance(q, tuple)
+""", "T(2)")
+
+P(CL, "dataclass_eq_and_post_init", """
+@dataclasses.dataclass
+class Box:
+    lo: float
+    hi: float
+    width: float = dataclasses.field(init=False)
+
+    def __post_init__(self):
+        self.width = self.hi - self.lo
+
+
+def f(x):
+    a = Box(0.0, 2.0)
+    b = Box(0.0, 2.0)
+    return x * a.width, a == b, a, dataclasses.astuple(a) if False else None
+""", "T(2)")
+
+
 # ================================================================================================
 # Worker side: difftest's worker, with the corpus's inputs, module loading and object comparison
 # ================================================================================================
