@@ -85,6 +85,8 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
   }
   if (obj->kind == VK::Object && obj->name == "super")
     return superAttr(obj, name);
+  if (VarPtr stored = storedAttr(obj, name))
+    return stored;
   if (VarPtr r = objectAttr(obj, name))
     return r;
   if (obj->kind == VK::Function && obj->made) {

@@ -100,10 +100,7 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     if (VarPtr r = callDunder(x, "__len__", {}))
       return r;
     if (x->kind == VK::NNModule && !x->source.empty()) {
-      guardOnce("len:" + x->source, [&] {
-        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), x->source,
-                                  static_cast<int64_t>(py::len(x->obj)));
-      });
+      guardLen(x->source, static_cast<int64_t>(py::len(x->obj)));
       return constVar(py::int_(py::len(x->obj)));
     }
   }

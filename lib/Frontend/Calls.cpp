@@ -147,8 +147,7 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
     py::object registered = py::getattr(m, hooks, py::dict());
     if (py::len(registered))
       breakTrace(dyn::BreakKind::unsupported_call, "a module with " + std::string(hooks));
-    if (std::string s = source(hooks); !s.empty())
-      guardOnce("len:" + s, [&] { dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), s, 0); });
+    guardLen(source(hooks), 0);
   }
   py::module_ moduleCode = py::module_::import("torch.nn.modules.module");
   for (const char *hooks : {"_global_forward_pre_hooks", "_global_forward_hooks",

@@ -30,10 +30,9 @@ int64_t intArg(const VarPtr &v, const std::string &what) {
 VarPtr &Tracer::mutableContainer(VarPtr &c, const std::string &what) {
   if (c->kind != VK::List && c->kind != VK::Dict)
     unsupported(what + " on " + describe(c));
-  if (!c->source.empty())
-    breakTrace(dyn::BreakKind::side_effect,
-               what + " on " + c->source + ", which the caller can see");
   prepareMutation(c, what);
+  if (!c->source.empty()) // the caller's: the host replays the change
+    recordSideEffect(c, what + " on");
   return c;
 }
 
@@ -55,8 +54,13 @@ std::optional<bool> Tracer::sameObject(const VarPtr &a, const VarPtr &c) {
             (v->kind == VK::Function && !v->made)) &&
            v->obj;
   };
-  if (real(a) && real(c))
+  if (real(a) && real(c)) {
+    // The answer holds while both are these objects (an object of a plain class is only
+    // type-guarded otherwise).
+    guardId(a->source, a->obj);
+    guardId(c->source, c->obj);
     return a->obj.is(c->obj);
+  }
   // Objects the trace made are none of the objects that existed before it.
   auto made = [](const VarPtr &v) {
     return v->source.empty() &&
@@ -208,10 +212,7 @@ std::optional<bool> Tracer::truthOf(const VarPtr &v) {
     // run user code on a value the guards do not pin (ModuleList's length is guarded).
     py::handle type = py::type::handle_of(v->obj);
     if (v->kind == VK::NNModule && py::hasattr(type, "__len__") && !v->source.empty()) {
-      guardOnce("len:" + v->source, [&] {
-        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), v->source,
-                                  static_cast<int64_t>(py::len(v->obj)));
-      });
+      guardLen(v->source, static_cast<int64_t>(py::len(v->obj)));
       return py::len(v->obj) != 0;
     }
     if (py::hasattr(type, "__bool__") || py::hasattr(type, "__len__"))

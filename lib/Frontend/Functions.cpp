@@ -299,10 +299,7 @@ VarPtr Tracer::getIter(const VarPtr &v) {
     if (!list && !dict)
       break;
     if (!v->source.empty())
-      guardOnce("len:" + v->source, [&] {
-        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), v->source,
-                                  static_cast<int64_t>(py::len(v->obj)));
-      });
+      guardLen(v->source, static_cast<int64_t>(py::len(v->obj)));
     std::vector<VarPtr> items;
     size_t i = 0;
     for (py::handle child : v->obj) {
@@ -410,6 +407,7 @@ void Tracer::undoMutations() {
   for (auto it = undoGenerators.rbegin(); it != undoGenerators.rend(); ++it)
     *it->first = it->second;
   writtenInputs.resize(std::min(writtenInputs.size(), committedWrites));
+  sideEffects.resize(std::min(sideEffects.size(), committedSideEffects));
   commitMutations();
 }
 
@@ -417,4 +415,5 @@ void Tracer::commitMutations() {
   undoLog.clear();
   undoGenerators.clear();
   committedWrites = writtenInputs.size();
+  committedSideEffects = sideEffects.size();
 }

@@ -181,8 +181,35 @@ std::string Tracer::itemSource(const std::string &source, const std::string &key
   return source.empty() ? "" : source + "[" + key + "]";
 }
 
-/// Wraps a real Python object found at `source` (argument, global, attribute).
+/// Wraps a real Python object found at `source` (argument, global, attribute). A list, dict,
+/// module or object is one Var however often the trace reads it (stores into it must be seen
+/// by later reads); one found at two sources is `aliased`, and both are pinned by identity.
 VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
+  bool memoized = !source.empty() && guard &&
+                  (PyList_CheckExact(obj.ptr()) || PyDict_CheckExact(obj.ptr()) ||
+                   (torch && py::isinstance(obj, torchNN.attr("Module"))) ||
+                   isPlainClass(py::type::handle_of(obj)));
+  if (!memoized)
+    return wrapObject(obj, source, guard);
+  if (auto it = wrappedBySource.find(source);
+      it != wrappedBySource.end() && it->second->obj.is(obj))
+    return it->second;
+  if (auto it = wrappedById.find(obj.ptr()); it != wrappedById.end() && it->second->obj.is(obj)) {
+    VarPtr v = it->second;
+    v->aliased = true;
+    guardId(v->source, obj);
+    guardId(source, obj);
+    wrappedBySource[source] = v;
+    return v;
+  }
+  VarPtr v = wrapObject(obj, source, guard);
+  v->obj = py::reinterpret_borrow<py::object>(obj);
+  wrappedBySource[source] = v;
+  wrappedById[obj.ptr()] = v;
+  return v;
+}
+
+VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard) {
   if (isTensorObject(obj))
     return tensorInput(obj, source);
   // A numpy scalar (np.float32(2), a comparison's np.bool_) is data, like a 0-d array:
@@ -219,9 +246,7 @@ VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
     VarPtr v = makeVar(PyTuple_Check(obj.ptr()) ? VK::Tuple : VK::List);
     v->source = source;
     if (guard && !source.empty())
-      guardOnce("len:" + source, [&] {
-        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, static_cast<int64_t>(py::len(obj)));
-      });
+      guardLen(source, static_cast<int64_t>(py::len(obj)));
     size_t i = 0;
     for (py::handle item : obj)
       v->items.push_back(wrap(item, itemSource(source, std::to_string(i++)), guard));
@@ -230,18 +255,25 @@ VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
   if (PyDict_CheckExact(obj.ptr())) {
     VarPtr v = makeVar(VK::Dict);
     v->source = source;
-    if (guard && !source.empty()) {
-      guardType(source, obj);
-      guardOnce("len:" + source, [&] {
-        dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, static_cast<int64_t>(py::len(obj)));
-      });
-    }
+    SmallVector<Attribute> keys;
     for (auto [key, value] : py::reinterpret_borrow<py::dict>(obj)) {
       if (!PyUnicode_Check(key.ptr()) && !PyLong_Check(key.ptr()))
         throw EagerOnly{source + " has a key that is not a str or int"};
+      keys.push_back(PyUnicode_Check(key.ptr())
+                         ? Attribute(b.getStringAttr(key.cast<std::string>()))
+                         : Attribute(b.getI64IntegerAttr(key.cast<int64_t>())));
       v->keys.push_back(py::reinterpret_borrow<py::object>(key));
-      v->items.push_back(wrap(value, itemSource(source, py::repr(key)), guard));
     }
+    // Its keys in order: the trace iterates over them and looks items up by them.
+    if (guard && !source.empty()) {
+      guardType(source, obj);
+      guardOnce("keys:" + source, [&] {
+        dyn::DictKeysGuardOp::create(b, b.getUnknownLoc(), source, b.getArrayAttr(keys));
+      });
+    }
+    for (const py::object &key : v->keys)
+      v->items.push_back(
+          wrap(py::reinterpret_borrow<py::dict>(obj)[key], itemSource(source, py::repr(key)), guard));
     return v;
   }
   if (torch && py::isinstance(obj, torchNN.attr("Module"))) {
@@ -273,7 +305,9 @@ VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
   v->source = source;
   // A tuple subclass (a namedtuple) is a value, not an identity: its type and length are
   // guarded, and its fields are read through attributes with their own sources and guards.
-  if (guard && PyTuple_Check(obj.ptr())) {
+  // So is an object of a plain class: the trace guards each attribute it reads (and the
+  // identity of objects it compares with `is`).
+  if (guard && (PyTuple_Check(obj.ptr()) || isPlainClass(py::type::handle_of(obj)))) {
     guardType(source, obj);
     return v;
   }

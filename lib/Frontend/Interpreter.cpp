@@ -226,12 +226,12 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     py::tuple names = f.code->object.attr("co_names");
     std::string name = py::str(names[in.arg]);
     std::string source = itemSource(f.globalsSource, "'" + name + "'");
-    VarPtr value;
-    if (f.globals.contains(name))
+    VarPtr value = storedGlobal(f, name); // what the trace stored, first
+    if (!value && f.globals.contains(name))
       value = wrap(f.globals[name.c_str()], source);
-    else if (f.builtins.contains(name))
+    else if (!value && f.builtins.contains(name))
       value = wrap(f.builtins[name.c_str()], "", /*guard=*/false);
-    else
+    else if (!value)
       breakTrace(dyn::BreakKind::unsupported_call, "name '" + name + "' is not defined");
     if (in.pushesNull)
       pushWithNull(value);
@@ -273,9 +273,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case STORE_ATTR: {
     py::tuple names = f.code->object.attr("co_names");
     VarPtr obj = f.pop(), value = f.pop();
-    if (obj->kind != VK::Instance)
-      breakTrace(dyn::BreakKind::side_effect, "STORE_ATTR mutates an object outside the trace");
-    setObjectAttr(f, obj, py::str(names[in.arg]), value);
+    storeAttr(f, obj, py::str(names[in.arg]), value);
     break;
   }
   case LOAD_SUPER_ATTR: { // 3.12: super().name; the low bit asks for a method
@@ -291,9 +289,11 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       f.stack.push_back(attr);
     break;
   }
-  case STORE_GLOBAL:
-    breakTrace(dyn::BreakKind::side_effect,
-               std::string(opcodeName(in.op)) + " mutates an object outside the trace");
+  case STORE_GLOBAL: {
+    py::tuple names = f.code->object.attr("co_names");
+    storeGlobal(f, py::str(names[in.arg]), f.pop());
+    break;
+  }
   case KW_NAMES: {
     py::tuple consts = f.code->object.attr("co_consts");
     f.kwNames = consts[in.arg];

@@ -248,6 +248,9 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
     }
     plan["locals"] = locals;
     plan["stack"] = stackRecipes;
+    // What the host replays onto the caller's objects before the frame goes on.
+    if (!sideEffects.empty())
+      plan["effects"] = effectRecipes(live);
   } catch (NotRebuildable &missing) {
     live.resize(brk.predicate ? 1 : 0);
     return restart("the host cannot recreate " + missing.what);
@@ -290,6 +293,9 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
         count(item);
   };
   count(out);
+  for (const VarPtr &target : sideEffects)
+    for (const VarPtr &item : target->items)
+      count(item);
   std::function<std::string(const VarPtr &)> flatten = [&](const VarPtr &v) -> std::string {
     auto once = [&](std::string text) {
       if (seen.lookup(v.get()) < 2)
@@ -354,5 +360,32 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
       return constant(v->obj);
     breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
   };
-  return flatten(out);
+  std::string text = flatten(out);
+  if (sideEffects.empty() && writtenInputs.empty())
+    return text;
+  // `_fx(result, ((L['x'], @N), ...), effects)`: once everything is read (the result may copy
+  // x's old contents), the host writes output N into the caller's array x and replays each
+  // changed object's final state.
+  std::string pairs;
+  for (py::handle pair : writeBacks(results))
+    pairs += "(" + pair.cast<py::tuple>()[0].cast<std::string>() + ", @" +
+             std::to_string(pair.cast<py::tuple>()[1].cast<size_t>()) + "), ";
+  std::string effects;
+  for (const VarPtr &target : sideEffects) {
+    std::string state;
+    for (size_t i = 0; i < target->items.size(); ++i) {
+      state += i ? ", " : "";
+      if (target->kind != VK::List)
+        state += flatten(constVar(target->keys[i])) + ": ";
+      state += flatten(target->items[i]);
+    }
+    std::string kind = target->kind == VK::List ? "l"
+                       : isGlobals(target)      ? "g"
+                       : target->kind == VK::Dict ? "d"
+                                                  : "a";
+    bool list = target->kind == VK::List;
+    effects += "('" + kind + "', " + target->source + ", " + (list ? "[" : "{") + state +
+               (list ? "]" : "}") + "), ";
+  }
+  return "_fx(" + text + ", (" + pairs + "), (" + effects + "))";
 }

@@ -139,16 +139,8 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       // Return the tensors of the result; its structure is recorded for the runtime.
       SmallVector<Value> results;
       noGradInputsStayInside();
+      emitDistinctGuards();
       std::string structure = resultStructure(out.value, results, result.constants);
-      // `_w(result, ((L['x'], @N), ...))`: the host writes output N into the caller's x, after
-      // building the result (which may copy x's old contents).
-      if (!writtenInputs.empty()) {
-        std::string pairs;
-        for (py::handle pair : writeBacks(results))
-          pairs += "(" + pair.cast<py::tuple>()[0].cast<std::string>() + ", @" +
-                   std::to_string(pair.cast<py::tuple>()[1].cast<size_t>()) + "), ";
-        structure = "_w(" + structure + ", (" + pairs + "))";
-      }
       func::ReturnOp::create(b, loc(), results);
       func->setAttr("dyn.output", b.getStringAttr(structure));
     } catch (Break &brk) {
@@ -164,6 +156,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       result.resume = resumePlan(*code, frame, brk, live);
       // Before the frame goes on, the host writes the stores so far into the caller's arrays
       // (not when it restarts the frame: graphs are pure, the eager run stores for itself).
+      emitDistinctGuards();
       if (!writtenInputs.empty() &&
           result.resume.attr("get")("action").cast<std::string>() != "restart")
         result.resume["writeback"] = writeBacks(live);
@@ -213,11 +206,11 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
       out = callModule(self, inputs, 0);
       // torch's own layers store into nothing of the caller's; if one did, nothing here would
       // write it back.
-      if (!writtenInputs.empty())
-        throw EagerOnly{"the module stores into " + writtenInputs.front()->source};
+      if (!writtenInputs.empty() || !sideEffects.empty())
+        throw EagerOnly{"the module changes the caller's objects"};
     } catch (Break &brk) {
-      if (!writtenInputs.empty())
-        throw EagerOnly{"the module stores into " + writtenInputs.front()->source};
+      if (!writtenInputs.empty() || !sideEffects.empty())
+        throw EagerOnly{"the module changes the caller's objects"};
       SmallVector<Value> live;
       for (const VarPtr &v : inputs)
         if (v->kind == VK::Tensor)

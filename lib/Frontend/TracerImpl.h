@@ -234,11 +234,17 @@ public:
   void guardId(const std::string &source, py::handle obj);
   void guardType(const std::string &source, py::handle obj);
   void guardValue(const std::string &source, py::handle obj);
+  void guardLen(const std::string &source, int64_t length) {
+    if (!source.empty())
+      guardOnce("len:" + source,
+                [&] { dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, length); });
+  }
   bool isTensorObject(py::handle obj);
   static bool isDeviceArray(py::handle obj);
   VarPtr tensorInput(py::handle obj, const std::string &source);
   static std::string itemSource(const std::string &source, const std::string &key);
   VarPtr wrap(py::handle obj, const std::string &source, bool guard = true);
+  VarPtr wrapObject(py::handle obj, const std::string &source, bool guard);
 
   // --- Interpreter.cpp: the interpreter loop -------------------------------------------------
   Outcome runFrame(Frame &f, size_t start, int64_t stopAt);
@@ -413,6 +419,29 @@ public:
   /// super() in frame f (zero-argument form: its __class__ cell and first argument).
   VarPtr makeSuper(Frame &f, const VarPtr &cls, const VarPtr &self);
   VarPtr superAttr(const VarPtr &super, const std::string &name);
+
+  // --- SideEffects.cpp: changes to objects the caller can see --------------------------------
+  void recordSideEffect(const VarPtr &target, const std::string &what);
+  /// The Var of the stores into frame f's globals (a dict of the names stored).
+  VarPtr globalsVar(Frame &f);
+  bool isGlobals(const VarPtr &v);
+  /// The value the trace stored into a global or an attribute of a caller's object, or null.
+  VarPtr storedGlobal(Frame &f, const std::string &name);
+  VarPtr storedAttr(const VarPtr &obj, const std::string &name);
+  void storeGlobal(Frame &f, const std::string &name, const VarPtr &value);
+  /// STORE_ATTR: an instance the trace made, or a caller's object (replayed by the host).
+  void storeAttr(Frame &f, const VarPtr &obj, const std::string &name, const VarPtr &value);
+  void emitDistinctGuards();
+  /// The replay of every side effect for a resume plan: (kind, source, keys, value recipes).
+  py::list effectRecipes(SmallVectorImpl<Value> &live);
+  /// Objects the caller can see that the trace changed, in order of their first change.
+  std::vector<VarPtr> sideEffects;
+  size_t committedSideEffects = 0;
+  llvm::DenseMap<PyObject *, VarPtr> globalsVars;
+  /// Lists, dicts and objects the trace read from the caller, one Var per source (and per
+  /// object: `aliased` where two sources reach one), so stores are seen by later reads.
+  std::map<std::string, VarPtr> wrappedBySource;
+  llvm::DenseMap<PyObject *, VarPtr> wrappedById;
 
   // --- Branches.cpp: data-dependent branches -------------------------------------------------
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,

@@ -105,6 +105,9 @@ struct Var {
   /// The join of a data-dependent branch where one side is the caller's object or a view:
   /// at run time it is one object or another, which no rebuild recipe can say.
   bool eitherObject = false;
+  /// The caller's object that the trace also reached through another source: one Var, so
+  /// changing it is a break (the host could not tell which source to replay on).
+  bool aliased = false;
   /// A function the trace made (VK::Function without `obj`).
   std::shared_ptr<MadeFunction> made;
   /// A generator the trace made (VK::Generator).

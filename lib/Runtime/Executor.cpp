@@ -154,7 +154,7 @@ bool gradEnabled() {
 } // namespace
 
 struct Entry::Guard {
-  enum Kind { Id, Type, Length, Value, Tensor } kind;
+  enum Kind { Id, Type, Length, Value, Tensor, Keys, Distinct } kind;
   Source source;
   std::string typeName;
   int64_t number = 0;
@@ -178,11 +178,19 @@ struct Entry::Guard {
   /// Checks the guard; on failure explains what differed.
   /// The host-program argument this guard's object is passed as, or -1.
   int argIndex = -1;
+  /// Distinct: the objects this one must not be; resolved with the same locals and globals.
+  std::vector<Source> others;
 
   /// Resolves the source and checks the guard; `resolved` receives the object.
   bool check(py::dict locals, py::dict globals, std::string &failure, py::object &resolved) const {
     try {
       resolved = source.resolve(locals, globals);
+      if (kind == Distinct)
+        for (const Source &other : others)
+          if (other.resolve(locals, globals).is(resolved)) {
+            failure = source.text() + ": is the same object as " + other.text();
+            return false;
+          }
     } catch (py::error_already_set &e) {
       failure = source.text() + " could not be read: " + std::string(e.what());
       return false;
@@ -204,6 +212,20 @@ struct Entry::Guard {
       if (!typeMatches(obj))
         return fail("expected type " + typeName + ", got " + python::typeName(obj));
       return true;
+    case Distinct:
+      return true; // checked with the other objects (check)
+    case Keys: {
+      if (!PyDict_Check(obj.ptr()))
+        return fail("is not a dict");
+      py::tuple keys = value;
+      if (static_cast<size_t>(PyDict_GET_SIZE(obj.ptr())) != keys.size())
+        return fail("expected " + std::to_string(keys.size()) + " keys");
+      size_t i = 0;
+      for (auto item : py::reinterpret_borrow<py::dict>(obj))
+        if (!item.first.equal(keys[i++]))
+          return fail("expected the keys " + std::string(py::repr(keys)) + " in order");
+      return true;
+    }
     case Length:
       if (!PySequence_Check(obj.ptr()) && !PyDict_Check(obj.ptr()))
         return fail("has no length");
@@ -306,6 +328,22 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
         .Case([&](dyn::LenEqGuardOp len) {
           g.kind = Guard::Length;
           g.number = static_cast<int64_t>(len.getLength());
+        })
+        .Case([&](dyn::DictKeysGuardOp keys) {
+          g.kind = Guard::Keys;
+          py::list values;
+          for (Attribute key : keys.getKeys()) {
+            if (auto s = dyn_cast<StringAttr>(key))
+              values.append(py::str(s.getValue().str()));
+            else
+              values.append(py::int_(cast<IntegerAttr>(key).getInt()));
+          }
+          g.value = py::tuple(values);
+        })
+        .Case([&](dyn::DistinctGuardOp distinct) {
+          g.kind = Guard::Distinct;
+          for (Attribute other : distinct.getOthers())
+            g.others.emplace_back(cast<StringAttr>(other).getValue().str());
         })
         .Case([&](dyn::ValueEqGuardOp eq) {
           g.kind = Guard::Value;

@@ -148,8 +148,30 @@ def _write_back(pairs):
             sys.modules["numpy"].copyto(target, value)
 
 
-def _with_write_back(result, pairs):
-    _write_back(pairs)
+
+
+def _replay(effects):
+    """The trace's changes to the caller's objects, each object's final state: a list's items,
+    a dict's items, an object's attributes (set as the program set them, through setattr),
+    a module's globals."""
+    for kind, target, state in effects:
+        if kind == "l":
+            target[:] = state
+        elif kind == "d":
+            target.clear()
+            target.update(state)
+        elif kind == "g":
+            target.update(state)
+        else:
+            for name, value in state.items():
+                setattr(target, name, value)
+
+
+def _with_effects(result, stores, effects):
+    """The frame's result, once the graph's final values of the arrays the program stored into
+    are written back (`stores`) and its changes to the caller's objects replayed."""
+    _write_back(stores)
+    _replay(effects)
     return result
 
 
@@ -529,10 +551,15 @@ class CompiledFunction:
         # The stores so far go into the caller's arrays once nothing can fail any more (a
         # failure runs the frame eagerly from its start, which must find them untouched).
         stores = [(rebuild(("source", source)), live[i]) for source, i in plan.get("writeback", ())]
+        effects = [(kind, rebuild(("source", source)),
+                    [rebuild(r) for r in values] if kind == "l" else
+                    dict(zip(keys, (rebuild(r) for r in values))))
+                   for kind, source, keys, values in plan.get("effects", ())]
         if action == "eager":
             go_on = resume.resume_function(function, offset, _layout(stack),
                                            [j for j, v in enumerate(locals_) if v is _UNBOUND])
             _write_back(stores)
+            _replay(effects)
             return go_on(*self._arguments(locals_, stack))
         if action == "step":
             step, produced = resume.step_function(function, plan["start"] - shift,
@@ -540,10 +567,12 @@ class CompiledFunction:
             # Everything that can fail is made before the step runs its side effect.
             continuation = self._continuation(offset, stack + [None] * produced, locals_)
             _write_back(stores)
+            _replay(effects)
             stack += step(*[None if v is _NULL else v for v in top])
         else:
             continuation = self._continuation(offset, stack, locals_)
             _write_back(stores)
+            _replay(effects)
         return _Resume(continuation, self._arguments(locals_, stack))
 
     @staticmethod
@@ -601,7 +630,7 @@ class CompiledFunction:
                 return value
             return eval(code, {"__builtins__": {"type": type}, "_": _as_array, "_s": _as_scalar,
                                "_t": _as_tensor, "_type": _import_type,
-                               "_w": _with_write_back, "_obj": _instance, "_nt": _namedtuple},
+                               "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects},
                         {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,
                          "_d": define, "_m": shared})
 

@@ -111,12 +111,12 @@ def with_dicts(params, x):
     return {"h": h, "n": len(params)}
 
 
-# Dict arguments: type and length guards, values guarded by key, dict results keep structure.
+# Dict arguments: type and key guards, values guarded by key, dict results keep structure.
 # CHECK-LABEL: == dicts
 # CHECK: func.func @with_dicts
 # CHECK-SAME: dyn.output = "{'h': %0, 'n': 2}"
 # CHECK: dyn.guard.type_match "L['params']", "dict"
-# CHECK: dyn.guard.len_eq "L['params']", 2
+# CHECK: dyn.guard.dict_keys "L['params']", ["w", "b"]
 # CHECK: dyn.guard.tensor_match "L['params']['w']"
 # CHECK: dyn.guard.tensor_match "L['params']['b']"
 # CHECK: dyn.matmul

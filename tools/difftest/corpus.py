@@ -3542,6 +3542,105 @@ def f(x):
 """, "T(2)")
 
 
+P(M, "side_effect_then_print_then_more", """
+def f(x, log):
+    log.append(x * 2)
+    print("logged", len(log))
+    log.append(x + 1)
+    return len(log)
+""", "T(2), []")
+
+P(M, "side_effect_inside_inlined_call_that_breaks", """
+def record(log, t):
+    log["seen"] = log.get("seen", 0) + 1
+    print("recorded")
+    return t * 2
+
+
+def f(x, log):
+    y = record(log, x)
+    return y + log["seen"]
+""", "T(2), {}")
+
+P(M, "attribute_store_then_read", """
+class State:
+    def __init__(self):
+        self.steps = 0
+        self.last = None
+
+
+def f(x, s):
+    s.steps = s.steps + 1
+    s.last = x * 2
+    return s.last + s.steps
+""", "T(2), State()")
+
+P(M, "global_store_read_by_helper", """
+SCALE = 1.0
+
+
+def helper(t):
+    return t * SCALE
+
+
+def f(x):
+    global SCALE
+    SCALE = 3.0
+    return helper(x)
+
+
+def inputs():
+    global SCALE
+    SCALE = 1.0
+    return [T(2)]
+""")
+
+P(M, "result_list_also_stored_on_object", """
+class Cache:
+    pass
+
+
+def f(x, c):
+    out = [x, x * 2]
+    c.value = out
+    c.count = len(out)
+    return out
+""", "T(2), Cache()")
+
+P(M, "outside_list_items_rebuilt_after_insert", """
+def f(x, items):
+    first = items[0]
+    items.insert(0, x)
+    items.pop()
+    return first, items[0], len(items)
+""", "T(2), [T(2, seed=1), T(2, seed=2)]")
+
+P(M, "outside_dict_iterated_after_update", """
+def f(x, d):
+    d["z"] = x
+    d.pop("a")
+    return [k for k in d], sum(d.values())
+""", "T(2), {'a': T(2, seed=1), 'b': T(2, seed=2)}")
+
+P(M, "module_counter_and_buffer_update", """
+class Running(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.zeros(3))
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        self.mean = self.mean * 0.9 + x.mean(0) * 0.1
+        return x - self.mean
+
+
+def f(x, m):
+    with torch.no_grad():
+        return m(x), m.calls
+""", "T(4, 3), Running()")
+
+
 # ================================================================================================
 # Worker side: difftest's worker, with the corpus's inputs, module loading and object comparison
 # ================================================================================================

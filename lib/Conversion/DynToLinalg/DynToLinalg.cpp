@@ -805,7 +805,7 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     target.addIllegalDialect<DynDialect>();
     // Host-side ops stay for the runtime.
     target.addLegalOp<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp,
-                      LenEqGuardOp, GraphBreakOp, SourceOp>();
+                      LenEqGuardOp, DictKeysGuardOp, DistinctGuardOp, GraphBreakOp, SourceOp>();
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwiseLowering>(ctx);
     patterns.add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,

@@ -1054,6 +1054,15 @@ LogicalResult ValueEqGuardOp::verify() {
   return emitOpError("expected an i64, i1 or f64 scalar, a string, or unit (None), got ") << value;
 }
 
+LogicalResult DictKeysGuardOp::verify() {
+  for (Attribute key : getKeys()) {
+    auto integer = dyn_cast<IntegerAttr>(key);
+    if (!isa<StringAttr>(key) && !(integer && integer.getType().isSignlessInteger(64)))
+      return emitOpError("expected string or i64 keys, got ") << key;
+  }
+  return success();
+}
+
 /// The entry block of the function around `op`, where guards are hoisted to.
 static Block *getGuardBlock(Operation *op) {
   auto func = op->getParentOfType<FunctionOpInterface>();

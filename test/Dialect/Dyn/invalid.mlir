@@ -390,6 +390,14 @@ func.func @len_eq_negative() {
 
 // -----
 
+func.func @dict_keys_float() {
+  // expected-error@+1 {{'dyn.guard.dict_keys' op expected string or i64 keys, got 1.500000e+00 : f64}}
+  dyn.guard.dict_keys "L['d']", ["a", 1.5]
+  return
+}
+
+// -----
+
 func.func @if_predicate_not_scalar(%p: tensor<3xi1>, %x: tensor<3xf32>) {
   // expected-error@+1 {{'dyn.if' op operand #0 must be 0D tensor of 1-bit signless integer values}}
   %0 = dyn.if %p : tensor<3xi1> -> tensor<3xf32> {

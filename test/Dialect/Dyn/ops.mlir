@@ -222,6 +222,10 @@ func.func @guards(%x: tensor<3xf32>) {
   dyn.guard.value_eq "L['opt']", unit
   // CHECK: dyn.guard.len_eq "L['shapes']", 2
   dyn.guard.len_eq "L['shapes']", 2
+  // CHECK: dyn.guard.dict_keys "L['params']", ["w", 3]
+  dyn.guard.dict_keys "L['params']", ["w", 3]
+  // CHECK: dyn.guard.distinct "L['history']", ["L['config'].items", "G['CACHE']"]
+  dyn.guard.distinct "L['history']", ["L['config'].items", "G['CACHE']"]
   return
 }
 

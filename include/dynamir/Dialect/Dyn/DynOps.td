@@ -533,6 +533,41 @@ def Dyn_LenEqGuardOp : Dyn_GuardOp<"len_eq", 1> {
   let assemblyFormat = "$source `,` $length attr-dict";
 }
 
+def Dyn_DictKeysGuardOp : Dyn_GuardOp<"dict_keys", 1> {
+  let summary = "the dict at `source` has exactly these keys, in this order";
+  let description = [{
+    The trace iterated over the dict, or reads its items by key: it assumed these keys (strings
+    or integers) in this order.
+
+    Example:
+
+    ```mlir
+    dyn.guard.dict_keys "L['params']", ["w", "b"]
+    ```
+  }];
+  let arguments = (ins StrAttr:$source, ArrayAttr:$keys);
+  let assemblyFormat = "$source `,` $keys attr-dict";
+  let hasVerifier = 1;
+}
+
+def Dyn_DistinctGuardOp : Dyn_GuardOp<"distinct", 1> {
+  let summary = "the object at `source` is none of the objects at `others`";
+  let description = [{
+    The program changes the object at `source` (a list, a dict, an object's attributes), and
+    the host replays the change on it after the graph. The trace modelled the objects it read
+    through `others` as different objects: were one of them the same object, it would see the
+    change, which the trace did not.
+
+    Example:
+
+    ```mlir
+    dyn.guard.distinct "L['history']", ["L['config'].items", "G['CACHE']"]
+    ```
+  }];
+  let arguments = (ins StrAttr:$source, StrArrayAttr:$others);
+  let assemblyFormat = "$source `,` $others attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//

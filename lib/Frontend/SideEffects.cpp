@@ -1,0 +1,160 @@
+//===- SideEffects.cpp - Changes to objects the caller can see ------------===//
+//
+// A store into a list, a dict or an object's attribute that the caller owns (an argument, a
+// global, an attribute of one), or into a global variable, does not break the graph: the
+// trace changes that object's Var like any other (so later reads in the trace see the store),
+// records the object in `sideEffects` in the order of its first change, and the host replays
+// the final state onto the real object once the graph has run: at the frame's return (`_fx`
+// in the result structure) or before the frame goes on after a break (the resume plan's
+// `effects`). Graphs are pure, so what the host replays is what eager Python would have left;
+// a frame that restarts eagerly replays nothing. This is Dynamo's side-effect tracking.
+//
+// The trace models objects it reads through different sources as different objects. A
+// `dyn.guard.distinct` on every changed object keeps that true on later calls; an object the
+// trace meets through two sources at once is `aliased`, and a change to it is a break.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+void Tracer::recordSideEffect(const VarPtr &target, const std::string &what) {
+  if (target->aliased)
+    breakTrace(dyn::BreakKind::side_effect,
+               what + " " + target->source + ", which the trace reached through two sources");
+  if (!llvm::is_contained(sideEffects, target))
+    sideEffects.push_back(target);
+}
+
+VarPtr Tracer::globalsVar(Frame &f) {
+  if (f.globalsSource.empty())
+    breakTrace(dyn::BreakKind::side_effect, "a store into the globals of a function the "
+                                            "host cannot name");
+  VarPtr &v = globalsVars[f.globals.ptr()];
+  if (!v) {
+    v = makeVar(VK::Dict);
+    v->source = f.globalsSource;
+    v->obj = f.globals;
+  }
+  return v;
+}
+
+VarPtr Tracer::storedGlobal(Frame &f, const std::string &name) {
+  auto it = globalsVars.find(f.globals.ptr());
+  if (it == globalsVars.end())
+    return nullptr;
+  int64_t i = dictIndex(it->second, py::str(name));
+  return i < 0 ? nullptr : it->second->items[i];
+}
+
+void Tracer::storeGlobal(Frame &f, const std::string &name, const VarPtr &value) {
+  VarPtr globals = globalsVar(f);
+  prepareMutation(globals, "a store into a global");
+  recordSideEffect(globals, "a store into the globals");
+  if (int64_t i = dictIndex(globals, py::str(name)); i >= 0) {
+    globals->items[i] = value;
+  } else {
+    globals->keys.push_back(py::str(name));
+    globals->items.push_back(value);
+  }
+}
+
+VarPtr Tracer::storedAttr(const VarPtr &obj, const std::string &name) {
+  if (obj->kind != VK::Object && obj->kind != VK::NNModule)
+    return nullptr;
+  for (size_t i = 0; i < obj->keys.size(); ++i)
+    if (py::str(obj->keys[i]).cast<std::string>() == name)
+      return obj->items[i];
+  return nullptr;
+}
+
+void Tracer::storeAttr(Frame &f, const VarPtr &obj, const std::string &name,
+                       const VarPtr &value) {
+  if (obj->kind == VK::Instance)
+    return setObjectAttr(f, obj, name, value);
+  auto refuse = [&](const std::string &why) {
+    breakTrace(dyn::BreakKind::side_effect, "STORE_ATTR of '" + name + "' on " + describe(obj) +
+                                                ": " + why);
+  };
+  if ((obj->kind != VK::Object && obj->kind != VK::NNModule) || obj->source.empty())
+    refuse("an object the host cannot name");
+  py::handle cls = py::type::handle_of(obj->obj);
+  if (obj->kind == VK::NNModule) {
+    // nn.Module.__setattr__ registers parameters and submodules: only plain attributes and
+    // buffers (which it stores as the host will replay) are modelled.
+    for (const char *registry : {"_parameters", "_modules"})
+      if (py::dict(obj->obj.attr(registry)).contains(name))
+        refuse("a parameter or submodule");
+    if (value->kind == VK::NNModule || (value->kind == VK::Tensor && value->inputType &&
+                                        py::isinstance(value->inputType, torchNN.attr("Parameter"))))
+      refuse("a module or parameter");
+    if (value->kind == VK::Tensor && value->lib != Lib::Torch)
+      refuse("a numpy array");
+  } else {
+    if (!isPlainClass(cls))
+      refuse("an object of a class the tracer does not model");
+    static PyObject *objectSetattr =
+        py::object(py::module_::import("builtins").attr("object").attr("__setattr__"))
+            .release()
+            .ptr();
+    py::object raw = classLookup(cls, "__setattr__");
+    if (raw && raw.ptr() != objectSetattr)
+      refuse("its class defines __setattr__");
+    py::object descriptor = classLookup(cls, name);
+    if (descriptor && (py::hasattr(py::type::handle_of(descriptor), "__set__")))
+      refuse("a descriptor (a property or slot)");
+  }
+  prepareMutation(obj, "an attribute store");
+  recordSideEffect(obj, "an attribute store on");
+  for (size_t i = 0; i < obj->keys.size(); ++i)
+    if (py::str(obj->keys[i]).cast<std::string>() == name) {
+      obj->items[i] = value;
+      return;
+    }
+  obj->keys.push_back(py::str(name));
+  obj->items.push_back(value);
+}
+
+bool Tracer::isGlobals(const VarPtr &v) {
+  auto it = v->obj ? globalsVars.find(v->obj.ptr()) : globalsVars.end();
+  return it != globalsVars.end() && it->second == v;
+}
+
+void Tracer::emitDistinctGuards() {
+  auto family = [](VK kind) { return kind == VK::NNModule ? VK::Object : kind; };
+  for (const VarPtr &target : sideEffects) {
+    if (isGlobals(target))
+      continue;
+    // The objects of the same kind the trace read elsewhere (a list is never an object).
+    std::vector<std::string> others;
+    for (const auto &[source, var] : wrappedBySource)
+      if (var != target && family(var->kind) == family(target->kind))
+        others.push_back(source);
+    if (others.empty())
+      continue;
+    guardOnce("distinct:" + target->source, [&] {
+      SmallVector<StringRef> refs(others.begin(), others.end());
+      dyn::DistinctGuardOp::create(b, b.getUnknownLoc(), target->source,
+                                   b.getStrArrayAttr(refs));
+    });
+  }
+}
+
+py::list Tracer::effectRecipes(SmallVectorImpl<Value> &live) {
+  py::list effects;
+  for (const VarPtr &target : sideEffects) {
+    py::list values;
+    for (const VarPtr &item : target->items)
+      values.append(rebuildRecipe(item, live));
+    char kind = target->kind == VK::List ? 'l'
+                : isGlobals(target)          ? 'g'
+                : target->kind == VK::Dict   ? 'd'
+                                             : 'a';
+    effects.append(py::make_tuple(std::string(1, kind), target->source, py::cast(target->keys),
+                                  values));
+  }
+  return effects;
+}
