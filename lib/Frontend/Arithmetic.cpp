@@ -171,6 +171,8 @@ bool Tracer::hasLiveView(Value base) {
 VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
   if (VarPtr r = binaryDunder(kind, x, y))
     return r;
+  if (VarPtr r = setOperator(kind, x, y))
+    return r;
   kind %= 13;
   if (x->kind == VK::Const && y->kind == VK::Const) {
     // Python scalars: evaluate exactly as Python does (no tensors involved).

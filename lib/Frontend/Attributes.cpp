@@ -101,7 +101,8 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     breakTrace(dyn::BreakKind::unsupported_call,
                "attribute '" + name + "' of a function the trace made");
   }
-  if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict) {
+  if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict ||
+      obj->kind == VK::Set) {
     VarPtr m = makeVar(VK::Method);
     m->name = name;
     m->items = {obj};

@@ -53,7 +53,7 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
       py::type::handle_of(a->obj).is(py::type::handle_of(c->obj)) && a->obj.equal(c->obj))
     return a;
   if (a->kind == c->kind && (a->kind == VK::Tuple || a->kind == VK::List) &&
-      a->items.size() == c->items.size()) {
+      a->items.size() == c->items.size() && !a->cls && !c->cls && !a->viewOf && !c->viewOf) {
     VarPtr joined = makeVar(a->kind);
     for (size_t i = 0; i < a->items.size(); ++i)
       joined->items.push_back(merge(a->items[i], c->items[i], thenValues, elseValues, fill));

@@ -34,7 +34,7 @@ py::object Tracer::asConstant(const VarPtr &v) {
     return PyCallable_Check(v->obj.ptr()) && !PyType_Check(v->obj.ptr()) ? py::object() : v->obj;
   case VK::Tuple:
   case VK::List: {
-    if (v->viewOf || !v->structType.empty())
+    if (v->viewOf || !v->structType.empty() || v->cls)
       return py::object();
     py::list items;
     for (const VarPtr &item : v->items) {
@@ -46,6 +46,8 @@ py::object Tracer::asConstant(const VarPtr &v) {
     return v->kind == VK::Tuple ? py::object(py::tuple(items)) : py::object(items);
   }
   case VK::Dict: {
+    if (v->cls) // an OrderedDict, defaultdict or Counter
+      return py::object();
     py::dict d;
     for (size_t i = 0; i < v->keys.size(); ++i) {
       py::object c = asConstant(v->items[i]);
@@ -55,6 +57,8 @@ py::object Tracer::asConstant(const VarPtr &v) {
     }
     return d;
   }
+  case VK::Set:
+    return py::set(v->obj); // a copy: the real call must not change the trace's set
   default:
     return py::object();
   }
@@ -97,6 +101,8 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     }
     if (x->kind == VK::Tuple || x->kind == VK::List || x->kind == VK::Dict)
       return constVar(py::int_(x->items.size()));
+    if (x->kind == VK::Set)
+      return constVar(py::int_(PySet_GET_SIZE(x->obj.ptr())));
     if (VarPtr r = callDunder(x, "__len__", {}))
       return r;
     if (x->kind == VK::NNModule && !x->source.empty()) {
@@ -153,6 +159,22 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   }
   if (isBuiltin(fn, "dict"))
     return makeDict(args, kwargs);
+  if ((isBuiltin(fn, "set") || isBuiltin(fn, "frozenset")) && args.size() <= 1 &&
+      kwargs.empty()) {
+    // Built as CPython builds it (a set's order depends on how it was filled).
+    py::list items;
+    if (!args.empty())
+      for (const VarPtr &item : drain(args[0]))
+        items.append(hashableKey(item));
+    py::object c = args.empty() ? py::object(py::tuple()) : asConstant(args[0]);
+    py::object source = c ? c : py::object(items);
+    if (isBuiltin(fn, "frozenset"))
+      return constVar(py::reinterpret_steal<py::object>(PyFrozenSet_New(source.ptr())));
+    return makeSet(py::reinterpret_steal<py::object>(PySet_New(source.ptr())));
+  }
+  if (PyType_Check(fn.ptr()))
+    if (VarPtr r = constructCollection(fn, args, kwargs))
+      return r;
   if (isBuiltin(fn, "type") && args.size() == 1 && kwargs.empty())
     return wrap(pythonType(args[0]), "", /*guard=*/false);
   if (isBuiltin(fn, "callable")) {

@@ -23,7 +23,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
                           self->source.empty() ? "" : self->source + "." + callee->name);
     if (self->kind == VK::Tensor)
       break;
-    if (self->kind == VK::List || self->kind == VK::Tuple || self->kind == VK::Dict)
+    if (self->kind == VK::List || self->kind == VK::Tuple || self->kind == VK::Dict ||
+        self->kind == VK::Set)
       return callContainerMethod(self, callee->name, args, kwargs);
     breakTrace(dyn::BreakKind::unsupported_call,
                "method '" + callee->name + "' of " + describe(self));

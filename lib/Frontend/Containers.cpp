@@ -65,7 +65,8 @@ std::optional<bool> Tracer::sameObject(const VarPtr &a, const VarPtr &c) {
   auto made = [](const VarPtr &v) {
     return v->source.empty() &&
            ((v->kind == VK::List || v->kind == VK::Dict || v->kind == VK::Iterator ||
-             v->kind == VK::Generator || v->kind == VK::Cell) ||
+             v->kind == VK::Generator || v->kind == VK::Cell || v->kind == VK::Set ||
+             v->kind == VK::Instance) ||
             (v->kind == VK::Function && v->made));
   };
   if ((real(a) && made(c)) || (made(a) && real(c)) || (made(a) && made(c)))
@@ -112,6 +113,34 @@ std::optional<bool> Tracer::varsEqual(const VarPtr &a, const VarPtr &c) {
   };
   if (py::object pa = plainEq(a), pc = plainEq(c); pa && pc)
     return pa.equal(pc);
+  // Containers compare item by item (each item identity first, as CPython does).
+  if (a->kind == c->kind && (a->kind == VK::List || a->kind == VK::Tuple) && !a->viewOf &&
+      !c->viewOf && !a->cls && !c->cls) {
+    if (a->items.size() != c->items.size())
+      return false;
+    for (size_t i = 0; i < a->items.size(); ++i) {
+      std::optional<bool> eq = varsEqual(a->items[i], c->items[i]);
+      if (!eq || !*eq)
+        return eq;
+    }
+    return true;
+  }
+  if (a->kind == VK::Dict && c->kind == VK::Dict) {
+    // Two OrderedDicts also compare their order; any other pair compares as dicts.
+    bool ordered = isCollection(a, "OrderedDict") && isCollection(c, "OrderedDict");
+    if (a->keys.size() != c->keys.size())
+      return false;
+    for (size_t i = 0; i < a->keys.size(); ++i) {
+      int64_t j = ordered ? (a->keys[i].equal(c->keys[i]) ? static_cast<int64_t>(i) : -1)
+                          : dictIndex(c, a->keys[i]);
+      if (j < 0)
+        return false;
+      std::optional<bool> eq = varsEqual(a->items[i], c->items[j]);
+      if (!eq || !*eq)
+        return eq;
+    }
+    return true;
+  }
   // Anything else compares by its __eq__, which for arrays is elementwise (data-dependent).
   if (a->kind == VK::Tensor || c->kind == VK::Tensor)
     return std::nullopt;
@@ -146,6 +175,12 @@ VarPtr Tracer::contains(const VarPtr &container, const VarPtr &item) {
     return answer(false);
   case VK::Dict:
     return answer(dictIndex(container, hashableKey(item)) >= 0);
+  case VK::Set: {
+    int has = PySet_Contains(container->obj.ptr(), hashableKey(item).ptr());
+    if (has < 0)
+      throw py::error_already_set();
+    return answer(has == 1);
+  }
   case VK::Const:
   case VK::Object:
   case VK::NNModule: {
@@ -187,6 +222,8 @@ std::optional<bool> Tracer::truthOf(const VarPtr &v) {
   case VK::List:
   case VK::Dict:
     return !v->items.empty();
+  case VK::Set:
+    return PySet_GET_SIZE(v->obj.ptr()) != 0;
   case VK::Function:
   case VK::Generator:
   case VK::Cell:
@@ -303,6 +340,11 @@ VarPtr Tracer::callContainerMethod(VarPtr self, const std::string &name,
     }
     return -1;
   };
+  if (self->kind == VK::Set)
+    return callSetMethod(self, name, args, kwargs);
+  if (self->cls)
+    if (VarPtr r = callCollectionMethod(self, name, args, kwargs))
+      return r;
   bool sequence = self->kind == VK::List || (self->kind == VK::Tuple && !self->viewOf);
   if (sequence && name == "count") {
     arity(1, 1);
@@ -457,13 +499,18 @@ VarPtr Tracer::containerItem(const VarPtr &obj, const VarPtr &index) {
   if (obj->viewOf)
     unsupported("a dict view is not subscriptable");
   if (obj->kind == VK::Dict) {
-    int64_t i = dictIndex(obj, hashableKey(index));
-    if (i < 0)
-      unsupported("KeyError: " + describe(index));
-    return obj->items[i];
+    py::object key = hashableKey(index);
+    int64_t i = dictIndex(obj, key);
+    if (i >= 0)
+      return obj->items[i];
+    if (VarPtr value = missingKey(obj, key))
+      return value;
+    unsupported("KeyError: " + describe(index));
   }
   int64_t n = static_cast<int64_t>(obj->items.size());
   if (index->kind == VK::Slice) {
+    if (isCollection(obj, "deque"))
+      unsupported("a deque is not sliceable");
     py::object s = asConstant(index->items[0]), e = asConstant(index->items[1]),
                st = asConstant(index->items[2]);
     py::tuple norm = py::reinterpret_steal<py::object>(PySlice_New(s.ptr(), e.ptr(), st.ptr()))

@@ -277,6 +277,12 @@ VarPtr Tracer::getIter(const VarPtr &v) {
       keys.push_back(constVar(k));
     return over(std::move(keys));
   }
+  case VK::Set: { // in the set's own order
+    std::vector<VarPtr> items;
+    for (py::handle item : v->obj)
+      items.push_back(constVar(py::reinterpret_borrow<py::object>(item)));
+    return over(std::move(items));
+  }
   case VK::Tensor: {
     // Rows of the first dimension, each x[i] (numpy's rows of a 1-D array are scalars).
     RankedTensorType type = typeOf(v->value);
@@ -395,7 +401,11 @@ void Tracer::prepareMutation(const VarPtr &v, const std::string &what) {
   noteMutation(v);
 }
 
-void Tracer::noteMutation(const VarPtr &v) { undoLog.emplace_back(v, *v); }
+void Tracer::noteMutation(const VarPtr &v) {
+  undoLog.emplace_back(v, *v);
+  if (v->kind == VK::Set) // a set changes in place: the log keeps a copy
+    undoLog.back().second.obj = py::set(v->obj);
+}
 
 void Tracer::noteMutation(const std::shared_ptr<GeneratorState> &g) {
   undoGenerators.emplace_back(g, *g);

@@ -55,6 +55,7 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
                  "trace exceeded " + std::to_string(kMaxSteps) + " instructions");
     setInstruction(f, in);
     frameDepth = f.depth;
+    currentFrame = &f;
     // The host resumes in the traced frame, outside any branch being traced: only that state
     // may be handed over at a break (values inside a discarded branch no longer exist).
     if (f.depth == 0 && branchDepth == 0) {
@@ -480,6 +481,30 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr t = makeVar(VK::Tuple);
     t->items = l->items;
     f.stack.push_back(t);
+    break;
+  }
+  case BUILD_SET: {
+    VarPtr set = makeSet(py::set());
+    for (const VarPtr &item : f.popN(in.arg))
+      setAdd(set, item);
+    f.stack.push_back(set);
+    break;
+  }
+  case SET_ADD: {
+    VarPtr item = f.pop();
+    setAdd(f.peek(in.arg), item);
+    break;
+  }
+  case SET_UPDATE: { // {*a, ...}; 3.11 builds {1, 2} by updating with a frozenset constant
+    VarPtr from = f.pop();
+    VarPtr set = f.peek(in.arg);
+    if (py::object c = asConstant(from)) { // as CPython updates: its order follows
+      prepareMutation(set, "set.update");
+      set->obj.attr("update")(c);
+      break;
+    }
+    for (const VarPtr &item : drain(from))
+      setAdd(set, item);
     break;
   }
   case MAP_ADD: { // {k: v for ...}: the dict sits below the comprehension's iterator

@@ -91,7 +91,8 @@ py::object Tracer::rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live) 
     return py::make_tuple("ref", it->second);
   bool mutableObject = v->source.empty() &&
                        (v->kind == VK::Tensor || v->kind == VK::List || v->kind == VK::Dict ||
-                        v->kind == VK::Iterator || v->kind == VK::Instance);
+                        v->kind == VK::Iterator || v->kind == VK::Instance ||
+                        v->kind == VK::Set);
   if (mutableObject) {
     int id = static_cast<int>(rebuiltVars.size());
     rebuiltVars[v.get()] = id;
@@ -150,9 +151,28 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       return py::make_tuple("namedtuple", v->cls, items(v->items));
     return py::make_tuple("tuple", items(v->items));
   case VK::List:
+    if (v->cls) { // a deque: ("call", deque, [items, maxlen])
+      py::list args;
+      args.append(py::make_tuple("list", items(v->items)));
+      args.append(rebuildRecipe(v->extra, live));
+      return py::make_tuple("call", v->cls, args);
+    }
     return py::make_tuple("list", items(v->items));
   case VK::Dict:
+    if (v->cls) { // OrderedDict, Counter, defaultdict(factory, items)
+      py::list args;
+      if (v->extra)
+        args.append(rebuildRecipe(v->extra, live));
+      args.append(py::make_tuple("dict", py::cast(v->keys), items(v->items)));
+      return py::make_tuple("call", v->cls, args);
+    }
     return py::make_tuple("dict", py::cast(v->keys), items(v->items));
+  case VK::Set: {
+    py::list args;
+    args.append(py::make_tuple("const", py::reinterpret_steal<py::object>(
+                                            PyFrozenSet_New(v->obj.ptr()))));
+    return py::make_tuple("call", py::type::of(py::set()), args);
+  }
   case VK::Method:
     return py::make_tuple("method", rebuildRecipe(v->items.at(0), live), v->name);
   case VK::Null:
@@ -329,12 +349,21 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
       return "_nt(" + constant(v->cls) + ", (" + join(v->items) + "))";
     if (v->kind == VK::Tuple)
       return "(" + join(v->items) + ")";
+    if (v->kind == VK::List && v->cls) // a deque, with its maxlen
+      return once(constant(v->cls) + "([" + join(v->items, false) + "], " + flatten(v->extra) +
+                  ")");
     if (v->kind == VK::List)
       return once("[" + join(v->items, /*tuple=*/false) + "]");
+    if (v->kind == VK::Set)
+      return once("set(" + constant(py::reinterpret_steal<py::object>(PyFrozenSet_New(v->obj.ptr()))) +
+                  ")");
     if (v->kind == VK::Dict || v->kind == VK::Instance) {
       std::string s;
       for (size_t i = 0; i < v->keys.size(); ++i)
         s += (i ? ", " : "") + flatten(constVar(v->keys[i])) + ": " + flatten(v->items[i]);
+      if (v->kind == VK::Dict && v->cls) // OrderedDict, Counter; a defaultdict's factory
+        return once(constant(v->cls) + "(" + (v->extra ? flatten(v->extra) + ", " : "") + "{" +
+                    s + "})");
       if (v->kind == VK::Dict)
         return once("{" + s + "}");
       return once("_obj(" + constant(v->cls) + ", {" + s + "})");

@@ -420,6 +420,26 @@ public:
   VarPtr makeSuper(Frame &f, const VarPtr &cls, const VarPtr &self);
   VarPtr superAttr(const VarPtr &super, const std::string &name);
 
+  // --- Collections.cpp: sets, OrderedDict, defaultdict, Counter, deque -----------------------
+  /// Whether v is of collections' class `name` (v->cls).
+  bool isCollection(const VarPtr &v, const char *name);
+  /// A Var for a set the trace made (a new real set, changed in place from now on).
+  VarPtr makeSet(py::object set);
+  void setAdd(const VarPtr &set, const VarPtr &item);
+  VarPtr callSetMethod(const VarPtr &self, const std::string &name, std::vector<VarPtr> &args,
+                       KwArgs &kwargs);
+  /// s | t, s & t, s - t, s ^ t (and in-place) of sets; null for other operands.
+  VarPtr setOperator(int kind, const VarPtr &x, const VarPtr &y);
+  /// OrderedDict(...), defaultdict(...), Counter(...), deque(...); null for other classes.
+  VarPtr constructCollection(py::handle cls, std::vector<VarPtr> &args, KwArgs &kwargs);
+  /// d[key] of a key d lacks: a defaultdict's new default, a Counter's 0; else null.
+  VarPtr missingKey(const VarPtr &d, const py::object &key);
+  void counterUpdate(const VarPtr &c, std::vector<VarPtr> &args, KwArgs &kwargs, int sign);
+  void dequeAppend(const VarPtr &d, const VarPtr &item, bool left);
+  /// A method only a collections class has, or null (then it behaves as a dict's or list's).
+  VarPtr callCollectionMethod(const VarPtr &self, const std::string &name,
+                              std::vector<VarPtr> &args, KwArgs &kwargs);
+
   // --- SideEffects.cpp: changes to objects the caller can see --------------------------------
   void recordSideEffect(const VarPtr &target, const std::string &what);
   /// The Var of the stores into frame f's globals (a dict of the names stored).
@@ -516,13 +536,19 @@ public:
   struct SavedInstruction {
     std::shared_ptr<const Code> current, locCode;
     Instr currentInstr, locInstr;
+    Frame *frame;
+    unsigned depth;
   };
-  SavedInstruction saveInstruction() const { return {current, locCode, currentInstr, locInstr}; }
+  SavedInstruction saveInstruction() const {
+    return {current, locCode, currentInstr, locInstr, currentFrame, frameDepth};
+  }
   void restoreInstruction(const SavedInstruction &s) {
     current = s.current;
     locCode = s.locCode;
     currentInstr = s.currentInstr;
     locInstr = s.locInstr;
+    currentFrame = s.frame;
+    frameDepth = s.depth;
   }
   int64_t kernelCalls = 0;
   unsigned branchDepth = 0;
@@ -532,6 +558,7 @@ public:
   std::vector<VarPtr> topStack; // its stack before that instruction
   size_t steps = 0;
   unsigned frameDepth = 0; // the inlining depth of the instruction being interpreted
+  Frame *currentFrame = nullptr; // the frame of that instruction
   static constexpr size_t kMaxSteps = 200000;
 };
 

@@ -68,6 +68,9 @@ std::string Tracer::describe(const VarPtr &v) {
   case VK::Instance:
     os << "<" << std::string(py::str(v->cls.attr("__qualname__"))) << " object>";
     break;
+  case VK::Set:
+    os << std::string(py::repr(v->obj));
+    break;
   case VK::Function:
     if (v->made) {
       os << "<function " << v->made->qualname << ">";
@@ -222,9 +225,11 @@ py::object Tracer::pythonType(const VarPtr &v) {
       break;
     return py::type::of(py::tuple());
   case VK::List:
-    return py::type::of(py::list());
+    return v->cls ? v->cls : py::type::of(py::list());
   case VK::Dict:
-    return py::type::of(py::dict());
+    return v->cls ? v->cls : py::type::of(py::dict());
+  case VK::Set:
+    return py::type::of(py::set());
   default:
     break;
   }

@@ -51,6 +51,7 @@ enum class VK {
   Generator, // a generator object the trace made: its suspended frame in `generator`
   Instance,  // an object of a plain Python class the trace made: `cls`, attributes by name in
              // `keys` (str) with values in `items`
+  Set,       // a set of Python constants the trace made: a real set in `obj`
 };
 
 struct Var;
@@ -112,9 +113,12 @@ struct Var {
   std::shared_ptr<MadeFunction> made;
   /// A generator the trace made (VK::Generator).
   std::shared_ptr<GeneratorState> generator;
-  /// The class of a VK::Instance, or of a namedtuple (a Tuple); where the trace read it from.
+  /// The class of a VK::Instance, a namedtuple (a Tuple), an OrderedDict, defaultdict or
+  /// Counter (a Dict) or a deque (a List); where the trace read it from.
   py::object cls;
   std::string clsSource;
+  /// A defaultdict's default_factory; a deque's maxlen (a constant).
+  VarPtr extra;
   /// An object a polyfill made in place of a builtin one (the iterator `enumerate` returns is
   /// a generator of ours): its Python type is not what eager code would see, so asking for it
   /// is a break.

@@ -508,3 +508,20 @@ IMMUTABLE = _immutable_types()
 def object_init_():
     """object.__init__ through super() (the tracer binds no self): it takes no arguments."""
     return None
+
+
+# ---- collections.Counter -------------------------------------------------------------------
+
+def counter_most_common_(counter, n=None):
+    items = sorted_(counter.items(), key=lambda kv: kv[1], reverse=True)
+    return items if n is None else items[:n]
+
+
+def counter_elements_(counter):
+    for key, count in counter.items():
+        for _ in range(count):
+            yield key
+
+
+def counter_total_(counter):
+    return sum_(counter.values())

@@ -502,6 +502,8 @@ class CompiledFunction:
                 return tuple(rebuild(r) for r in recipe[1])
             if kind == "typed":
                 return _import_type(recipe[1])(tuple(rebuild(r) for r in recipe[2]))
+            if kind == "call":  # a collections object or a set: its class on its contents
+                return recipe[1](*(rebuild(r) for r in recipe[2]))
             if kind == "namedtuple":
                 return _namedtuple(recipe[1], tuple(rebuild(r) for r in recipe[2]))
             if kind == "object":
@@ -628,7 +630,8 @@ class CompiledFunction:
             def define(n, value):  # an object the result holds more than once
                 shared[n] = value
                 return value
-            return eval(code, {"__builtins__": {"type": type}, "_": _as_array, "_s": _as_scalar,
+            return eval(code, {"__builtins__": {"type": type, "set": set}, "_": _as_array,
+                               "_s": _as_scalar,
                                "_t": _as_tensor, "_type": _import_type,
                                "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects},
                         {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,

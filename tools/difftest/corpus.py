@@ -3641,6 +3641,56 @@ def f(x, m):
 """, "T(4, 3), Running()")
 
 
+P(C, "set_order_and_mutation", """
+def f(x):
+    s = {"relu", "tanh", "gelu"}
+    s.add("silu")
+    s.discard("tanh")
+    s |= {"elu"}
+    order = [name for name in s]
+    return order, len(s), "gelu" in s, x * len(s - {"relu"}), sorted(s ^ {"relu", "new"})
+""", "T(2)")
+
+P(C, "defaultdict_counting_and_factory", """
+def f(x, words):
+    counts = collections.defaultdict(int)
+    groups = collections.defaultdict(lambda: [x * 0])
+    for w in words:
+        counts[w] += 1
+        groups[w].append(x * counts[w])
+    return dict(counts), {k: torch.stack(v).sum(0) for k, v in groups.items()}, counts
+""", "T(2), ['a', 'b', 'a']")
+
+P(C, "deque_maxlen_window", """
+def f(xs):
+    window = collections.deque(maxlen=3)
+    means = []
+    for t in xs:
+        window.append(t)
+        means.append(torch.stack(list(window)).mean(0))
+    window.appendleft(xs[0] * 10)
+    return means, len(window), window
+""", "[T(2, seed=i) for i in range(5)]")
+
+P(C, "counter_update_and_most_common", """
+def f(x, tokens):
+    c = collections.Counter(tokens)
+    c.update(["z", "z", "a"])
+    c["q"] += 2
+    top = c.most_common(2)
+    return top, c["missing"], x * c["z"], sorted(c.elements()), c
+""", "T(2), ['a', 'b', 'a']")
+
+P(C, "ordereddict_popitem_and_equality", """
+def f(x):
+    od = collections.OrderedDict(a=x, b=x * 2)
+    od["c"] = x * 3
+    k, v = od.popitem(last=False)
+    od.move_to_end("b", last=False)
+    return k, v, list(od), od == collections.OrderedDict(od), od
+""", "T(2)")
+
+
 # ================================================================================================
 # Worker side: difftest's worker, with the corpus's inputs, module loading and object comparison
 # ================================================================================================
