@@ -64,9 +64,16 @@ Type Tracer::floatFor(Lib lib, Type t) {
 /// The common element type of two operands, at least one of them a tensor.
 Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
   for (const VarPtr &v : {x, y})
-    if (v->kind != VK::Tensor && v->kind != VK::Const)
+    if (v->kind != VK::Tensor && v->kind != VK::Const && v->kind != VK::Scalar)
       breakTrace(dyn::BreakKind::unsupported_call,
                  "operand " + describe(v) + " is neither a tensor nor a scalar");
+  // A Python scalar promotes by its type alone (weakly): a dynamic one as a constant would.
+  auto scalarValue = [](const VarPtr &v) -> py::object {
+    if (v->kind != VK::Scalar)
+      return v->obj;
+    return v->obj.is(py::type::of(py::float_(0.0))) ? py::object(py::float_(0.0))
+                                                    : py::object(py::int_(0));
+  };
   if (x->kind != VK::Tensor && y->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
   if (lib == Lib::Torch) {
@@ -74,7 +81,7 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
     // widen a tensor with dimensions): asked of torch itself, on meta tensors (no data).
     auto operand = [&](const VarPtr &v) -> py::object {
       if (v->kind != VK::Tensor)
-        return v->obj;
+        return scalarValue(v);
       RankedTensorType t = typeOf(v->value);
       return torch.attr("empty")(t.getRank() ? py::make_tuple(1) : py::make_tuple(),
                                  py::arg("dtype") = dtypeObject(Lib::Torch, t.getElementType()),
@@ -88,7 +95,46 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
     return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
   const VarPtr &t = x->kind == VK::Tensor ? x : y;
   const VarPtr &scalar = x->kind == VK::Tensor ? y : x;
-  return promote(lib, elementTypeOf(t->value), Type(), scalar->obj);
+  return promote(lib, elementTypeOf(t->value), Type(), scalarValue(scalar));
+}
+
+VarPtr Tracer::scalarVar(Value v, const VarPtr &a, const VarPtr &c) {
+  VarPtr s = makeVar(VK::Scalar);
+  s->value = v;
+  s->obj = isa<FloatType>(elementTypeOf(v)) ? py::type::of(py::float_(0.0))
+                                            : py::type::of(py::int_(0));
+  for (const VarPtr &operand : {a, c})
+    if (operand && operand->kind == VK::Scalar)
+      s->roots.insert(s->roots.end(), operand->roots.begin(), operand->roots.end());
+  return s;
+}
+
+/// Python arithmetic on numbers of which one is dynamic: exact in a float64 graph for +, -, *
+/// and / by a constant; anything else (integer arithmetic, which Python does without
+/// overflow; / by a dynamic divisor, which raises for zero; //, %, **) needs the values.
+VarPtr Tracer::scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y) {
+  auto number = [](const VarPtr &v) {
+    return v->kind == VK::Scalar ||
+           (v->kind == VK::Const && (PyLong_Check(v->obj.ptr()) || PyFloat_Check(v->obj.ptr())));
+  };
+  auto isFloat = [](const VarPtr &v) {
+    return v->kind == VK::Scalar ? v->obj.is(py::type::of(py::float_(0.0)))
+                                 : PyFloat_Check(v->obj.ptr());
+  };
+  kind %= 13;
+  bool exact = number(x) && number(y) && (isFloat(x) || isFloat(y)) &&
+               (kind == NB_ADD || kind == NB_SUBTRACT || kind == NB_MULTIPLY ||
+                (kind == NB_TRUE_DIVIDE && y->kind == VK::Const && y->obj.cast<double>() != 0));
+  if (!exact) {
+    needConstant(x);
+    needConstant(y);
+  }
+  Value a = operandAs(x, f64()), c = operandAs(y, f64());
+  Value r = kind == NB_ADD        ? create<dyn::AddOp>({a, c})
+            : kind == NB_SUBTRACT ? create<dyn::SubOp>({a, c})
+            : kind == NB_MULTIPLY ? create<dyn::MulOp>({a, c})
+                                  : create<dyn::DivOp>({a, c});
+  return scalarVar(r, x, y);
 }
 
 //===----------------------------------------------------------------------===//
@@ -206,9 +252,18 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
       return r;
     }
   }
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor &&
+      (x->kind == VK::Scalar || y->kind == VK::Scalar))
+    return scalarArithmetic(kind, x, y);
   if (x->kind != VK::Tensor && y->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call,
                "binary operator on " + describe(x) + " and " + describe(y));
+  // An array with a dynamic scalar: the power's fast paths and an integer division by zero
+  // depend on the scalar's value.
+  if (kind == NB_POWER || kind == NB_FLOOR_DIVIDE || kind == NB_REMAINDER) {
+    needConstant(x);
+    needConstant(y);
+  }
   Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
   if (x->kind == VK::Tensor && y->kind == VK::Tensor && x->lib != y->lib)
     breakTrace(dyn::BreakKind::unsupported_call, "mixing numpy arrays and torch tensors");
@@ -321,6 +376,8 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
   if (VarPtr r = compareDunder(kind, x, y))
     return r;
   if (x->kind != VK::Tensor && y->kind != VK::Tensor) {
+    needConstant(x); // a comparison of Python numbers is there to be branched on
+    needConstant(y);
     // Python values: constants (tuples and lists of them too) compare for real; `==` of other
     // objects where the tracer knows it (identity, for objects without an __eq__ of their own).
     static const int pyOps[] = {Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE};
@@ -339,8 +396,8 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
     breakTrace(dyn::BreakKind::unsupported_call,
                "comparison of " + describe(x) + " and " + describe(y));
   }
-  if ((x->kind != VK::Tensor && x->kind != VK::Const) ||
-      (y->kind != VK::Tensor && y->kind != VK::Const))
+  if ((x->kind != VK::Tensor && x->kind != VK::Const && x->kind != VK::Scalar) ||
+      (y->kind != VK::Tensor && y->kind != VK::Const && y->kind != VK::Scalar))
     breakTrace(dyn::BreakKind::unsupported_call,
                "comparison of " + describe(x) + " and " + describe(y));
   Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;

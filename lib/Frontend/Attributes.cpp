@@ -15,6 +15,7 @@ using namespace dynamir;
 using namespace dynamir::frontend;
 
 VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
+  needConstant(obj);
   std::string source = obj->source.empty() ? "" : obj->source + "." + name;
   if (obj->kind == VK::Tensor) {
     RankedTensorType type = typeOf(obj->value);
@@ -154,6 +155,8 @@ VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
   if (s->items.size() == 2)
     s->items.push_back(constVar(py::none()));
   for (const VarPtr &i : s->items)
+    needConstant(i);
+  for (const VarPtr &i : s->items)
     if (i->kind != VK::Const)
       breakTrace(dyn::BreakKind::unsupported_call, "slice bounds must be constants");
   return s;
@@ -195,6 +198,7 @@ Tracer::BasicIndex Tracer::basicIndex(const VarPtr &obj, const VarPtr &index) {
     steps.push_back(1);
   };
   for (const VarPtr &part : parts) {
+    needConstant(part);
     if (isEllipsis(part)) {
       for (int64_t n = rank - consumed; n > 0; --n, ++d, ++resultDims)
         keepWhole(d);
@@ -334,6 +338,13 @@ void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
                    "storing " + std::string(py::repr(value->obj)) + " into an integer array");
       v = scalarConstant(value->obj, element);
     }
+  } else if (value->kind == VK::Scalar) {
+    // A dynamic float into a float array, an int into an integer one, cast as a store casts;
+    // anything else is decided by the value (numpy raises for some).
+    bool isFloat = value->obj.is(py::type::of(py::float_(0.0)));
+    if (!(isa<FloatType>(element) || (!isFloat && element.isInteger(64))))
+      needConstant(value);
+    v = castTo(value->value, element);
   } else if (value->kind == VK::Tensor && value->lib == obj->lib) {
     // torch rejects a store whose value overlaps the destination (x[1:] = x[:-1]); numpy
     // copies first, which is what the graph computes.

@@ -23,6 +23,17 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
   if (!a || !c)
     breakTrace(dyn::BreakKind::divergent_branch,
                "a variable is assigned on only one side of a data-dependent branch");
+  if (a->kind == VK::Scalar && c->kind == VK::Scalar && a->obj.is(c->obj) &&
+      a->value.getType() == c->value.getType()) {
+    VarPtr placeholder = makeVar(VK::Scalar);
+    placeholder->obj = a->obj;
+    placeholder->roots = a->roots;
+    placeholder->roots.insert(placeholder->roots.end(), c->roots.begin(), c->roots.end());
+    fill.emplace_back(placeholder, thenValues.size());
+    thenValues.push_back(a->value);
+    elseValues.push_back(c->value);
+    return placeholder;
+  }
   if (a->kind == VK::Tensor && c->kind == VK::Tensor) {
     if (a->value.getType() != c->value.getType())
       breakTrace(dyn::BreakKind::divergent_branch,

@@ -29,6 +29,7 @@ bool isBuiltin(py::handle fn, const char *name) {
 } // namespace
 
 py::object Tracer::asConstant(const VarPtr &v) {
+  needConstant(v);
   switch (v->kind) {
   case VK::Const:
     return PyCallable_Check(v->obj.ptr()) && !PyType_Check(v->obj.ptr()) ? py::object() : v->obj;
@@ -218,6 +219,17 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   }
   if (isBuiltin(fn, "abs") && args.size() == 1 && args[0]->kind == VK::Tensor)
     return callTensorOp(args[0]->lib, "abs", args, kwargs);
+  // Dynamic scalars: float() and abs() in the graph, int() of an int; else their value.
+  if (args.size() == 1 && kwargs.empty() && args[0]->kind == VK::Scalar) {
+    const VarPtr &x = args[0];
+    bool isFloat = x->obj.is(py::type::of(py::float_(0.0)));
+    if (isBuiltin(fn, "float"))
+      return isFloat ? x : scalarVar(castTo(x->value, f64()), x);
+    if (isBuiltin(fn, "int") && !isFloat)
+      return x;
+    if (isBuiltin(fn, "abs"))
+      return scalarVar(dyn::AbsOp::create(b, loc(), x->value), x);
+  }
   if (isBuiltin(fn, "abs") && args.size() == 1)
     if (VarPtr r = callDunder(args[0], "__abs__", {}))
       return r;
@@ -411,6 +423,8 @@ VarPtr Tracer::formatValue(const VarPtr &v, const VarPtr &spec) {
 
 /// The real object an f-string formats: a constant, or a container of them.
 py::object Tracer::textOf(const VarPtr &v) {
+  if (v->kind == VK::Scalar) // formatted for real, where the host has the value
+    breakTrace(dyn::BreakKind::data_dependent_value, "formatting a dynamic Python scalar");
   if (v->kind == VK::Instance)
     return instanceText(v, /*repr=*/false)->obj;
   if (v->kind == VK::Tensor)

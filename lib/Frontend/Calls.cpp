@@ -211,6 +211,9 @@ std::optional<std::pair<Lib, std::string>> Tracer::libraryFunction(py::handle fn
   if (nameObject.is_none() || !PyUnicode_Check(nameObject.ptr()))
     return std::nullopt;
   std::string name = py::str(nameObject);
+  // Python's builtins (str, len, ...) are no library's: numpy warns when asked for np.str.
+  if (py::str(py::getattr(fn, "__module__", py::str(""))).cast<std::string>() == "builtins")
+    return std::nullopt;
   auto exposes = [&](py::handle module) {
     return module && py::getattr(module, name.c_str(), py::none()).is(fn);
   };

@@ -211,6 +211,7 @@ VarPtr Tracer::contains(const VarPtr &container, const VarPtr &item) {
 }
 
 std::optional<bool> Tracer::truthOf(const VarPtr &v) {
+  needConstant(v); // a branch on a dynamic scalar specializes it
   switch (v->kind) {
   case VK::Const: {
     int t = PyObject_IsTrue(v->obj.ptr());

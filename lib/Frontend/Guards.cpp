@@ -164,6 +164,27 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   return v;
 }
 
+VarPtr Tracer::scalarInput(py::handle obj, const std::string &source) {
+  if (auto it = inputsBySource.find(source); it != inputsBySource.end())
+    return it->second;
+  bool isFloat = PyFloat_CheckExact(obj.ptr());
+  auto type = RankedTensorType::get({}, isFloat ? f64() : i64());
+  Value arg = entry->addArgument(type, b.getUnknownLoc());
+  {
+    OpBuilder::InsertionGuard g(b);
+    setGuardInsertionPoint();
+    dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, python::typeName(obj),
+                                    /*contiguous=*/false);
+  }
+  VarPtr v = makeVar(VK::Scalar);
+  v->value = arg;
+  v->obj = py::reinterpret_borrow<py::object>(py::type::handle_of(obj));
+  v->source = source;
+  v->roots = {source};
+  inputsBySource[source] = v;
+  return v;
+}
+
 std::string Tracer::callerSource(const VarPtr &v) {
   if (v->kind != VK::Tensor || v->copy)
     return "";
@@ -218,6 +239,16 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
     VarPtr v = tensorInput(obj, source);
     v->scalar = true;
     return v;
+  }
+  // A float or int whose value changed between calls is an input, not a constant (one that
+  // does not fit in int64 stays a constant).
+  if ((PyFloat_CheckExact(obj.ptr()) || PyLong_CheckExact(obj.ptr())) && guard &&
+      llvm::is_contained(options.dynamicScalars, source)) {
+    int overflow = 0;
+    if (PyFloat_CheckExact(obj.ptr()) || (PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow),
+                                          !overflow && !PyErr_Occurred()))
+      return scalarInput(obj, source);
+    PyErr_Clear();
   }
   if (obj.is_none() || PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) ||
       PyFloat_Check(obj.ptr()) || PyUnicode_Check(obj.ptr())) {

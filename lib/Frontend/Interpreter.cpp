@@ -397,6 +397,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     VarPtr x = f.pop();
     if (VarPtr r = callDunder(x, "__neg__", {}))
       f.stack.push_back(r);
+    else if (x->kind == VK::Scalar)
+      f.stack.push_back(scalarVar(dyn::NegOp::create(b, loc(), x->value), x));
     else if (x->kind == VK::Const)
       f.stack.push_back(constVar(-x->obj));
     else if (x->kind == VK::Tensor && elementTypeOf(x->value).isInteger(1))

@@ -36,6 +36,7 @@ VarPtr takeArg(std::vector<VarPtr> &args, KwArgs &kwargs, size_t position,
 }
 
 int64_t intOf(const VarPtr &v) {
+  needConstant(v);
   if (!v || v->kind != VK::Const || !PyLong_Check(v->obj.ptr()))
     breakTrace(dyn::BreakKind::unsupported_call, "expected a Python int argument");
   return v->obj.cast<int64_t>();
@@ -44,6 +45,7 @@ int64_t intOf(const VarPtr &v) {
 bool isNone(const VarPtr &v) { return !v || (v->kind == VK::Const && v->obj.is_none()); }
 
 py::handle constant(const VarPtr &v, const std::string &what) {
+  needConstant(v);
   if (!v || v->kind != VK::Const)
     breakTrace(dyn::BreakKind::unsupported_call, what + " must be a Python constant");
   return v->obj;
@@ -73,6 +75,7 @@ SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank) {
 }
 
 int64_t singleDim(const VarPtr &v, int64_t rank) {
+  needConstant(v);
   if (!v || v->kind != VK::Const)
     breakTrace(dyn::BreakKind::unsupported_call, "expected a single dimension");
   return dimsOf(v, rank).front();

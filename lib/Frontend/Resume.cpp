@@ -167,6 +167,14 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       return py::make_tuple("call", v->cls, args);
     }
     return py::make_tuple("dict", py::cast(v->keys), items(v->items));
+  case VK::Scalar: { // a Python float or int: the host makes it one
+    auto it = llvm::find(live, v->value);
+    size_t index = it - live.begin();
+    if (it == live.end())
+      live.push_back(v->value);
+    return py::make_tuple("live", index, isa<FloatType>(elementTypeOf(v->value)) ? "f" : "i",
+                          false);
+  }
   case VK::Set: {
     py::list args;
     args.append(py::make_tuple("const", py::reinterpret_steal<py::object>(
@@ -330,6 +338,13 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
         s += (s.empty() ? "" : ", ") + flatten(item);
       return tuple && items.size() == 1 ? s + "," : s;
     };
+    if (v->kind == VK::Scalar) {
+      if (!v->source.empty())
+        return v->source; // the caller's number itself
+      results.push_back(v->value);
+      return std::string(isa<FloatType>(elementTypeOf(v->value)) ? "%f" : "%i") +
+             std::to_string(results.size() - 1);
+    }
     if (v->kind == VK::Tensor) {
       if (std::string source = callerSource(v); !source.empty())
         return source; // the caller's object itself, read back from the frame

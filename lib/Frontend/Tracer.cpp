@@ -175,6 +175,10 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
     result.eagerReason = eager.reason;
     func.erase();
     return result;
+  } catch (Specialize &specialize) {
+    result.specialize = specialize.sources;
+    func.erase();
+    return result;
   } catch (std::exception &e) {
     // A failure outside the interpreter loop (binding the arguments, the result structure):
     // nothing can be compiled, and the function is exactly its eager self.

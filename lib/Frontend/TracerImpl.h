@@ -242,6 +242,8 @@ public:
   bool isTensorObject(py::handle obj);
   static bool isDeviceArray(py::handle obj);
   VarPtr tensorInput(py::handle obj, const std::string &source);
+  /// A Python float or int input that is not guarded by value (options.dynamicScalars).
+  VarPtr scalarInput(py::handle obj, const std::string &source);
   static std::string itemSource(const std::string &source, const std::string &key);
   VarPtr wrap(py::handle obj, const std::string &source, bool guard = true);
   VarPtr wrapObject(py::handle obj, const std::string &source, bool guard);
@@ -326,8 +328,12 @@ public:
   Type floatFor(Lib lib, Type t);
   Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
   Value operandAs(const VarPtr &v, Type element) {
-    return v->kind == VK::Tensor ? castTo(v->value, element) : scalarConstant(v->obj, element);
+    return v->kind == VK::Tensor || v->kind == VK::Scalar ? castTo(v->value, element)
+                                                          : scalarConstant(v->obj, element);
   }
+  /// A dynamic Python scalar computed as `v` (f64: a float, i64: an int) from a and c.
+  VarPtr scalarVar(Value v, const VarPtr &a, const VarPtr &c = nullptr);
+  VarPtr scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y);
   /// `numpyFunction`: np.power(x, y) and the like, whose fast paths are not the operators'
   /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).
   VarPtr binary(int kind, VarPtr a, VarPtr b, bool numpyFunction = false);

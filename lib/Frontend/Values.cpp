@@ -71,6 +71,9 @@ std::string Tracer::describe(const VarPtr &v) {
   case VK::Set:
     os << std::string(py::repr(v->obj));
     break;
+  case VK::Scalar:
+    os << std::string(py::str(v->obj.attr("__name__"))) << "(dynamic)";
+    break;
   case VK::Function:
     if (v->made) {
       os << "<function " << v->made->qualname << ">";
@@ -230,6 +233,8 @@ py::object Tracer::pythonType(const VarPtr &v) {
     return v->cls ? v->cls : py::type::of(py::dict());
   case VK::Set:
     return py::type::of(py::set());
+  case VK::Scalar:
+    return v->obj;
   default:
     break;
   }

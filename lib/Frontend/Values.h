@@ -52,6 +52,8 @@ enum class VK {
   Instance,  // an object of a plain Python class the trace made: `cls`, attributes by name in
              // `keys` (str) with values in `items`
   Set,       // a set of Python constants the trace made: a real set in `obj`
+  Scalar,    // a Python float or int whose value is not a constant of the trace (a dynamic
+             // scalar): its type in `obj`, its value the 0-d tensor `value` (f64 or i64)
 };
 
 struct Var;
@@ -119,6 +121,8 @@ struct Var {
   std::string clsSource;
   /// A defaultdict's default_factory; a deque's maxlen (a constant).
   VarPtr extra;
+  /// A Scalar: the sources of the dynamic inputs its value is computed from.
+  std::vector<std::string> roots;
   /// An object a polyfill made in place of a builtin one (the iterator `enumerate` returns is
   /// a generator of ours): its Python type is not what eager code would see, so asking for it
   /// is a break.
@@ -176,6 +180,19 @@ struct Break {
 struct EagerOnly {
   std::string reason;
 };
+
+/// Thrown where the trace needs the value of a dynamic scalar (a branch on it, a shape, an
+/// index, Python arithmetic that could overflow): the trace starts again with these inputs
+/// as constants, guarded by value.
+struct Specialize {
+  std::vector<std::string> sources;
+};
+
+/// The constant a Var must be here; a dynamic scalar is specialized instead.
+inline void needConstant(const VarPtr &v) {
+  if (v && v->kind == VK::Scalar)
+    throw Specialize{v->roots};
+}
 
 /// Keyword arguments of a call, in the order they were passed.
 using KwArgs = std::vector<std::pair<std::string, VarPtr>>;

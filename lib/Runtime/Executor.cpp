@@ -243,13 +243,21 @@ struct Entry::Guard {
                       : PyUnicode_Check(v) ? PyUnicode_Check(o)
                                            : o == Py_None;
       if (!sameKind || !obj.equal(value))
-        return fail("expected " + std::string(py::repr(value)) + ", got " +
+        return fail("expected the value " + std::string(py::repr(value)) + ", got " +
                     std::string(py::repr(obj)));
       return true;
     }
     case Tensor: {
       if (!typeMatches(obj))
         return fail("expected a " + typeName + ", got " + python::typeName(obj));
+      // A dynamic Python float or int: any value (an int that fits in int64).
+      if (PyFloat_CheckExact(obj.ptr()))
+        return true;
+      if (PyLong_CheckExact(obj.ptr())) {
+        int overflow = 0;
+        PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+        return overflow ? fail("does not fit in int64") : true;
+      }
       bool isArray = py::isinstance<py::array>(obj);
       // numpy's dtype straight from the array struct; torch's through the attribute.
       py::object dtype;

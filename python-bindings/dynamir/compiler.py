@@ -16,6 +16,7 @@ guards. Graphs are pure, so each side effect happens exactly once, in program or
 state cannot be recreated, the frame runs eagerly from its start, which is equally exact.
 """
 
+import ast
 import builtins
 import collections
 import dataclasses
@@ -131,7 +132,8 @@ def _as_tensor(o):
     return o if type(o) is _dynamir.DeviceArray else sys.modules["torch"].from_numpy(o)
 
 
-_OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor}
+_OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor, "f": float, "i": int}
+_VALUE_CHANGED = re.compile(r"^(.*): expected the value (.*), got (.*)$")
 
 
 def _write_back(pairs):
@@ -258,6 +260,10 @@ class CompiledFunction:
         self.capture_control_flow = capture_control_flow
         self.dynamic = dynamic
         self._entries = []
+        # Python float and int inputs whose value changed between calls become inputs of the
+        # graph (Dynamo's automatic dynamic), unless a trace needed their value.
+        self._dynamic_scalars = set()
+        self._static_scalars = set()
         self._eager_reason = None
         self._warned = False
         self._last = None
@@ -345,10 +351,17 @@ class CompiledFunction:
     # -- compile ----------------------------------------------------------------------------
     def _compile_entry(self, args, kwargs):
         start = time.perf_counter()
-        result = trace(self._target, *args, capture_control_flow=self.capture_control_flow,
-                       dynamic=self.dynamic, **kwargs)
+        while True:
+            result = trace(self._target, *args, capture_control_flow=self.capture_control_flow,
+                           dynamic=self.dynamic, dynamic_scalars=sorted(self._dynamic_scalars),
+                           **kwargs)
+            _counters["frames_traced"] += 1
+            if not result.specialize:
+                break
+            # The trace needed these values (a branch, a shape): constants from now on.
+            self._dynamic_scalars.difference_update(result.specialize)
+            self._static_scalars.update(result.specialize)
         traced = time.perf_counter()
-        _counters["frames_traced"] += 1
         if result.eager_only:
             self._eager_reason = result.eager_reason
             self._log(f"runs eagerly: {result.eager_reason}")
@@ -408,6 +421,14 @@ class CompiledFunction:
             return outputs
         if failure is not None:
             _guard_failures.append(failure)
+            changed = _VALUE_CHANGED.match(failure)
+            if changed and changed.group(1) not in self._static_scalars:
+                try:
+                    value = ast.literal_eval(changed.group(3))
+                except (ValueError, SyntaxError):
+                    value = None
+                if type(value) in (int, float):
+                    self._dynamic_scalars.add(changed.group(1))
             if "recompiles" in _logs():
                 print(f"[dynamir recompiles] guard failed: {failure}", file=sys.stderr)
         if len(self._entries) >= self.recompile_limit:
@@ -620,7 +641,7 @@ class CompiledFunction:
         trace hands out as they are (`_k[i]`: nan, a dtype, a module)."""
         if structure == "%0":
             return lambda outputs, local_vars, global_vars: outputs[0]
-        text = re.sub(r"%([st]?)(\d+)", r"_\1(_o[\2])", structure)
+        text = re.sub(r"%([stfi]?)(\d+)", r"_\1(_o[\2])", structure)
         code = builtins_compile(re.sub(r"@(\d+)", r"_o[\1]", text),
                                 "<dynamir output>", "eval")  # our own generated literal
 
@@ -631,7 +652,7 @@ class CompiledFunction:
                 shared[n] = value
                 return value
             return eval(code, {"__builtins__": {"type": type, "set": set}, "_": _as_array,
-                               "_s": _as_scalar,
+                               "_s": _as_scalar, "_f": float, "_i": int,
                                "_t": _as_tensor, "_type": _import_type,
                                "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects},
                         {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,

@@ -40,6 +40,7 @@ class TraceResult:
     kernel_count: int
     resume: dict = None  # at a graph break: how the host goes on (see dynamir.resume)
     constants: list = None  # the objects the output structure names as _k[i]
+    specialize: list = None  # dynamic scalars the trace needed the values of: trace again
 
     @property
     def eager_only(self):
@@ -90,19 +91,22 @@ def guards_of(module):
     return guards
 
 
-def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
+def trace(fn, *args, capture_control_flow=False, dynamic=False, dynamic_scalars=(), **kwargs):
     """Traces `fn(*args, **kwargs)` into a dyn module without running anything.
 
     `fn` may be a function, a bound method or an nn.Module (its forward is traced with the
     module as `self`). Returns a TraceResult: the module (str() prints the IR), the guards,
     the graph breaks with reasons and lines, and the eager-only reason if the frame can never
-    be traced.
+    be traced. `dynamic_scalars` names Python float and int inputs (by source, `L['alpha']`)
+    that become graph inputs instead of constants; `specialize` lists those whose values the
+    trace needed (the module is then empty: trace again without them).
     """
     target = fn
     counter = [0]
     with _count_torch_kernels(counter):
-        module, breaks, eager_reason, kernel_calls, resume_plan, constants = _dynamir.trace(
-            target, tuple(args), dict(kwargs), dynamic, capture_control_flow)
+        module, breaks, eager_reason, kernel_calls, resume_plan, constants, specialize = \
+            _dynamir.trace(target, tuple(args), dict(kwargs), dynamic, capture_control_flow,
+                           list(dynamic_scalars))
     module = ir.Module(module)
     result = TraceResult(
         module=module,
@@ -112,6 +116,7 @@ def trace(fn, *args, capture_control_flow=False, dynamic=False, **kwargs):
         kernel_count=kernel_calls + counter[0],
         resume=resume_plan,
         constants=constants,
+        specialize=specialize,
     )
     logs = _logs()
     if "guards" in logs:

@@ -258,25 +258,29 @@ void populateIRBindings(py::module_ &m) {
   m.def(
       "trace",
       [](py::handle fn, py::tuple args, py::dict kwargs, bool dynamic, bool captureControlFlow,
-         std::shared_ptr<PyContext> context) {
+         std::vector<std::string> dynamicScalars, std::shared_ptr<PyContext> context) {
         if (!context)
           context = std::make_shared<PyContext>();
         frontend::TraceOptions options;
         options.dynamic = dynamic;
         options.captureControlFlow = captureControlFlow;
+        options.dynamicScalars = std::move(dynamicScalars);
         frontend::TraceResult result = frontend::trace(context->get(), fn, args, kwargs, options);
         py::list breaks;
         for (const frontend::GraphBreakInfo &info : result.graphBreaks)
           breaks.append(py::make_tuple(info.kind, info.reason, info.filename, info.line));
         py::object resume = result.resume ? result.resume : py::none();
         return py::make_tuple(PyModule(context, std::move(result.module)), breaks,
-                              result.eagerReason, result.kernelCalls, resume, result.constants);
+                              result.eagerReason, result.kernelCalls, resume, result.constants,
+                              result.specialize);
       },
       py::arg("fn"), py::arg("args"), py::arg("kwargs"), py::arg("dynamic") = false,
-      py::arg("capture_control_flow") = false, py::arg("context") = nullptr,
+      py::arg("capture_control_flow") = false,
+      py::arg("dynamic_scalars") = std::vector<std::string>(), py::arg("context") = nullptr,
       "Traces fn(*args, **kwargs) into a dyn module without running it. Returns (module, "
       "graph breaks as (kind, reason, file, line), eager-only reason, kernel calls, the resume "
-      "plan at the break or None, the constants the output structure names as _k[i]).");
+      "plan at the break or None, the constants the output structure names as _k[i], the "
+      "dynamic scalars to trace again as constants).");
 
   m.def(
       "temporary_pool",

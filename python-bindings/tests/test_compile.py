@@ -85,7 +85,7 @@ def test_scalar_arguments_recompile_and_count():
     assert close(f(x, 4), x + 6)
     c = dynamir.counters()
     assert c["recompiles"] == 1 and c["cache_hits"] == 1
-    assert c["guard_failures"] == ["L['n']: expected 3, got 4"]
+    assert c["guard_failures"] == ["L['n']: expected the value 3, got 4"]
 
 
 def test_new_shapes_recompile():
@@ -142,13 +142,23 @@ def test_wide_row_reductions_compile():
 
 
 def test_recompile_limit_falls_back_to_eager():
-    f = dynamir.compile(lambda x, n: x * n)
+    # A slice bound is a constant of the trace: every new n recompiles.
+    f = dynamir.compile(lambda x, n: x[:n] * 2)
     f.recompile_limit = 2
-    x = np.ones(2, np.float32)
+    x = np.ones(8, np.float32)
     with pytest.warns(RuntimeWarning, match="recompile limit"):
-        for n in range(4):
-            assert close(f(x, n), x * n)
+        for n in range(1, 5):
+            assert close(f(x, n), x[:n] * 2)
     assert dynamir.counters()["eager_runs"] >= 1
+
+
+def test_changing_numbers_become_inputs_of_the_graph():
+    # n only scales the tensor: after its value changes once, the graph takes it as an input.
+    f = dynamir.compile(lambda x, n: x * n)
+    x = np.ones(2, np.float32)
+    for n in range(6):
+        assert close(f(x, n), x * n)
+    assert dynamir.counters()["recompiles"] == 1
 
 
 def test_graph_break_runs_eagerly_with_prints_once_in_order(capsys):

@@ -26,6 +26,9 @@ struct TraceOptions {
   bool captureControlFlow = false;
   /// How deep user functions are inlined before the call becomes a graph break.
   unsigned maxInlineDepth = 8;
+  /// Sources of Python float and int inputs that are graph inputs rather than constants
+  /// guarded by value (their value changed between calls: Dynamo's automatic dynamic).
+  std::vector<std::string> dynamicScalars;
 };
 
 struct GraphBreakInfo {
@@ -50,6 +53,8 @@ struct TraceResult {
   /// The Python objects the result structure names as `_k[i]` (constants that are no literal,
   /// such as nan or a dtype, and the very objects a frame returns, such as a module).
   pybind11::list constants;
+  /// Dynamic scalars whose values the trace needed: trace again with them as constants.
+  std::vector<std::string> specialize;
 };
 
 /// Traces `fn(*args, **kwargs)`. `fn` is a Python function or bound method. Python-level

@@ -1,0 +1,115 @@
+"""Python float and int inputs whose values change between calls become graph inputs
+(Dynamo's automatic dynamic): after the first change, new values reuse the trace instead of
+recompiling, until the trace needs a value (a branch, a shape, an index), which then stays a
+constant guarded by value. Every call is compared with eager Python: values, types, dtypes."""
+
+import math
+
+import numpy as np
+import pytest
+
+import dynamir
+
+torch = pytest.importorskip("torch")
+
+
+def same(a, b):
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, dict):
+        return type(a) is type(b) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) or isinstance(a, np.generic):
+        return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape and \
+            np.array_equal(a, b, equal_nan=True)
+    if isinstance(a, torch.Tensor):
+        return type(b) is torch.Tensor and a.dtype == b.dtype and a.shape == b.shape and \
+            bool(torch.equal(a, b))
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+def run(f, calls):
+    compiled = dynamir.compile(f)
+    for args in calls:
+        want, got = f(*args), compiled(*args)
+        assert same(want, got), (args, want, got)
+    return dynamir.counters()
+
+
+X32 = np.linspace(-2, 2, 5, dtype=np.float32)
+T32 = torch.linspace(-2, 2, 5)
+FLOATS = [0.5, 1.25, -3.0, 7.75, 0.1]
+
+
+def test_float_argument_is_traced_once_changed():
+    c = run(lambda x, a: x * a + a * 2 - a, [(X32, a) for a in FLOATS])
+    assert c["recompiles"] == 1 and c["cache_hits"] == len(FLOATS) - 2
+
+
+@pytest.mark.parametrize("f", [
+    lambda x, a: (x * a, a * 3, a + 1, a - 0.5, a / 4, -a, abs(a), float(a)),
+    lambda x, a: torch.clamp(x, min=-1.0) * a + torch.relu(x) / 2,
+    lambda x, a: [x + a, {"k": a * a}],
+    lambda x, a: (isinstance(a, float), type(a).__name__, a),
+])
+def test_arithmetic_stays_in_the_graph(f):
+    x = T32 if "torch" in f.__code__.co_names else X32
+    run(f, [(x, a) for a in FLOATS])
+
+
+@pytest.mark.parametrize("f", [
+    lambda x, a: x * 2 if a > 1 else x - 1,                  # a branch
+    lambda x, a: x / a if a else x,                          # truth
+    lambda x, a: x * math.sqrt(abs(a)),                      # math
+    lambda x, a: x ** a,                                     # power fast paths
+    lambda x, a: (x, a // 2, a % 2, a ** 2, 1 / a),          # Python semantics of // % ** /
+    lambda x, a: x * round(a),                               # builtins
+    lambda x, a: (x * 2, f"{a:.2f}", str(a)),                # text (breaks, runs for real)
+])
+def test_uses_that_need_the_value_stay_exact(f):
+    run(f, [(X32, a) for a in FLOATS])
+
+
+def test_int_argument():
+    def f(x, n):
+        return x * n + n, x[: n % 3], [x] * (n % 2 + 1)
+    c = run(f, [(X32, n) for n in [2, 3, 4, 5, 6]])
+    assert c["frames_traced"] >= 2
+
+
+def test_int_arithmetic_is_exact_beyond_int64():
+    def f(x, n):
+        return x * 1, n * n * n
+    run(f, [(X32, 2 ** 40), (X32, 2 ** 41 + 1), (X32, 2 ** 62)])
+
+
+def test_int_used_as_loop_count_and_shape():
+    def f(x, n):
+        for i in range(n):
+            x = x + i
+        return x.reshape(n, -1) if n in (1, 5) else x
+    run(f, [(X32, n) for n in [1, 5, 1, 5, 2]])
+
+
+def test_value_read_at_a_break_is_an_input_of_the_continuation(capsys):
+    def f(x):
+        y = x * 2
+        print("mean", float(y.mean()))
+        return y + 1
+    c = run(f, [(np.full(3, float(i)),) for i in range(12)])
+    assert c["eager_runs"] == 0 and c["recompiles"] <= 2
+
+
+def test_numpy_promotion_of_a_dynamic_float_is_weak():
+    def f(x, a):
+        return x * a, x + a, a - x
+    run(f, [(X32, a) for a in FLOATS])
+    run(f, [(np.arange(5), a) for a in FLOATS])   # int array with a float: float64
+
+
+def test_float_stored_into_an_array():
+    def f(x, a):
+        y = x.copy()
+        y[1] = a
+        return y
+    run(f, [(X32, a) for a in FLOATS])
+    run(f, [(np.arange(5), a) for a in FLOATS])   # float into an int array: numpy truncates
