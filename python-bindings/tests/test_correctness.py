@@ -719,6 +719,20 @@ def test_string_dtypes_mean_what_numpy_makes_of_them():
     same_as_eager(lambda a: (a.float() * 3, a.int(), a.long(), a.double()), t)
 
 
+def test_empty_slices_compile():
+    # x[:, 6:] of 6 columns and slices of an empty dimension: graphs, not a lowering failure
+    # that falls back to eager (upstream's verifier rejects an offset at the end).
+    t = torch.arange(24.0).reshape(4, 6)
+    for fn in (lambda x: x[:, 6:], lambda x: (x[:, 6:], x[4:] * 2, x[4:, :0].sum()),
+               lambda x: x.tensor_split([1, 5, 3, -1, 9], dim=1)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            same_as_eager(fn, t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        same_as_eager(lambda x: (x[:, 1:], x[:, :0] + 1), np.zeros((0, 3)))
+
+
 def test_splits_are_views_in_the_graph():
     # torch's split/chunk/unbind/tensor_split and numpy's split/array_split: tuples (torch)
     # or lists (numpy) of views, traced without a break, equal to eager in every piece.

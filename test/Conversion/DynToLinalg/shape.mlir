@@ -76,6 +76,20 @@ func.func @slice_positive(%x: tensor<4x8xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// Empty slices: at the end of a dimension (x[:, 8:]) the offset is 0, which upstream's
+// verifier accepts; of an empty dimension, a filled empty tensor.
+// CHECK-LABEL: func.func @slice_empty
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [4, 0] [1, 1] : tensor<4x8xf32> to tensor<4x0xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0x2xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<0x2xf32>)
+func.func @slice_empty(%x: tensor<4x8xf32>, %y: tensor<0x3xf32>) -> (tensor<4x0xf32>, tensor<0x2xf32>) {
+  %0 = dyn.slice %x starts [0, 8] stops [4, 8] steps [1, 1] : tensor<4x8xf32>
+  %1 = dyn.slice %y starts [0, 1] stops [0, 3] steps [1, 1] : tensor<0x3xf32>
+  return %0, %1 : tensor<4x0xf32>, tensor<0x2xf32>
+}
+
+// -----
+
 // A store through basic indexing (x[1:4:2, :2] = v): one tensor.insert_slice.
 // CHECK-LABEL: func.func @insert_slice
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[1, 0] [2, 2] [2, 1] : tensor<2x2xf32> into tensor<4x8xf32>
