@@ -1,9 +1,12 @@
 """Hand-written corpus CI: every program of tools/difftest/corpus.py (small functions written
 the way people write Python + torch/numpy: containers, builtins, closures, classes, strings,
 mutation, torch/numpy API, nn.Modules in inference, control flow on tensor values, exceptions)
-run eagerly and through Dynamir (default, capture_control_flow=True, backend="eager"; two calls
-each) by difftest's crash-isolated runner. Programs that fail today are listed in
-KNOWN_FAILURES; the list is strict, so a fixed bug must be removed from it.
+run eagerly and through Dynamir (default, capture_control_flow=True, backend="eager", and
+fullgraph=True for those that compile whole; two calls each) by difftest's crash-isolated
+runner. Each program's first call must break the graph exactly as corpus.BREAKS says (0 for
+most: a change that adds a break fails, and one that removes a break updates the table with
+`corpus.py --expected`). Programs that fail today are listed in KNOWN_FAILURES; the list is
+strict, so a fixed bug must be removed from it.
 
 Reproduce one program: `python tools/difftest/corpus.py --filter NAME`; a standalone script:
 `python tools/difftest/corpus.py --script NAME --mode default`."""
@@ -43,4 +46,9 @@ def test_corpus(capsys):
                       ", ".join(fixed))
     if unknown:
         report.append("KNOWN_FAILURES names no corpus program: " + ", ".join(unknown))
-    assert not unexpected and not fixed and not unknown, "\n".join(report)
+    breaks = corpus.unexpected_breaks(results)
+    if breaks:
+        report.append("first calls that break otherwise than corpus.BREAKS says (update it with "
+                      "`corpus.py --expected` where the change is an improvement):")
+        report += [f"  {name}: expected {want}, observed {seen}" for name, want, seen in breaks]
+    assert not unexpected and not fixed and not unknown and not breaks, "\n".join(report)

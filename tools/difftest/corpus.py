@@ -86,7 +86,8 @@ PROGRAMS = collections.OrderedDict()  # name -> {"theme", "name", "source", "rai
 
 def P(theme, name, source, args=None, raises=None):
     """Registers a program. `source` defines f (and inputs, unless `args` is given: the text
-    of the argument list that inputs() returns)."""
+    of the argument list that inputs() returns). What its first compiled call must do is
+    BREAKS's entry for it (below the programs), 0 graph breaks if it has none."""
     assert name not in PROGRAMS, f"duplicate corpus program {name}"
     body = textwrap.dedent(source).strip("\n") + "\n"
     if args is not None:
@@ -3691,6 +3692,227 @@ def f(x):
 """, "T(2)")
 
 
+# What each program's first compiled call does where it is not 0 graph breaks: the number of
+# breaks it hits, or "eager" (some or all of the frame runs eagerly). Regenerate with
+# `corpus.py --expected` after a change, and read the difference: docs/graph-breaks.md says why
+# each kind of program still breaks.
+BREAKS = {
+    'sorted_tensors_by_key': 'eager',
+    'list_multiply_fill': 1,
+    'dict_comprehension_filter': 'eager',
+    'getattr_dispatch': 2,
+    'int_float_bool_conversions': 4,
+    'slice_object': 'eager',
+    'range_negative_step': 1,
+    'builtin_round_tensor': 2,
+    'all_empty_any_empty': 'eager',
+    'kwargs_unpack_torch': 1,
+    'functools_partial': 'eager',
+    'lru_cached_helper': 1,
+    'operator_methodcaller': 'eager',
+    'functools_cmp_to_key': 2,
+    'dataclass_replace_asdict': 1,
+    'getattr_object_default': 2,
+    'custom_eq_and_repr': 1,
+    'class_counter_attribute': 2,
+    'fstring_print_shape': 1,
+    'fstring_float_format': 3,
+    'percent_format': 3,
+    'print_tensor': 2,
+    'print_sep_end': 3,
+    'join_map_str': 'eager',
+    'print_numpy_array': 2,
+    'fstring_repr_align': 1,
+    'print_loop_items': 'eager',
+    'print_dtype_device': 1,
+    'repr_of_containers': 1,
+    'numpy_arg_inplace': 1,
+    'out_parameter': 2,
+    'setattr_on_object': 3,
+    'view_alias_write': 'eager',
+    'copy_zero_fill_clamp': 'eager',
+    'numpy_out_ufunc': 2,
+    'transpose_view_inplace': 'eager',
+    'attribute_list_mutation': 2,
+    'masked_inplace_assign': 1,
+    'tensor_attributes': 1,
+    'reshape_view_permute': 'eager',
+    'where_masked_fill': 1,
+    'softmax_logsumexp': 1,
+    'matmul_bmm_einsum': 1,
+    'reductions_dims': 1,
+    'max_dim_namedtuple': 1,
+    'topk_sort': 3,
+    'cumsum_cumprod': 3,
+    'gather_scatter': 3,
+    'index_select_advanced': 4,
+    'boolean_mask_select': 2,
+    'nonzero_argwhere': 2,
+    'clamp_clip_sign': 1,
+    'factory_functions': 'eager',
+    'tensor_from_python_list': 4,
+    'item_and_tolist': 'eager',
+    'expand_repeat_tile': 'eager',
+    'squeeze_unsqueeze_flatten': 'eager',
+    'tril_triu_diag': 3,
+    'functional_activations': 3,
+    'no_grad_block': 1,
+    'grad_mode_checks': 'eager',
+    'detach_clone_contiguous': 'eager',
+    'allclose_equal': 4,
+    'nan_handling': 5,
+    'stack_unbind_roundtrip': 'eager',
+    'flip_roll': 4,
+    'outer_dot_norm': 4,
+    'one_hot_argmax': 1,
+    'int_division_semantics': 2,
+    'bitwise_shifts': 5,
+    'finfo_iinfo': 3,
+    'empty_tensor_ops': 1,
+    'zero_dim_tensors': 'eager',
+    'size_arithmetic': 3,
+    'new_tensor_methods': 4,
+    'transposes_T_mT': 'eager',
+    'manual_seed_randn': 3,
+    'amax_argmax_keepdim': 1,
+    'complex_indexing_slices': 'eager',
+    'lerp_addcmul_baddbmm': 'eager',
+    'math_unary_family': 3,
+    'type_as_to_other': 3,
+    'unique_and_bincount': 3,
+    'is_tensor_and_numel_checks': 2,
+    'np_ufuncs': 2,
+    'np_where_clip': 1,
+    'np_concat_stack_split': 'eager',
+    'np_reshape_transpose': 'eager',
+    'np_sort_argsort': 'eager',
+    'np_cumsum_diff': 'eager',
+    'np_linalg_dot': 3,
+    'np_boolean_mask': 3,
+    'np_fancy_indexing': 4,
+    'np_constructors': 'eager',
+    'np_scalar_results': 3,
+    'np_unique': 2,
+    'np_any_all': 'eager',
+    'np_mean_dtype': 3,
+    'np_outer_einsum': 4,
+    'np_pad': 2,
+    'np_isclose_allclose': 4,
+    'np_tile_repeat': 'eager',
+    'torch_numpy_interop': 4,
+    'tensor_to_numpy_and_back': 2,
+    'np_default_rng_inside': 3,
+    'np_tolist_item': 'eager',
+    'np_int_div_mod_negative': 2,
+    'np_ufunc_methods': 'eager',
+    'np_bincount_histogram': 2,
+    'np_scalar_type_promotion': 3,
+    'np_nan_functions': 5,
+    'np_triu_diag': 4,
+    'np_argmax_unravel': 2,
+    'np_float32_pipeline': 1,
+    'np_copy_vs_view': 'eager',
+    'conv_bn_pool_eval': 'eager',
+    'module_dict_select': 'eager',
+    'embedding_lookup': 'eager',
+    'attention_manual': 'eager',
+    'named_parameters_loop': 'eager',
+    'inference_mode_block': 2,
+    'batchnorm_train_mode_stats': 'eager',
+    'gru_cell_steps': 'eager',
+    'submodule_getattr': 'eager',
+    'forward_pre_hook': 'eager',
+    'functional_conv1d_weights': 'eager',
+    'maxpool_upsample': 'eager',
+    'multihead_attention': 'eager',
+    'module_state_dict_keys': 'eager',
+    'module_without_no_grad': 'eager',
+    'if_sum_positive': 1,
+    'while_norm_halving': 12,
+    'early_return_in_loop': 1,
+    'item_threshold': 1,
+    'ternary_on_tensor': 'eager',
+    'break_continue': 'eager',
+    'nested_any_all': 4,
+    'numpy_branch': 1,
+    'conditional_collect_stack': 'eager',
+    'nan_guard': 4,
+    'single_element_bool': 1,
+    'argmax_as_index': 1,
+    'range_from_tensor': 1,
+    'chained_comparison': 2,
+    'dtype_branch': 1,
+    'assert_passes': 2,
+    'match_on_shape': 1,
+    'while_with_counter_tensor': 5,
+    'loop_accumulates_python_float': 1,
+    'loop_over_dict_with_tensor_cond': 2,
+    'numpy_while_loop': 2,
+    'in_place_in_branch': 1,
+    'raise_value_error_on_shape': 2,
+    'try_except_keyerror': 1,
+    'shape_mismatch_runtime_error': 1,
+    'index_error_list': 1,
+    'custom_exception_caught': 1,
+    'custom_exception_propagates': 1,
+    'assert_fails': 1,
+    'try_except_else': 1,
+    'raise_from_chain': 1,
+    'exception_in_helper_caught': 1,
+    'numpy_linalg_error': 1,
+    'type_error_tensor_plus_str': 1,
+    'dtype_mismatch_matmul': 1,
+    'stopiteration_caught': 1,
+    'contextlib_suppress': 2,
+    'context_manager_swallows': 1,
+    'data_dependent_raise': 5,
+    'key_error_propagates_after_mutation': 1,
+    'contextmanager_decorator': 2,
+    'exception_message_used': 1,
+    'zero_division_float_raises': 1,
+    'attribute_error_raised': 1,
+    'list_sort_key_reverse': 'eager',
+    'strides_and_contiguity': 'eager',
+    'contiguous_after_transpose': 'eager',
+    'sum_with_dtype_keyword': 3,
+    'add_alpha_keyword': 3,
+    'view_on_noncontiguous_raises': 'eager',
+    'int_inplace_float_raises': 1,
+    'int_of_multi_element_raises': 1,
+    'expanded_inplace_raises': 'eager',
+    'cat_shape_mismatch_raises': 1,
+    'matmul_shape_mismatch_raises': 1,
+    'numpy_broadcast_error': 1,
+    'bool_of_multi_element_raises': 1,
+    'dict_key_error_tensor_values': 1,
+    'np_keepdims_where_keyword': 2,
+    'contiguous_copy_then_mutate': 'eager',
+    'contiguous_of_noncontiguous_arg': 2,
+    'reshape_noncontiguous_then_mutate': 'eager',
+    'reshape_contiguous_is_view': 'eager',
+    'flatten_transposed_copy': 'eager',
+    'strided_slice_contiguous_mutate': 'eager',
+    'expand_contiguous_mutate': 'eager',
+    'clone_of_transpose_mutate': 'eager',
+    'slice_view_mutates_base': 'eager',
+    'numpy_copy_of_transpose': 'eager',
+    'numpy_ravel_vs_flatten': 3,
+    'numpy_reshape_view_mutation': 'eager',
+    'tensor_numpy_shared_memory': 2,
+    'permute_contiguous_strides': 'eager',
+    'dot_mixed_dtype_raises': 1,
+    'linear_int_input_raises': 1,
+    'bmm_mixed_dtype_raises': 1,
+    'index_select_float_index_raises': 1,
+    'masked_fill_int_mask_raises': 1,
+    'half_float_matmul_raises': 'eager',
+    'inlined_call_breaks_after_store': 1,
+    'inlined_call_breaks_after_list_append': 1,
+    'side_effect_then_print_then_more': 1,
+    'side_effect_inside_inlined_call_that_breaks': 1,
+}
+
+
 # ================================================================================================
 # Worker side: difftest's worker, with the corpus's inputs, module loading and object comparison
 # ================================================================================================
@@ -3776,11 +3998,29 @@ def _argnames(source):
     raise ValueError("no def f in program")
 
 
+def expected_breaks(name):
+    """How many graph breaks the program's first compiled call hits, or "eager"."""
+    return BREAKS.get(name, 0)
+
+
+def observed_breaks(res):
+    """What the first call in the default mode did: "eager" if (part of) the frame ran
+    eagerly, else the number of graph breaks it hit; None if it did not get that far."""
+    first = (res.get("stats") or {}).get("first_call")
+    if first is None:
+        return None
+    return "eager" if first["eager_runs"] else first["graph_breaks_hit"]
+
+
 def program_dict(name):
     p = PROGRAMS[name]
+    modes = difftest.MODES
+    # A program that compiles with no break must compile whole with fullgraph=True too.
+    if expected_breaks(name) == 0 and p["raises"] is None:
+        modes = modes + [("fullgraph", {"fullgraph": True})]
     return {"id": name, "lib": "torch", "argnames": _argnames(p["source"]), "input_seed": 0,
             "inputs": "inputs() in the source", "source": p["source"], "theme": p["theme"],
-            "raises": p["raises"]}
+            "raises": p["raises"], "modes": modes}
 
 
 def select(filter_=None):
@@ -3837,13 +4077,12 @@ def summary(results):
 
 
 def breaks_summary(results):
-    """Per theme, how many programs ran (default mode, both calls) as graphs with no graph
+    """Per theme, how many programs ran (default mode, first call) as graphs with no graph
     break, with breaks, or (partly) eagerly: one line each, then the total."""
     counts = collections.OrderedDict()
     for r in results:
-        st = r.get("stats") or {}
-        kind = ("eager" if st.get("eager_runs", 0) else
-                "breaks" if st.get("graph_breaks_hit", 0) else "0 breaks")
+        seen = observed_breaks(r)
+        kind = "eager" if seen == "eager" else "breaks" if seen else "0 breaks"
         counts.setdefault(r.get("theme", "?"), collections.Counter())[kind] += 1
     total = sum(counts.values(), collections.Counter())
     lines = [f"  {theme:14s} {c['0 breaks']:4d} with 0 breaks, {c['breaks']:4d} with breaks, "
@@ -3851,6 +4090,22 @@ def breaks_summary(results):
     lines.append(f"corpus breaks: {total['0 breaks']} of {len(results)} programs compile with "
                  f"0 breaks, {total['breaks']} with breaks, {total['eager']} run eagerly")
     return "\n".join(lines)
+
+
+def unexpected_breaks(results):
+    """The programs whose first call broke the graph otherwise than BREAKS says."""
+    return [(r["id"], expected_breaks(r["id"]), observed_breaks(r)) for r in results
+            if r["status"] == "ok" and observed_breaks(r) != expected_breaks(r["id"])]
+
+
+def breaks_table(results):
+    """BREAKS as observed, in the corpus's order (`corpus.py --expected` prints it)."""
+    lines = ["BREAKS = {"]
+    for r in results:
+        seen = observed_breaks(r)
+        if seen:
+            lines.append(f"    {r['id']!r}: {seen!r},")
+    return "\n".join(lines + ["}"])
 
 
 def format_failure(res, source=False):
@@ -3927,6 +4182,8 @@ def main(argv=None):
     ap.add_argument("--mode", default="default", choices=[m for m, _ in difftest.MODES])
     ap.add_argument("--eager", action="store_true")
     ap.add_argument("--stats", action="store_true", help="print each program's counters")
+    ap.add_argument("--expected", action="store_true",
+                    help="print the BREAKS table as this run observed it")
     ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args, _ = ap.parse_known_args(argv)
     if args.worker is not None:
@@ -3957,6 +4214,10 @@ def main(argv=None):
         print(format_failure(r, source=args.source))
     print(difftest.coverage(results))
     print(breaks_summary(results))
+    for name, want, seen in unexpected_breaks(results):
+        print(f"breaks: {name}: expected {want}, observed {seen}")
+    if args.expected:
+        print(breaks_table(results))
     if args.stats:
         for r in results:
             print(f"  {r['id']:40s} {r.get('stats')}")

@@ -1086,9 +1086,10 @@ def float64_result(fn, program):
 
 
 def check_program(program, workdir, modes=None):
-    """Runs one program eagerly and in every Dynamir mode; returns a result dict."""
+    """Runs one program eagerly and in every Dynamir mode (its own `modes`, if it names
+    them); returns a result dict."""
     import dynamir
-    modes = modes or MODES
+    modes = modes or program.get("modes") or MODES
     path = os.path.join(workdir, "difftest_" + re.sub(r"\W", "_", program["id"]) + ".py")
     with open(path, "w") as fh:
         fh.write(program["source"])
@@ -1117,6 +1118,10 @@ def check_program(program, workdir, modes=None):
             continue
         for call in range(1, CALLS + 1):
             g_res, g_exc, g_args, g_out = call_once(compiled, program)
+            if mode == "default" and call == 1 and hasattr(dynamir, "counters"):
+                c = dynamir.counters()  # what the first call did: breaks hit, eager runs
+                stats["first_call"] = {k: c.get(k, 0) for k in ("eager_runs",
+                                                                "graph_breaks_hit")}
             d = None
             if e_exc is not None or g_exc is not None:
                 if e_exc is None:
@@ -1149,8 +1154,8 @@ def check_program(program, workdir, modes=None):
         if mode == "default" and hasattr(dynamir, "counters"):
             try:
                 c = dynamir.counters()
-                stats = {k: c.get(k, 0) for k in ("frames_traced", "graphs_compiled",
-                                                  "eager_runs", "graph_breaks_hit")}
+                stats.update({k: c.get(k, 0) for k in ("frames_traced", "graphs_compiled",
+                                                       "eager_runs", "graph_breaks_hit")})
             except Exception:  # noqa: BLE001
                 pass
     try:
