@@ -104,10 +104,20 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     pc = it->second;
   };
   // Inside a data-dependent branch a back edge to before the branch is a loop whose trip count
-  // depends on data.
+  // depends on data; unless it goes back to the head of a for loop, whose exit FOR_ITER
+  // decides: both sides of an `if` that ends the loop's body go on there (3.12 ends each side
+  // with a JUMP_BACKWARD of its own), so the loop's head is where they rejoin.
   if (in.target >= 0 && in.target <= in.offset && branchDepth && stopAt >= 0 &&
-      in.target < branchStart)
+      in.target < branchStart) {
+    bool toForHead = (in.op == JUMP_BACKWARD || in.op == JUMP_BACKWARD_NO_INTERRUPT) &&
+                     f.code->instrs[f.code->indexOf.lookup(in.target)].op == FOR_ITER;
+    if (toForHead) { // the other side, traced up to that head, has reached it
+      out = Outcome{in.target == stopAt ? Outcome::ReachedStop : Outcome::JumpedPast, nullptr,
+                    in.target};
+      return;
+    }
     breakTrace(dyn::BreakKind::data_dependent_loop, "loop whose exit depends on a tensor value");
+  }
   // A NULL for a call goes before the callable up to 3.12, after it from 3.13.
   auto pushWithNull = [&](VarPtr v) {
     if (kPythonMinor < 13)
