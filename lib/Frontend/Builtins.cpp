@@ -344,9 +344,7 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
     if (properties.contains(name) || (name == "size" && obj->lib == Lib::Numpy))
       return true;
     py::object cls = obj->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
-    if (!py::hasattr(cls, name.c_str()))
-      return false;
-    return std::nullopt;
+    return py::hasattr(cls, name.c_str());
   }
   case VK::Instance: {
     // Its attributes, then what its class defines (a property's getter might raise
@@ -372,6 +370,24 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
     if (obj->kind == VK::Const || PyModule_Check(obj->obj.ptr()) ||
         PyType_Check(obj->obj.ptr()))
       return py::hasattr(obj->obj, name.c_str());
+    // An object of a plain class has what its class defines (pinned by its type guard) or
+    // what its __dict__ holds, whose names are then guarded.
+    if (obj->kind == VK::Object && !obj->source.empty() &&
+        isPlainClass(py::type::handle_of(obj->obj)) && !classLookup(py::type::handle_of(obj->obj), "__getattr__")) {
+      if (classLookup(py::type::handle_of(obj->obj), name))
+        return true;
+      py::object dict = py::getattr(obj->obj, "__dict__", py::none());
+      if (!PyDict_CheckExact(dict.ptr()))
+        break;
+      SmallVector<Attribute> keys;
+      for (auto item : py::reinterpret_borrow<py::dict>(dict))
+        keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
+      std::string source = obj->source + ".__dict__";
+      guardOnce("keys:" + source, [&] {
+        dyn::DictKeysGuardOp::create(b, b.getUnknownLoc(), source, b.getArrayAttr(keys));
+      });
+      return py::reinterpret_borrow<py::dict>(dict).contains(name);
+    }
     break;
   default:
     break;

@@ -88,6 +88,7 @@ void decodeArgument(Instr &in, int arg) {
   case JUMP_FORWARD:
   case JUMP_IF_FALSE_OR_POP:
   case JUMP_IF_TRUE_OR_POP:
+  case SEND: // where `yield from` goes on once its iterator is exhausted
     in.target = forward;
     break;
   case FOR_ITER:

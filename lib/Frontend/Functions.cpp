@@ -367,6 +367,7 @@ VarPtr Tracer::nextItem(const VarPtr &it) {
     return out.value;
   }
   g.done = true; // returned: StopIteration
+  g.returned = out.value;
   return nullptr;
 }
 

@@ -559,8 +559,35 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   }
   case GET_ITER:
+  case GET_YIELD_FROM_ITER:
     f.stack.push_back(getIter(f.pop()));
     break;
+  case SEND: { // `yield from it`: the next item of it is yielded on, until it is exhausted
+    VarPtr sent = f.pop();
+    if (sent->kind != VK::Const || !sent->obj.is_none())
+      breakTrace(dyn::BreakKind::unsupported_bytecode, "send() of a value into a generator");
+    VarPtr it = f.peek();
+    if (VarPtr item = nextItem(it)) {
+      f.stack.push_back(item);
+      break;
+    }
+    // Exhausted: its return value goes on the stack (3.11 in place of the iterator; 3.12 and
+    // later above it, for END_SEND to remove).
+    VarPtr returned = it->kind == VK::Generator && it->generator->returned
+                          ? it->generator->returned
+                          : constVar(py::none());
+    if (kPythonMinor < 12)
+      f.pop();
+    f.stack.push_back(returned);
+    jumpTo(in.target);
+    return;
+  }
+  case END_SEND: { // 3.12: drops the exhausted iterator below the value
+    VarPtr value = f.pop();
+    f.pop();
+    f.stack.push_back(value);
+    break;
+  }
   case FOR_ITER: {
     if (VarPtr item = nextItem(f.peek())) {
       f.stack.push_back(item);

@@ -94,6 +94,7 @@ struct GeneratorState {
   Frame frame;
   size_t pc = 0;
   bool running = false, done = false;
+  VarPtr returned; // what its `return` gave (the value of a `yield from` it)
 };
 
 /// What an inlined call needs of a function object: a real function's, or one the trace made.
@@ -404,6 +405,9 @@ public:
   /// A class whose instances the tracer models: no metaclass but type/ABCMeta, no builtin base,
   /// made by object.__new__ (not an nn.Module).
   bool isPlainClass(py::handle cls);
+  bool computeIsPlainClass(py::handle cls);
+  llvm::DenseMap<PyObject *, bool> plainClasses;
+  std::vector<py::object> plainClassObjects; // keeps the classes asked about alive
   bool isNamedTupleClass(py::handle cls);
   /// What `cls` or a class of its MRO defines as `name` (inspect.getattr_static), or null.
   py::object classLookup(py::handle cls, const std::string &name);

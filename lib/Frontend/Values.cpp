@@ -224,7 +224,19 @@ py::object Tracer::pythonType(const VarPtr &v) {
   case VK::Tuple:
     if (v->cls)
       return v->cls;
-    if (!v->structType.empty() || v->viewOf)
+    if (!v->structType.empty()) { // torch.return_types.max and the like, by import path
+      std::string path = v->structType;
+      size_t colon = path.find(':');
+      py::object type = py::module_::import(path.substr(0, colon).c_str());
+      for (size_t start = colon + 1, dot; start <= path.size(); start = dot + 1) {
+        dot = path.find('.', start);
+        if (dot == std::string::npos)
+          dot = path.size();
+        type = type.attr(path.substr(start, dot - start).c_str());
+      }
+      return type;
+    }
+    if (v->viewOf)
       break;
     return py::type::of(py::tuple());
   case VK::List:
