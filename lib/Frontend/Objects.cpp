@@ -42,6 +42,16 @@ bool isDescriptor(py::handle raw, const char *kind) {
 bool Tracer::isPlainClass(py::handle cls) {
   if (!PyType_Check(cls.ptr()))
     return false;
+  // Asked for every object the trace wraps: answered once per class.
+  auto [it, inserted] = plainClasses.try_emplace(cls.ptr(), false);
+  if (inserted) {
+    it->second = computeIsPlainClass(cls);
+    plainClassObjects.push_back(py::reinterpret_borrow<py::object>(cls));
+  }
+  return it->second;
+}
+
+bool Tracer::computeIsPlainClass(py::handle cls) {
   py::handle meta = py::type::handle_of(cls);
   if (meta.ptr() != reinterpret_cast<PyObject *>(&PyType_Type) &&
       python::typeName(meta) != "abc.ABCMeta")
