@@ -174,7 +174,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   f.stack = std::move(mergedStack);
   f.locals = std::move(mergedLocals);
   restoreInstruction(atBranch);
-  if (stopAt >= 0 && join > stopAt)
+  if (beyondStop(*f.code, join, stopAt, branchInstr.offset))
     return Outcome{Outcome::JumpedPast, nullptr, join};
   pc = f.code->indexOf.lookup(join);
   return std::nullopt;

@@ -320,7 +320,12 @@ VarPtr Tracer::getIter(const VarPtr &v) {
   case VK::Object: {
     // Immutable builtin sequences iterate for real; their items are constants.
     PyObject *o = v->obj.ptr();
-    if (!PyTuple_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) && !PyRange_Check(o) &&
+    if (PyRange_Check(o)) { // lazily: its items are computed as they are reached
+      VarPtr it = makeVar(VK::Iterator);
+      it->obj = v->obj;
+      return it;
+    }
+    if (!PyTuple_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
         !PyFrozenSet_CheckExact(o))
       break;
     std::vector<VarPtr> items;
@@ -341,6 +346,12 @@ VarPtr Tracer::getIter(const VarPtr &v) {
 }
 
 VarPtr Tracer::nextItem(const VarPtr &it) {
+  if (it->kind == VK::Iterator && it->obj) { // a range
+    if (static_cast<Py_ssize_t>(it->iterPos) >= py::len(it->obj))
+      return nullptr;
+    prepareMutation(it, "advancing an iterator");
+    return constVar(it->obj[py::int_(it->iterPos++)]);
+  }
   if (it->kind == VK::Iterator) {
     const std::vector<VarPtr> &items = it->viewOf ? it->viewOf->items : it->items;
     if (it->iterPos >= items.size())
@@ -412,11 +423,19 @@ void Tracer::noteMutation(const std::shared_ptr<GeneratorState> &g) {
   undoGenerators.emplace_back(g, *g);
 }
 
+void Tracer::undoTo(size_t undoSize, size_t generatorSize) {
+  while (undoLog.size() > undoSize) {
+    *undoLog.back().first = undoLog.back().second;
+    undoLog.pop_back();
+  }
+  while (undoGenerators.size() > generatorSize) {
+    *undoGenerators.back().first = undoGenerators.back().second;
+    undoGenerators.pop_back();
+  }
+}
+
 void Tracer::undoMutations() {
-  for (auto it = undoLog.rbegin(); it != undoLog.rend(); ++it)
-    *it->first = it->second;
-  for (auto it = undoGenerators.rbegin(); it != undoGenerators.rend(); ++it)
-    *it->first = it->second;
+  undoTo(0, 0);
   writtenInputs.resize(std::min(writtenInputs.size(), committedWrites));
   sideEffects.resize(std::min(sideEffects.size(), committedSideEffects));
   commitMutations();

@@ -58,7 +58,7 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
     currentFrame = &f;
     // The host resumes in the traced frame, outside any branch being traced: only that state
     // may be handed over at a break (values inside a discarded branch no longer exist).
-    if (f.depth == 0 && branchDepth == 0) {
+    if (f.depth == 0 && branchDepth == 0 && loopDepth == 0) {
       topInstr = in;
       topStack = f.stack;
       commitMutations();
@@ -93,7 +93,7 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
 void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
                   std::optional<Outcome> &out) {
   auto jumpTo = [&](int64_t target) {
-    if (stopAt >= 0 && target > stopAt) {
+    if (beyondStop(*f.code, target, stopAt, in.offset)) {
       out = Outcome{Outcome::JumpedPast, nullptr, target};
       return;
     }
@@ -589,6 +589,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   }
   case FOR_ITER: {
+    if (captureLoop(f, pc, in))
+      return;
     if (VarPtr item = nextItem(f.peek())) {
       f.stack.push_back(item);
     } else {

@@ -188,6 +188,13 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
   case VK::Slice:
     return py::make_tuple("slice", items(v->items));
   case VK::Iterator: {
+    if (v->obj) { // a range: the items it has left
+      py::list left;
+      for (py::handle item :
+           v->obj[py::slice(static_cast<ssize_t>(v->iterPos), std::nullopt, std::nullopt)])
+        left.append(py::make_tuple("const", item));
+      return py::make_tuple("iter", left);
+    }
     const std::vector<VarPtr> &all = v->viewOf ? v->viewOf->items : v->items;
     return py::make_tuple("iter",
                           items(std::vector<VarPtr>(all.begin() + std::min(v->iterPos, all.size()),

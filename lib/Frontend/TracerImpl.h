@@ -251,6 +251,17 @@ public:
 
   // --- Interpreter.cpp: the interpreter loop -------------------------------------------------
   Outcome runFrame(Frame &f, size_t start, int64_t stopAt);
+  /// Whether a jump from `here` to `target` leaves the range a run stops at `stopAt` for: a
+  /// stop ahead is a branch's join (beyond it, past it); a stop behind is the head of a loop
+  /// being captured (beyond it, past the loop's exit).
+  static bool beyondStop(const Code &code, int64_t target, int64_t stopAt, int64_t here) {
+    if (stopAt < 0)
+      return false;
+    if (stopAt > here)
+      return target > stopAt;
+    const Instr &head = code.instrs[code.indexOf.lookup(stopAt)];
+    return head.op == FOR_ITER && target >= head.target;
+  }
   void step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt, std::optional<Outcome> &out);
 
   // --- Calls.cpp: calls, nn.Modules ---------------------------------------------------------
@@ -312,6 +323,8 @@ public:
   void noteMutation(const VarPtr &v);
   void noteMutation(const std::shared_ptr<GeneratorState> &g);
   void undoMutations();
+  /// Puts back what changed since the undo log had these sizes.
+  void undoTo(size_t undoSize, size_t generatorSize);
   /// Called before each instruction of the traced frame: what came before it stays.
   void commitMutations();
   std::vector<std::pair<VarPtr, Var>> undoLog;
@@ -472,6 +485,13 @@ public:
   /// object: `aliased` where two sources reach one), so stores are seen by later reads.
   std::map<std::string, VarPtr> wrappedBySource;
   llvm::DenseMap<PyObject *, VarPtr> wrappedById;
+
+  // --- Loops.cpp: for loops over ranges, captured as dyn.for ---------------------------------
+  /// At a for loop's first FOR_ITER over a range: traces the body once into a dyn.for and goes
+  /// on after the loop (true), or leaves everything as it was, to unroll the loop (false).
+  bool captureLoop(Frame &f, size_t &pc, const Instr &in);
+  std::set<std::pair<PyObject *, int64_t>> uncapturedLoops; // (code, FOR_ITER offset)
+  unsigned loopDepth = 0; // loop bodies being traced: their instructions are not committed
 
   // --- Branches.cpp: data-dependent branches -------------------------------------------------
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,

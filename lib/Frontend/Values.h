@@ -18,6 +18,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,10 +189,22 @@ struct Specialize {
   std::vector<std::string> sources;
 };
 
+/// The root of a dynamic scalar computed from a captured loop's variable (Loops.cpp).
+inline const char *const kLoopVariable = "<loop variable>";
+
+/// Where the trace needs the value of a captured loop's variable: an error of the tracer that
+/// becomes a graph break, which makes the capture fail (the loop then unrolls).
+struct LoopVariableNeeded : std::runtime_error {
+  LoopVariableNeeded() : std::runtime_error("the value of a loop's variable") {}
+};
+
 /// The constant a Var must be here; a dynamic scalar is specialized instead.
 inline void needConstant(const VarPtr &v) {
-  if (v && v->kind == VK::Scalar)
-    throw Specialize{v->roots};
+  if (!v || v->kind != VK::Scalar)
+    return;
+  if (v->roots.empty() || llvm::is_contained(v->roots, std::string(kLoopVariable)))
+    throw LoopVariableNeeded();
+  throw Specialize{v->roots};
 }
 
 /// Keyword arguments of a call, in the order they were passed.

@@ -28,6 +28,9 @@ void addBufferization(OpPassManager &pm, bool resultsAsOutParams) {
   pm.addPass(dynamir::createDynDistinctResults());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // A traced loop (dyn.for) yields values computed in each iteration; their buffers are new
+  // allocations, which the deallocation pipeline frees one iteration later.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (resultsAsOutParams) {

@@ -1,8 +1,8 @@
 //===- Interpreter.cpp - run dyn graphs op by op through numpy ------------===//
 //
 // backend="eager": every dyn op of a graph is one numpy call, with the op's result dtype
-// enforced. It is the seed's backend="eager" experiment for Dynamir, and a reference the
-// compiled code is tested against.
+// enforced; a dyn.if runs the branch taken, a dyn.for its body once per iteration. It is the seed's
+// backend="eager" experiment for Dynamir, and a reference the compiled code is tested against.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,8 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+
+#include <functional>
 
 namespace py = pybind11;
 using namespace mlir;
@@ -73,182 +75,211 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
     return np.attr("reshape")(array, ints(tensor.getShape()));
   };
   py::object erf;
-  std::vector<py::object> outputs;
-  for (Operation &op : graph.getBody().front()) {
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      for (Value v : ret.getOperands())
-        outputs.push_back(env.lookup(v));
-      break;
-    }
-    StringRef name = op.getName().getStringRef();
-    py::object result;
-    // An elementwise op that is one numpy ufunc is that ufunc on its operands; the others are
-    // composed below.
-    StringRef ufunc;
-    if (auto elementwise = dyn_cast<dyn::ElementwiseOpInterface>(op))
-      ufunc = elementwise.getNumpyUfunc();
-    if (!ufunc.empty()) {
-      py::tuple args(op.getNumOperands());
-      for (auto [i, operand] : llvm::enumerate(op.getOperands()))
-        args[i] = get(operand);
-      result = np.attr(ufunc.str().c_str())(*args);
-    } else {
-      result =
-          llvm::TypeSwitch<Operation *, py::object>(&op)
-              .Case([&](dyn::ConstantOp c) -> py::object {
-                auto dense = cast<DenseElementsAttr>(c.getValue());
-                py::list values;
-                bool isFloat = isa<FloatType>(dense.getElementType());
-                if (dense.isSplat()) {
-                  py::object v =
-                      isFloat
-                          ? py::object(py::float_(dense.getSplatValue<APFloat>().convertToDouble()))
-                          : py::object(py::int_(dense.getSplatValue<APInt>().getSExtValue()));
-                  return np.attr("full")(ints(dense.getType().getShape()), v,
-                                         dtypeOf(dense.getElementType()));
-                }
-                if (isFloat)
-                  for (APFloat v : dense.getValues<APFloat>()) {
-                    bool lost;
-                    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-                    values.append(py::float_(v.convertToDouble()));
+  // Runs a block (the graph's, a branch's, a loop body's): the values its terminator returns.
+  std::function<std::vector<py::object>(Block &)> run = [&](Block &block) {
+    std::vector<py::object> outputs;
+    for (Operation &op : block) {
+      if (op.hasTrait<OpTrait::IsTerminator>()) {
+        for (Value v : op.getOperands())
+          outputs.push_back(env.lookup(v));
+        break;
+      }
+      // Control flow: the branch taken; the loop body once per iteration, on the carried values.
+      if (auto ifOp = dyn_cast<dyn::IfOp>(op)) {
+        bool taken = py::cast<bool>(env.lookup(ifOp.getPredicate()));
+        std::vector<py::object> results =
+            run((taken ? ifOp.getThenRegion() : ifOp.getElseRegion()).front());
+        for (auto [result, value] : llvm::zip(ifOp.getResults(), results))
+          env[result] = typed(value, result.getType());
+        continue;
+      }
+      if (auto loop = dyn_cast<dyn::ForOp>(op)) {
+        auto scalar = [&](Value v) { return py::cast<int64_t>(env.lookup(v)); };
+        std::vector<py::object> carried;
+        for (Value v : loop.getInits())
+          carried.push_back(env.lookup(v));
+        Block &body = loop.getBody().front();
+        for (int64_t i = scalar(loop.getLower()), stop = scalar(loop.getUpper()),
+                     step = scalar(loop.getStep());
+             i < stop; i += step) {
+          env[body.getArgument(0)] = np.attr("asarray")(i, "int64");
+          for (auto [arg, value] : llvm::zip(body.getArguments().drop_front(), carried))
+            env[arg] = value;
+          carried = run(body);
+        }
+        for (auto [result, value] : llvm::zip(loop.getResults(), carried))
+          env[result] = typed(value, result.getType());
+        continue;
+      }
+      StringRef name = op.getName().getStringRef();
+      py::object result;
+      // An elementwise op that is one numpy ufunc is that ufunc on its operands; the others are
+      // composed below.
+      StringRef ufunc;
+      if (auto elementwise = dyn_cast<dyn::ElementwiseOpInterface>(op))
+        ufunc = elementwise.getNumpyUfunc();
+      if (!ufunc.empty()) {
+        py::tuple args(op.getNumOperands());
+        for (auto [i, operand] : llvm::enumerate(op.getOperands()))
+          args[i] = get(operand);
+        result = np.attr(ufunc.str().c_str())(*args);
+      } else {
+        result =
+            llvm::TypeSwitch<Operation *, py::object>(&op)
+                .Case([&](dyn::ConstantOp c) -> py::object {
+                  auto dense = cast<DenseElementsAttr>(c.getValue());
+                  py::list values;
+                  bool isFloat = isa<FloatType>(dense.getElementType());
+                  if (dense.isSplat()) {
+                    py::object v =
+                        isFloat ? py::object(
+                                      py::float_(dense.getSplatValue<APFloat>().convertToDouble()))
+                                : py::object(py::int_(dense.getSplatValue<APInt>().getSExtValue()));
+                    return np.attr("full")(ints(dense.getType().getShape()), v,
+                                           dtypeOf(dense.getElementType()));
                   }
-                else
-                  for (const APInt &v : dense.getValues<APInt>())
-                    values.append(
-                        py::int_(v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue()));
-                return values;
-              })
-              .Case([&](dyn::FullOp f) -> py::object {
-                Attribute v = f.getValue();
-                py::object value =
-                    isa<FloatAttr>(v)
-                        ? py::object(py::float_(cast<FloatAttr>(v).getValueAsDouble()))
-                        : py::object(py::int_(cast<IntegerAttr>(v).getInt()));
-                return np.attr("full")(ints(f.getType().getShape()), value);
-              })
-              .Case([&](dyn::ArangeOp a) -> py::object {
-                double start = a.getStart().convertToDouble(), step = a.getStep().convertToDouble();
-                int64_t n = a.getType().getDimSize(0);
-                return np.attr("arange")(n).attr("__mul__")(step).attr("__add__")(start);
-              })
-              .Case([&](dyn::MatmulOp m) -> py::object {
-                return np.attr("matmul")(get(m.getLhs()), get(m.getRhs()));
-              })
-              .Case([&](dyn::RsqrtOp r) -> py::object {
-                return np.attr("reciprocal")(np.attr("sqrt")(get(r.getX())));
-              })
-              .Case([&](dyn::SigmoidOp s) -> py::object {
-                py::object x = get(s.getX());
-                return np.attr("reciprocal")(
-                    np.attr("add")(1, np.attr("exp")(np.attr("negative")(x))));
-              })
-              .Case(
-                  [&](dyn::ReluOp r) -> py::object { return np.attr("maximum")(get(r.getX()), 0); })
-              .Case([&](dyn::ErfOp e) -> py::object {
-                if (!erf)
-                  erf = np.attr("vectorize")(py::module_::import("math").attr("erf"));
-                return erf(get(e.getX()));
-              })
-              .Case([&](dyn::CastOp c) -> py::object { return get(c.getX()); })
-              .Case([&](dyn::SumOp r) {
-                return np.attr("sum")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                      py::arg("keepdims") = r.getKeepdim());
-              })
-              .Case([&](dyn::MeanOp r) {
-                return np.attr("mean")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                       py::arg("keepdims") = r.getKeepdim());
-              })
-              .Case([&](dyn::ProdOp r) {
-                return np.attr("prod")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                       py::arg("keepdims") = r.getKeepdim());
-              })
-              .Case([&](dyn::MaxOp r) {
-                return np.attr("max")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                      py::arg("keepdims") = r.getKeepdim());
-              })
-              .Case([&](dyn::MinOp r) {
-                return np.attr("min")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                      py::arg("keepdims") = r.getKeepdim());
-              })
-              .Case<dyn::ArgMaxOp, dyn::ArgMinOp>([&](auto r) -> py::object {
-                // Arg-reductions over several dims: move them last, flatten, reduce.
-                py::object x = get(r.getX());
-                int64_t rank = cast<RankedTensorType>(r.getX().getType()).getRank();
-                SmallVector<int64_t> order, kept;
-                for (int64_t d = 0; d < rank; ++d)
-                  if (!llvm::is_contained(r.getDims(), d))
-                    order.push_back(d);
-                kept = order;
-                order.append(r.getDims().begin(), r.getDims().end());
-                py::object moved = np.attr("transpose")(x, ints(order));
-                py::list shape;
-                py::tuple sizes = x.attr("shape");
-                for (int64_t d : kept)
-                  shape.append(sizes[d]);
-                // The reduced length by its size, not -1: -1 is ambiguous when a kept
-                // dimension is empty (numpy raises for (0, -1)).
-                int64_t reducedSize = 1;
-                for (int64_t d : r.getDims())
-                  reducedSize *= sizes[d].cast<int64_t>();
-                shape.append(reducedSize);
-                py::object flat = np.attr("reshape")(moved, py::tuple(shape));
-                const char *fn = std::is_same_v<decltype(r), dyn::ArgMaxOp> ? "argmax" : "argmin";
-                return np.attr(fn)(flat, py::arg("axis") = -1);
-              })
-              .Case<dyn::SoftmaxOp, dyn::LogSoftmaxOp>([&](auto s) -> py::object {
-                py::object x = get(s.getX());
-                int64_t dim = static_cast<int64_t>(s.getDim());
-                py::object shifted = np.attr("subtract")(
-                    x, np.attr("max")(x, py::arg("axis") = dim, py::arg("keepdims") = true));
-                py::object total = np.attr("sum")(np.attr("exp")(shifted), py::arg("axis") = dim,
-                                                  py::arg("keepdims") = true);
-                if constexpr (std::is_same_v<decltype(s), dyn::SoftmaxOp>)
-                  return np.attr("true_divide")(np.attr("exp")(shifted), total);
-                return np.attr("subtract")(shifted, np.attr("log")(total));
-              })
-              .Case([&](dyn::LinearOp l) -> py::object {
-                py::object y =
-                    np.attr("matmul")(get(l.getInput()), np.attr("transpose")(get(l.getWeight())));
-                if (l.getBias())
-                  y = np.attr("add")(y, get(l.getBias()));
-                return y;
-              })
-              .Case([&](dyn::ReshapeOp r) { return get(r.getX()); })
-              .Case([&](dyn::ExpandDimsOp r) { return get(r.getX()); })
-              .Case([&](dyn::SqueezeOp r) { return get(r.getX()); })
-              .Case([&](dyn::BroadcastToOp b) -> py::object {
-                return np.attr("broadcast_to")(
-                    get(b.getX()), ints(cast<RankedTensorType>(b.getType()).getShape()));
-              })
-              .Case([&](dyn::TransposeOp t) -> py::object {
-                return np.attr("transpose")(get(t.getX()), ints(t.getPerm()));
-              })
-              .Case([&](dyn::ConcatOp c) -> py::object {
-                py::list parts;
-                for (Value v : c.getInputs())
-                  parts.append(get(v));
-                return np.attr("concatenate")(parts, py::arg("axis") = c.getDim());
-              })
-              .Case([&](dyn::SliceOp s) -> py::object {
-                return get(s.getX())[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())];
-              })
-              .Case([&](dyn::InsertSliceOp s) -> py::object {
-                py::object result = get(s.getDest()).attr("copy")();
-                result[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())] = get(s.getSource());
-                return result;
-              })
-              .Case([&](dyn::IfOp) -> py::object {
-                throw std::runtime_error(
-                    "the eager backend runs split graphs: a dyn.if kept on the device is "
-                    "not interpreted");
-              })
-              .Default([&](Operation *) -> py::object {
-                throw std::runtime_error("the eager backend cannot run " + name.str());
-              });
+                  if (isFloat)
+                    for (APFloat v : dense.getValues<APFloat>()) {
+                      bool lost;
+                      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+                      values.append(py::float_(v.convertToDouble()));
+                    }
+                  else
+                    for (const APInt &v : dense.getValues<APInt>())
+                      values.append(
+                          py::int_(v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue()));
+                  return values;
+                })
+                .Case([&](dyn::FullOp f) -> py::object {
+                  Attribute v = f.getValue();
+                  py::object value =
+                      isa<FloatAttr>(v)
+                          ? py::object(py::float_(cast<FloatAttr>(v).getValueAsDouble()))
+                          : py::object(py::int_(cast<IntegerAttr>(v).getInt()));
+                  return np.attr("full")(ints(f.getType().getShape()), value);
+                })
+                .Case([&](dyn::ArangeOp a) -> py::object {
+                  double start = a.getStart().convertToDouble(),
+                         step = a.getStep().convertToDouble();
+                  int64_t n = a.getType().getDimSize(0);
+                  return np.attr("arange")(n).attr("__mul__")(step).attr("__add__")(start);
+                })
+                .Case([&](dyn::MatmulOp m) -> py::object {
+                  return np.attr("matmul")(get(m.getLhs()), get(m.getRhs()));
+                })
+                .Case([&](dyn::RsqrtOp r) -> py::object {
+                  return np.attr("reciprocal")(np.attr("sqrt")(get(r.getX())));
+                })
+                .Case([&](dyn::SigmoidOp s) -> py::object {
+                  py::object x = get(s.getX());
+                  return np.attr("reciprocal")(
+                      np.attr("add")(1, np.attr("exp")(np.attr("negative")(x))));
+                })
+                .Case([&](dyn::ReluOp r) -> py::object {
+                  return np.attr("maximum")(get(r.getX()), 0);
+                })
+                .Case([&](dyn::ErfOp e) -> py::object {
+                  if (!erf)
+                    erf = np.attr("vectorize")(py::module_::import("math").attr("erf"));
+                  return erf(get(e.getX()));
+                })
+                .Case([&](dyn::CastOp c) -> py::object { return get(c.getX()); })
+                .Case([&](dyn::SumOp r) {
+                  return np.attr("sum")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                        py::arg("keepdims") = r.getKeepdim());
+                })
+                .Case([&](dyn::MeanOp r) {
+                  return np.attr("mean")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                         py::arg("keepdims") = r.getKeepdim());
+                })
+                .Case([&](dyn::ProdOp r) {
+                  return np.attr("prod")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                         py::arg("keepdims") = r.getKeepdim());
+                })
+                .Case([&](dyn::MaxOp r) {
+                  return np.attr("max")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                        py::arg("keepdims") = r.getKeepdim());
+                })
+                .Case([&](dyn::MinOp r) {
+                  return np.attr("min")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
+                                        py::arg("keepdims") = r.getKeepdim());
+                })
+                .Case<dyn::ArgMaxOp, dyn::ArgMinOp>([&](auto r) -> py::object {
+                  // Arg-reductions over several dims: move them last, flatten, reduce.
+                  py::object x = get(r.getX());
+                  int64_t rank = cast<RankedTensorType>(r.getX().getType()).getRank();
+                  SmallVector<int64_t> order, kept;
+                  for (int64_t d = 0; d < rank; ++d)
+                    if (!llvm::is_contained(r.getDims(), d))
+                      order.push_back(d);
+                  kept = order;
+                  order.append(r.getDims().begin(), r.getDims().end());
+                  py::object moved = np.attr("transpose")(x, ints(order));
+                  py::list shape;
+                  py::tuple sizes = x.attr("shape");
+                  for (int64_t d : kept)
+                    shape.append(sizes[d]);
+                  // The reduced length by its size, not -1: -1 is ambiguous when a kept
+                  // dimension is empty (numpy raises for (0, -1)).
+                  int64_t reducedSize = 1;
+                  for (int64_t d : r.getDims())
+                    reducedSize *= sizes[d].cast<int64_t>();
+                  shape.append(reducedSize);
+                  py::object flat = np.attr("reshape")(moved, py::tuple(shape));
+                  const char *fn = std::is_same_v<decltype(r), dyn::ArgMaxOp> ? "argmax" : "argmin";
+                  return np.attr(fn)(flat, py::arg("axis") = -1);
+                })
+                .Case<dyn::SoftmaxOp, dyn::LogSoftmaxOp>([&](auto s) -> py::object {
+                  py::object x = get(s.getX());
+                  int64_t dim = static_cast<int64_t>(s.getDim());
+                  py::object shifted = np.attr("subtract")(
+                      x, np.attr("max")(x, py::arg("axis") = dim, py::arg("keepdims") = true));
+                  py::object total = np.attr("sum")(np.attr("exp")(shifted), py::arg("axis") = dim,
+                                                    py::arg("keepdims") = true);
+                  if constexpr (std::is_same_v<decltype(s), dyn::SoftmaxOp>)
+                    return np.attr("true_divide")(np.attr("exp")(shifted), total);
+                  return np.attr("subtract")(shifted, np.attr("log")(total));
+                })
+                .Case([&](dyn::LinearOp l) -> py::object {
+                  py::object y = np.attr("matmul")(get(l.getInput()),
+                                                   np.attr("transpose")(get(l.getWeight())));
+                  if (l.getBias())
+                    y = np.attr("add")(y, get(l.getBias()));
+                  return y;
+                })
+                .Case([&](dyn::ReshapeOp r) { return get(r.getX()); })
+                .Case([&](dyn::ExpandDimsOp r) { return get(r.getX()); })
+                .Case([&](dyn::SqueezeOp r) { return get(r.getX()); })
+                .Case([&](dyn::BroadcastToOp b) -> py::object {
+                  return np.attr("broadcast_to")(
+                      get(b.getX()), ints(cast<RankedTensorType>(b.getType()).getShape()));
+                })
+                .Case([&](dyn::TransposeOp t) -> py::object {
+                  return np.attr("transpose")(get(t.getX()), ints(t.getPerm()));
+                })
+                .Case([&](dyn::ConcatOp c) -> py::object {
+                  py::list parts;
+                  for (Value v : c.getInputs())
+                    parts.append(get(v));
+                  return np.attr("concatenate")(parts, py::arg("axis") = c.getDim());
+                })
+                .Case([&](dyn::SliceOp s) -> py::object {
+                  return get(s.getX())[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())];
+                })
+                .Case([&](dyn::InsertSliceOp s) -> py::object {
+                  py::object result = get(s.getDest()).attr("copy")();
+                  result[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())] =
+                      get(s.getSource());
+                  return result;
+                })
+                .Default([&](Operation *) -> py::object {
+                  throw std::runtime_error("the eager backend cannot run " + name.str());
+                });
+      }
+      if (op.getNumResults() == 1)
+        env[op.getResult(0)] = typed(result, op.getResult(0).getType());
     }
-    if (op.getNumResults() == 1)
-      env[op.getResult(0)] = typed(result, op.getResult(0).getType());
-  }
-  return outputs;
+    return outputs;
+  };
+  return run(graph.getBody().front());
 }

@@ -7,6 +7,8 @@
 
 #include "dynamir/Conversion/Passes.h"
 
+#include "dynamir/Conversion/DynToLinalg/DynToLinalg.h"
+
 #include "dynamir/Dialect/Dyn/DynOps.h"
 #include "dynamir/Dialect/Dyn/DynScalar.h"
 
@@ -780,34 +782,6 @@ struct ToBoolLowering : OpConversionPattern<ToBoolOp> {
   }
 };
 
-/// A dyn.if kept on the device: scf.if on the extracted predicate.
-struct IfLowering : OpConversionPattern<IfOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(IfOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value predicate =
-        tensor::ExtractOp::create(rewriter, loc, adaptor.getPredicate(), ValueRange{});
-    auto scfIf = scf::IfOp::create(rewriter, loc, op.getResultTypes(), predicate,
-                                   /*addThenBlock=*/false, /*addElseBlock=*/false);
-    rewriter.inlineRegionBefore(op.getThenRegion(), scfIf.getThenRegion(),
-                                scfIf.getThenRegion().end());
-    rewriter.inlineRegionBefore(op.getElseRegion(), scfIf.getElseRegion(),
-                                scfIf.getElseRegion().end());
-    rewriter.replaceOp(op, scfIf.getResults());
-    return success();
-  }
-};
-
-struct YieldLowering : OpConversionPattern<YieldOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(YieldOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<scf::YieldOp>(op, adaptor.getValues());
-    return success();
-  }
-};
-
 struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDynToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -827,7 +801,9 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
                  ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>,
                  ReshapeLowering<SqueezeOp>, TransposeLowering, BroadcastToLowering, ConcatLowering,
                  SliceLowering, InsertSliceLowering, ConstantLowering, FullLowering, ArangeLowering,
-                 ItemLowering, ToBoolLowering, IfLowering, YieldLowering>(ctx);
+                 ItemLowering, ToBoolLowering>(ctx);
+    populateDynControlFlowLoweringPatterns(patterns);
+    lowerDynForLoops(getOperation());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

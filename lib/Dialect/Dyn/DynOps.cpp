@@ -1210,6 +1210,26 @@ LogicalResult IfOp::verify() {
   return success();
 }
 
+LogicalResult ForOp::verify() {
+  auto scalar = [](Value v) { return cast<RankedTensorType>(v.getType()).getRank() == 0; };
+  if (!scalar(getLower()) || !scalar(getUpper()) || !scalar(getStep()))
+    return emitOpError("expects 0-d bounds and step");
+  Block &body = getBody().front();
+  SmallVector<Type> carried(getInits().getTypes());
+  if (getResultTypes() != TypeRange(carried))
+    return emitOpError("returns ") << getResultTypes() << " but carries " << carried;
+  SmallVector<Type> arguments = {getLower().getType()};
+  arguments.append(carried.begin(), carried.end());
+  if (body.getArgumentTypes() != TypeRange(arguments))
+    return emitOpError("expects a body taking ") << arguments << ", not "
+                                                 << body.getArgumentTypes();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (yield && yield.getValues().getTypes() != TypeRange(carried))
+    return yield.emitOpError("yields ")
+           << yield.getValues().getTypes() << " but the enclosing dyn.for carries " << carried;
+  return success();
+}
+
 void IfOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
   results.add<FoldConstantIf>(context);
 }

@@ -423,7 +423,7 @@ func.func @if_yield_mismatch(%p: tensor<i1>, %x: tensor<3xf32>, %y: tensor<4xf32
 // -----
 
 func.func @yield_outside_if(%x: tensor<3xf32>) {
-  // expected-error@+1 {{'dyn.yield' op expects parent op 'dyn.if'}}
+  // expected-error@+1 {{'dyn.yield' op expects parent op to be one of 'dyn.if, dyn.for'}}
   dyn.yield %x : tensor<3xf32>
 }
 
@@ -471,4 +471,26 @@ func.func @break_inside_if(%p: tensor<i1>) {
   } else {
   }
   return
+}
+
+// -----
+
+func.func @for_yields_other_types(%u0: tensor<3xf32>, %b: tensor<i64>) -> tensor<3xf32> {
+  %r = dyn.for %b, %b, %b iter_args(%u0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%i: tensor<i64>, %u: tensor<3xf32>):
+    // expected-error@+1 {{'dyn.yield' op yields 'tensor<i64>' but the enclosing dyn.for carries 'tensor<3xf32>'}}
+    dyn.yield %i : tensor<i64>
+  } : tensor<i64>
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+func.func @for_body_arguments(%u0: tensor<3xf32>, %b: tensor<i64>) -> tensor<3xf32> {
+  // expected-error@+1 {{'dyn.for' op expects a body taking 'tensor<i64>', 'tensor<3xf32>', not 'tensor<3xf32>'}}
+  %r = dyn.for %b, %b, %b iter_args(%u0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%u: tensor<3xf32>):
+    dyn.yield %u : tensor<3xf32>
+  } : tensor<i64>
+  return %r : tensor<3xf32>
 }

@@ -229,6 +229,21 @@ func.func @guards(%x: tensor<3xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @loop
+func.func @loop(%u0: tensor<3xf32>, %lb: tensor<i64>, %ub: tensor<i64>, %st: tensor<i64>) -> tensor<3xf32> {
+  // CHECK: %[[R:.*]] = dyn.for %{{.*}}, %{{.*}}, %{{.*}} iter_args(%{{.*}} : tensor<3xf32>) -> tensor<3xf32> {
+  // CHECK: ^bb0(%{{.*}}: tensor<i64>, %[[U:.*]]: tensor<3xf32>):
+  // CHECK:   %[[S:.*]] = dyn.sin %[[U]]
+  // CHECK:   dyn.yield %[[S]] : tensor<3xf32>
+  // CHECK: } : tensor<i64>
+  %r = dyn.for %lb, %ub, %st iter_args(%u0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%i: tensor<i64>, %u: tensor<3xf32>):
+    %s = dyn.sin %u : tensor<3xf32>
+    dyn.yield %s : tensor<3xf32>
+  } : tensor<i64>
+  return %r : tensor<3xf32>
+}
+
 // CHECK-LABEL: func.func @control
 func.func @control(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
   // CHECK: %[[R:.*]] = dyn.if %{{.*}} : tensor<i1> -> tensor<3xf32> {

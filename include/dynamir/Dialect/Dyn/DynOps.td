@@ -603,8 +603,42 @@ def Dyn_IfOp : Dyn_Op<"if", [RecursiveMemoryEffects, NoRegionArguments,
   let hasCanonicalizer = 1;
 }
 
-def Dyn_YieldOp : Dyn_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"IfOp">]> {
-  let summary = "the values a `dyn.if` branch produces";
+def Dyn_ForOp : Dyn_Op<"for", [RecursiveMemoryEffects,
+                               AllTypesMatch<["lower", "upper", "step"]>,
+                               SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a Python `for` loop over a range, traced once";
+  let description = [{
+    `for i in range(lower, upper, step):` whose body is the same code in every iteration:
+    the tracer traced the body once, with `i` a 0-d i64 tensor (the body's first argument) and
+    the values the loop changes (the tensors its variables hold) carried from one iteration to
+    the next (`iter_args`, then the body's further arguments, which the body yields). The
+    results are the carried values after the last iteration. The bounds are 0-d i64 tensors;
+    the step is positive. The IR, and the time to compile it, do not grow with the trip count.
+
+    Example:
+
+    ```mlir
+    %u = dyn.for %lb, %ub, %step iter_args(%u0 : tensor<64xf64>) -> tensor<64xf64> {
+    ^bb0(%i: tensor<i64>, %u: tensor<64xf64>):
+      %v = dyn.mul %u, %c : tensor<64xf64>, tensor<f64>
+      dyn.yield %v : tensor<64xf64>
+    }
+    ```
+  }];
+  let arguments = (ins Dyn_I64Tensor:$lower, Dyn_I64Tensor:$upper, Dyn_I64Tensor:$step,
+                   Variadic<Dyn_Tensor>:$inits);
+  let results = (outs Variadic<Dyn_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $lower `,` $upper `,` $step (`iter_args` `(` $inits^ `:` type($inits) `)`)?
+    (`->` type($results)^)? $body attr-dict `:` type($lower)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dyn_YieldOp : Dyn_Op<"yield", [Pure, Terminator, ReturnLike,
+                                   ParentOneOf<["IfOp", "ForOp"]>]> {
+  let summary = "the values a `dyn.if` branch or a `dyn.for` iteration produces";
   let description = [{
     Example:
 

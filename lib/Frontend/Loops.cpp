@@ -1,0 +1,255 @@
+//===- Loops.cpp - for loops over ranges, captured as dyn.for -------------===//
+//
+// `for i in range(...)` with enough iterations is traced once, as a dyn.for, instead of once
+// per iteration: the IR and the time to compile it do not grow with the trip count. The
+// body is traced into a block whose arguments are the loop variable (a 0-d i64 tensor) and
+// the loop-carried values:
+//   - a tensor (or dynamic scalar) a variable holds at the loop's start, carried as that Var,
+//     so that in-place updates (`u[1:-1] = ...` on the caller's array) keep its identity;
+//   - a variable the body binds to a new tensor (`x = x + dt * f(x)`): carried as a slot of
+//     its own, which the body must not change in place (traced again once it is known);
+//   - a variable the body binds before reading it (`un = u.copy()`): the same, unbound at
+//     the start of each iteration so that a read before the store aborts the capture.
+// The body must be the same code in every iteration: other variables keep their values, no
+// object made before the loop changes (except the carried tensors), nothing is replayed on the
+// caller's objects, the loop is not left by `break` or `return`, nothing in it breaks the
+// graph, and the loop variable is only used as a tensor value (an index or a slice bound needs
+// its value). Otherwise the trace is put back as it was and the loop unrolls as before.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TracerImpl.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+/// Loops this short unroll: their bodies fuse with the code around them.
+constexpr int64_t kMinCapturedTrips = 4;
+
+/// Why a loop could not be captured (the loop then unrolls).
+struct NotCaptured {
+  std::string why;
+};
+
+bool isValueVar(const VarPtr &v) {
+  return v && (v->kind == VK::Tensor || v->kind == VK::Scalar);
+}
+} // namespace
+
+bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
+  VarPtr it = f.peek();
+  if (it->kind != VK::Iterator || !it->obj || !PyRange_Check(it->obj.ptr()) || it->iterPos ||
+      branchDepth)
+    return false;
+  int64_t start = it->obj.attr("start").cast<int64_t>();
+  int64_t stop = it->obj.attr("stop").cast<int64_t>();
+  int64_t step = it->obj.attr("step").cast<int64_t>();
+  int64_t trips = static_cast<int64_t>(py::len(it->obj));
+  auto key = std::make_pair(f.code->object.ptr(), in.offset);
+  if (trips < kMinCapturedTrips || step <= 0 || uncapturedLoops.count(key))
+    return false;
+
+  // What the trace looks like before the loop: put back if the capture fails.
+  std::vector<VarPtr> locals = f.locals, stack = f.stack;
+  size_t undoMark = undoLog.size(), generatorMark = undoGenerators.size();
+  size_t writesMark = writtenInputs.size(), effectsMark = sideEffects.size();
+  OpBuilder::InsertPoint ip = b.saveInsertionPoint();
+  SavedInstruction savedInstruction = saveInstruction();
+  Instr savedTopInstr = topInstr;
+  std::vector<VarPtr> savedTopStack = topStack;
+  uint64_t serialMark = makeVar(VK::Null)->serial;
+  ++loopDepth; // the body's instructions are not the frame's: nothing is committed
+  auto restore = [&] {
+    undoTo(undoMark, generatorMark);
+    writtenInputs.resize(writesMark);
+    sideEffects.resize(effectsMark);
+    f.locals = locals;
+    f.stack = stack;
+    b.restoreInsertionPoint(ip);
+    restoreInstruction(savedInstruction);
+    topInstr = savedTopInstr;
+    topStack = savedTopStack;
+  };
+  struct LeaveLoop {
+    unsigned &depth;
+    ~LeaveLoop() { --depth; }
+  } leave{loopDepth};
+
+  // Slots: local variables and the stack below the iterator.
+  size_t slots = f.locals.size() + f.stack.size() - 1;
+  auto slotRef = [&](size_t k) -> VarPtr & {
+    return k < f.locals.size() ? f.locals[k] : f.stack[k - f.locals.size()];
+  };
+  auto initialSlot = [&](size_t k) {
+    return k < locals.size() ? locals[k] : stack[k - locals.size()];
+  };
+  // Slots that need a carried value of their own: bound to a new tensor (`rebound`) or
+  // stored before read (`writeFirst`), found by a first trace of the body; and slots the body
+  // sets to a constant (an inner loop's variable), which must not be read before.
+  llvm::SmallDenseSet<size_t> own, constant;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto body = std::make_unique<Block>();
+    Location l = loc();
+    Value iv = body->addArgument(RankedTensorType::get({}, i64()), l);
+    // Carried Vars (one block argument each) and own slots (one each, after them).
+    std::vector<VarPtr> carried;
+    std::vector<Value> inits;
+    for (size_t k = 0; k < slots; ++k) {
+      VarPtr v = initialSlot(k);
+      if (own.contains(k) || !isValueVar(v) || llvm::is_contained(carried, v))
+        continue;
+      carried.push_back(v);
+      inits.push_back(v->value);
+    }
+    std::vector<std::pair<size_t, VarPtr>> ownVars; // slot, its placeholder
+    SmallVector<size_t> ownSlots(own.begin(), own.end());
+    llvm::sort(ownSlots);
+    for (size_t k : ownSlots) {
+      VarPtr start = initialSlot(k);
+      if (isValueVar(start)) { // rebound: a fresh object holding the slot's value
+        VarPtr p = makeVar(start->kind);
+        p->lib = start->lib;
+        p->scalar = start->scalar;
+        p->obj = start->kind == VK::Scalar ? start->obj : py::object();
+        inits.push_back(start->value);
+        ownVars.emplace_back(k, p);
+      } else { // stored before read: unbound at the start of every iteration
+        ownVars.emplace_back(k, nullptr);
+      }
+    }
+    for (const VarPtr &v : carried) {
+      noteMutation(v);
+      v->value = body->addArgument(v->value.getType(), l);
+    }
+    for (auto &[k, p] : ownVars) {
+      if (p)
+        p->value = body->addArgument(initialSlot(k)->value.getType(), l);
+      slotRef(k) = p;
+    }
+    for (size_t k : constant)
+      slotRef(k) = nullptr;
+    b.setInsertionPointToEnd(body.get());
+    VarPtr item = makeVar(VK::Scalar);
+    item->value = iv;
+    item->obj = py::type::of(py::int_(0));
+    item->roots = {kLoopVariable};
+    f.stack.push_back(item); // what FOR_ITER pushes
+    try {
+      try {
+        Outcome out = runFrame(f, pc + 1, in.offset);
+        if (out.kind != Outcome::ReachedStop)
+          throw NotCaptured{"the body leaves the loop"};
+      } catch (Break &brk) { // also where the body needs the loop variable's value
+        throw NotCaptured{"the body breaks the graph: " + brk.reason};
+      }
+      if (f.stack.size() != stack.size())
+        throw NotCaptured{"the body leaves a different stack"};
+      // What changed: only carried tensors; no object made before the loop, nothing of the
+      // caller's beyond the carried arrays.
+      for (size_t i = undoMark; i < undoLog.size(); ++i) {
+        const VarPtr &v = undoLog[i].first;
+        if (v->serial <= serialMark && !llvm::is_contained(carried, v))
+          throw NotCaptured{"the body changes " + describe(v)};
+      }
+      if (undoGenerators.size() != generatorMark || sideEffects.size() != effectsMark)
+        throw NotCaptured{"the body advances a generator or changes the caller's objects"};
+      for (size_t i = writesMark; i < writtenInputs.size(); ++i)
+        if (!llvm::is_contained(carried, writtenInputs[i]))
+          throw NotCaptured{"the body stores into " + writtenInputs[i]->source};
+      // Each slot: the same Var, the same constant, a constant set by the body, or a new
+      // tensor (an own slot, or one to trace again as one).
+      bool again = false;
+      for (size_t k = 0; k < slots; ++k) {
+        const VarPtr &now = slotRef(k), &start = initialSlot(k);
+        if (now == start || now == item || own.contains(k))
+          continue;
+        if (now && now->kind == VK::Const && now->serial > serialMark) {
+          if (constant.insert(k).second) // the same constant at the end of every iteration
+            again = true;
+          continue;
+        }
+        if (now && start && now->kind == VK::Const && start->kind == VK::Const &&
+            py::type::handle_of(now->obj).is(py::type::handle_of(start->obj)) &&
+            now->obj.equal(start->obj))
+          continue;
+        if (!isValueVar(now) || now->serial <= serialMark ||
+            (isValueVar(start) && now->value.getType() != start->value.getType()))
+          throw NotCaptured{"the body changes a variable to " + (now ? describe(now) : "unbound")};
+        own.insert(k);
+        again = true;
+      }
+      if (again) {
+        if (pass == 1)
+          throw NotCaptured{"the loop's variables do not settle"};
+        restore();
+        continue; // trace the body again, with those slots carried on their own
+      }
+      // Own slots hold a tensor of one type at the end of every iteration.
+      SmallVector<Value> yields;
+      for (const VarPtr &v : carried)
+        yields.push_back(v->value);
+      for (auto &[k, p] : ownVars) {
+        const VarPtr &now = slotRef(k);
+        if (!isValueVar(now) || now->kind == VK::Scalar ||
+            (p && (now->value.getType() != p->value.getType() || now->lib != p->lib ||
+                   now->scalar != p->scalar)))
+          throw NotCaptured{"a variable the loop rebinds changes its type"};
+        yields.push_back(now->value);
+        if (!p) { // stored before read: carried from a zero of its type (never read)
+          body->addArgument(now->value.getType(), l);
+          b.setInsertionPoint(ip.getBlock(), ip.getPoint());
+          inits.push_back(dyn::FullOp::create(b, l, cast<RankedTensorType>(now->value.getType()),
+                                              cast<TypedAttr>(b.getZeroAttr(elementTypeOf(now->value)))));
+          b.setInsertionPointToEnd(body.get());
+        }
+      }
+      dyn::YieldOp::create(b, l, yields);
+      // The loop, where the trace was.
+      std::vector<VarPtr> ends(slots);
+      for (size_t k = 0; k < slots; ++k)
+        ends[k] = slotRef(k);
+      b.restoreInsertionPoint(ip);
+      restoreInstruction(savedInstruction);
+      auto bound = [&](int64_t v) { return scalarConstant(py::int_(v), i64()); };
+      auto loop = dyn::ForOp::create(b, l, ValueRange(inits).getTypes(), bound(start), bound(stop),
+                                     bound(step), inits);
+      loop.getBody().push_back(body.release());
+      // After it: carried Vars hold their final values, own slots new Vars holding theirs,
+      // and the loop variable its last value.
+      for (auto [i, v] : llvm::enumerate(carried))
+        v->value = loop.getResult(i);
+      f.locals = locals;
+      f.stack = stack;
+      for (auto [j, slot] : llvm::enumerate(ownVars)) {
+        const VarPtr &end = ends[slot.first];
+        VarPtr after = makeVar(end->kind);
+        after->lib = end->lib;
+        after->scalar = end->scalar;
+        after->obj = end->kind == VK::Scalar ? end->obj : py::object();
+        after->value = loop.getResult(carried.size() + j);
+        slotRef(slot.first) = after;
+      }
+      for (size_t k = 0; k < slots; ++k)
+        if (ends[k] == item)
+          slotRef(k) = constVar(py::int_(start + (trips - 1) * step));
+        else if (constant.contains(k))
+          slotRef(k) = ends[k];
+      f.pop(); // the exhausted iterator
+      pc = f.code->indexOf.lookup(in.target);
+      topInstr = savedTopInstr;
+      topStack = savedTopStack;
+      return true;
+    } catch (NotCaptured &failed) {
+      restore();
+      uncapturedLoops.insert(key);
+      if (logs_.contains("graph_breaks"))
+        llvm::errs() << "[dynamir loops] " << f.code->filename << ":" << in.line
+                     << " unrolled: " << failed.why << "\n";
+      return false;
+    }
+  }
+  restore();
+  return false;
+}
