@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <pybind11/eval.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -74,7 +75,7 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
     py::object array = np.attr("asarray")(value, dtypeOf(tensor.getElementType()));
     return np.attr("reshape")(array, ints(tensor.getShape()));
   };
-  py::object erf;
+  py::object erf, fma;
   // Runs a block (the graph's, a branch's, a loop body's): the values its terminator returns.
   std::function<std::vector<py::object>(Block &)> run = [&](Block &block) {
     std::vector<py::object> outputs;
@@ -182,6 +183,31 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
                   if (!erf)
                     erf = np.attr("vectorize")(py::module_::import("math").attr("erf"));
                   return erf(get(e.getX()));
+                })
+                .Case([&](dyn::FmaOp f) -> py::object {
+                  // numpy has no fma: a * b + c exactly, in Python's fractions, rounded once to
+                  // float64 (float32 operands then round again: an f64 product of two of them
+                  // is exact, so only a tie of the f64 sum can differ).
+                  if (!fma) {
+                    py::dict scope;
+                    py::exec(R"(
+import fractions, math
+def fma(a, b, c):
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c
+    exact = fractions.Fraction(a) * fractions.Fraction(b) + fractions.Fraction(c)
+    if exact == 0:
+        return a * b + c  # the sign of a zero, as IEEE adds it
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)
+)",
+                             scope);
+                    fma = np.attr("vectorize")(scope["fma"], py::arg("otypes") = "d");
+                  }
+                  auto wide = [&](Value v) { return np.attr("asarray")(get(v), "float64"); };
+                  return fma(wide(f.getA()), wide(f.getB()), wide(f.getC()));
                 })
                 .Case([&](dyn::CastOp c) -> py::object { return get(c.getX()); })
                 .Case([&](dyn::SumOp r) {

@@ -1,8 +1,8 @@
 //===- DynElementwise.cpp - element semantics written in C++ --------------===//
 //
 // `buildScalar` (ElementwiseOpInterface) of the elementwise ops whose element is more than one
-// arith/math op: negation, sigmoid, relu, not, floor division, modulo and cast. The others are
-// generated from their line in DynElementwiseOps.td.
+// arith/math op: negation, sigmoid, relu, not, log1p, expm1, floor division, modulo, fmod and
+// cast. The others are generated from their line in DynElementwiseOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace dynamir;
@@ -72,6 +73,16 @@ Value floatFloorDivide(OpBuilder &b, Location loc, Value x, Value y) {
   Value result =
       arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::UNE, div, zero), floor, signedZero);
   return arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, y, zero), quotient, result);
+}
+
+/// `compute` on x in float32 when x is a 16-bit float, rounded back once: numpy and torch
+/// compute their 16-bit log1p and expm1 that way, and upstream's approximations are f32 ones.
+Value inFloat32(OpBuilder &b, Location loc, Value x, function_ref<Value(Value)> compute) {
+  Type t = x.getType();
+  if (t.getIntOrFloatBitWidth() != 16)
+    return compute(x);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  return arith::TruncFOp::create(b, loc, t, compute(wide));
 }
 
 } // namespace
@@ -157,6 +168,51 @@ Value NotOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, x.getType(), -1));
 }
 
+// f32 math.log1p and math.expm1 are upstream's polynomial approximations (accurate to f32
+// rounding); the f64 ones would lower to log(1 + x) and exp(x) - 1, so f64 uses the classic
+// corrections of the rounding of 1 + x and of exp(x) (Goldberg; Kahan), a few ulp from libm.
+Value Log1pOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  return inFloat32(b, loc, args[0], [&](Value x) -> Value {
+    Type t = x.getType();
+    if (!t.isF64())
+      return math::Log1pOp::create(b, loc, x);
+    // u = 1 + x rounded; log1p(x) = log(u) * (x / (u - 1)) where u != 1, x where u == 1
+    // (tiny x and -0.0), and u itself for +inf (inf / inf would be NaN).
+    Value one = scalarConstant(b, loc, t, 1.0);
+    Value u = arith::AddFOp::create(b, loc, one, x);
+    Value ratio = arith::DivFOp::create(b, loc, x, arith::SubFOp::create(b, loc, u, one));
+    Value r = arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), ratio);
+    Value inf = scalarConstant(b, loc, t, std::numeric_limits<double>::infinity());
+    r = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, inf), u, r);
+    return arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one), x, r);
+  });
+}
+
+Value Expm1Op::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  return inFloat32(b, loc, args[0], [&](Value x) -> Value {
+    Type t = x.getType();
+    if (!t.isF64())
+      return math::ExpM1Op::create(b, loc, x);
+    // u = exp(x); expm1(x) = (u - 1) * (x / log(u)) where u != 1, x where u == 1 (tiny x and
+    // -0.0), -1 where u - 1 is -1 (large negative x), and u itself for +inf.
+    Value one = scalarConstant(b, loc, t, 1.0);
+    Value u = math::ExpOp::create(b, loc, x);
+    Value um1 = arith::SubFOp::create(b, loc, u, one);
+    Value ratio = arith::DivFOp::create(b, loc, x, math::LogOp::create(b, loc, u));
+    Value r = arith::MulFOp::create(b, loc, um1, ratio);
+    Value inf = scalarConstant(b, loc, t, std::numeric_limits<double>::infinity());
+    Value minusOne = scalarConstant(b, loc, t, -1.0);
+    auto eq = [&](Value l, Value r) {
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, r);
+    };
+    r = arith::SelectOp::create(b, loc, eq(u, inf), u, r);
+    r = arith::SelectOp::create(b, loc, eq(um1, minusOne), minusOne, r);
+    return arith::SelectOp::create(b, loc, eq(u, one), x, r);
+  });
+}
+
 Value FloorDivOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0], y = args[1];
   Type t = x.getType();
@@ -198,6 +254,15 @@ Value ModOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   // A zero remainder has the divisor's sign in numpy and Python (0.0 % -3.0 is -0.0).
   Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mod, zero);
   return arith::SelectOp::create(b, loc, isZero, math::CopySignOp::create(b, loc, zero, y), mod);
+}
+
+Value FModOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0], y = args[1];
+  // C's fmod: the remainder takes the dividend's sign (frem is fmod). Integers divide by the
+  // safe divisor, whose remainder 0 is numpy's fmod by 0 and of MIN by -1.
+  if (isFloat(x.getType()))
+    return arith::RemFOp::create(b, loc, x, y);
+  return arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y));
 }
 
 Value CastOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {

@@ -184,3 +184,62 @@ func.func @casts(%f: tensor<3xf32>, %b: tensor<3xi1>, %h: tensor<3xf16>, %d: ten
   %9 = dyn.cast %8 to f16 : tensor<3xbf16>
   return
 }
+
+// -----
+
+// exp2, log2 and log10 are one math op; log1p and expm1 are upstream's in float32, the
+// corrected formulas in float64 (upstream's f64 lowering would be log(1 + x) and exp(x) - 1), and
+// float32 ones for 16-bit floats.
+// CHECK-LABEL: func.func @more_float_functions
+// CHECK: math.exp2 %{{.*}} : f32
+// CHECK: math.log2 %{{.*}} : f32
+// CHECK: math.log10 %{{.*}} : f32
+// CHECK: math.log1p %{{.*}} : f32
+// CHECK: math.expm1 %{{.*}} : f32
+// CHECK: ^bb0(%[[X:.*]]: f64, %{{.*}}: f64):
+// CHECK: %[[U:.*]] = arith.addf %{{.*}}, %[[X]] : f64
+// CHECK: %[[UM1:.*]] = arith.subf %[[U]], %{{.*}} : f64
+// CHECK: %[[RATIO:.*]] = arith.divf %[[X]], %[[UM1]] : f64
+// CHECK: %[[LOG:.*]] = math.log %[[U]] : f64
+// CHECK: arith.mulf %[[LOG]], %[[RATIO]] : f64
+// CHECK-NOT: math.log1p
+// CHECK: ^bb0(%[[Y:.*]]: f64, %{{.*}}: f64):
+// CHECK: %[[E:.*]] = math.exp %[[Y]] : f64
+// CHECK: math.log %[[E]] : f64
+// CHECK-NOT: math.expm1
+// CHECK: ^bb0(%[[H:.*]]: f16, %{{.*}}: f16):
+// CHECK: %[[W:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK: %[[L:.*]] = math.log1p %[[W]] : f32
+// CHECK: arith.truncf %[[L]] : f32 to f16
+func.func @more_float_functions(%x: tensor<3xf32>, %d: tensor<3xf64>, %h: tensor<3xf16>) {
+  %0 = dyn.exp2 %x : tensor<3xf32>
+  %1 = dyn.log2 %x : tensor<3xf32>
+  %2 = dyn.log10 %x : tensor<3xf32>
+  %3 = dyn.log1p %x : tensor<3xf32>
+  %4 = dyn.expm1 %x : tensor<3xf32>
+  %5 = dyn.log1p %d : tensor<3xf64>
+  %6 = dyn.expm1 %d : tensor<3xf64>
+  %7 = dyn.log1p %h : tensor<3xf16>
+  return
+}
+
+// -----
+
+// fmod is frem for floats and a remainder by the safe divisor for integers; fma is math.fma of
+// the three broadcast operands.
+// CHECK-LABEL: func.func @fmod_fma
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.remf %[[A]], %[[B]] : f32
+// CHECK: ^bb0(%[[I:.*]]: i64, %[[J:.*]]: i64, %{{.*}}: i64):
+// CHECK: %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[J]] : i64
+// CHECK: arith.remsi %[[I]], %[[SAFE]] : i64
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<3xf32>, tensor<4x1xf32>)
+// CHECK: ^bb0(%[[P:.*]]: f32, %[[Q:.*]]: f32, %[[R:.*]]: f32, %{{.*}}: f32):
+// CHECK: math.fma %[[P]], %[[Q]], %[[R]] : f32
+func.func @fmod_fma(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi64>, %j: tensor<4xi64>,
+                    %a: tensor<4x1xf32>, %b: tensor<3xf32>) {
+  %0 = dyn.fmod %x, %y : tensor<4xf32>, tensor<4xf32>
+  %1 = dyn.fmod %i, %j : tensor<4xi64>, tensor<4xi64>
+  %2 = dyn.fma %a, %b, %a : tensor<4x1xf32>, tensor<3xf32>, tensor<4x1xf32>
+  return
+}

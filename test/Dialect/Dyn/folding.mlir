@@ -350,3 +350,29 @@ func.func @trunc() -> tensor<4xf32> {
   // CHECK: return %[[T]]
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// log1p and expm1 fold with libm's accurate functions; fmod keeps the dividend's sign, and an
+// integer fmod by 0 (or of MIN by -1) is 0 as in numpy.
+// CHECK-LABEL: func.func @log1p_expm1_exp2_fmod
+func.func @log1p_expm1_exp2_fmod() -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf32>, tensor<3xf32>,
+                                       tensor<4xi64>) {
+  %c = dyn.constant dense<[1.0e-20, 0.0]> : tensor<2xf64>
+  %e = dyn.constant dense<[3.0, -1.0]> : tensor<2xf32>
+  %x = dyn.constant dense<[-5.0, 5.0, -0.0]> : tensor<3xf32>
+  %y = dyn.constant dense<[3.0, -3.0, 2.0]> : tensor<3xf32>
+  %i = dyn.constant dense<[7, -7, 5, -9223372036854775808]> : tensor<4xi64>
+  %j = dyn.constant dense<[-3, 3, 0, -1]> : tensor<4xi64>
+  // CHECK-DAG: %[[SMALL:.*]] = dyn.constant dense<[9.9999999999999995E-21, 0.000000e+00]> : tensor<2xf64>
+  // CHECK-DAG: %[[EXP2:.*]] = dyn.constant dense<[8.000000e+00, 5.000000e-01]> : tensor<2xf32>
+  // CHECK-DAG: %[[FMOD:.*]] = dyn.constant dense<[-2.000000e+00, 2.000000e+00, -0.000000e+00]> : tensor<3xf32>
+  // CHECK-DAG: %[[IFMOD:.*]] = dyn.constant dense<[1, -1, 0, 0]> : tensor<4xi64>
+  %0 = dyn.log1p %c : tensor<2xf64>
+  %1 = dyn.expm1 %c : tensor<2xf64>
+  %2 = dyn.exp2 %e : tensor<2xf32>
+  %3 = dyn.fmod %x, %y : tensor<3xf32>, tensor<3xf32>
+  %4 = dyn.fmod %i, %j : tensor<4xi64>, tensor<4xi64>
+  // CHECK: return %[[SMALL]], %[[SMALL]], %[[EXP2]], %[[FMOD]], %[[IFMOD]]
+  return %0, %1, %2, %3, %4 : tensor<2xf64>, tensor<2xf64>, tensor<2xf32>, tensor<3xf32>, tensor<4xi64>
+}

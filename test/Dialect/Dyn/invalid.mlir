@@ -494,3 +494,19 @@ func.func @for_body_arguments(%u0: tensor<3xf32>, %b: tensor<i64>) -> tensor<3xf
   } : tensor<i64>
   return %r : tensor<3xf32>
 }
+
+// -----
+
+func.func @fma_of_integers(%a: tensor<3xi64>) {
+  // expected-error@+1 {{'dyn.fma' op operand #0 must be ranked tensor of}}
+  %0 = dyn.fma %a, %a, %a : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @fma_mixed_types(%a: tensor<3xf32>, %b: tensor<3xf64>) {
+  // expected-error@+1 {{operands have different element types: 'f32' vs 'f64'}}
+  %0 = dyn.fma %a, %b, %a : tensor<3xf32>, tensor<3xf64>, tensor<3xf32>
+  return
+}

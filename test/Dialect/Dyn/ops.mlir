@@ -39,7 +39,28 @@ func.func @unary(%x: tensor<4x?xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %15 = dyn.not %b : tensor<3xi1>
   // CHECK: dyn.trunc %[[X]] : tensor<4x?xf32>
   %16 = dyn.trunc %x : tensor<4x?xf32>
+  // CHECK: dyn.exp2 %[[X]]
+  %17 = dyn.exp2 %x : tensor<4x?xf32>
+  // CHECK: dyn.log2 %[[X]]
+  %18 = dyn.log2 %x : tensor<4x?xf32>
+  // CHECK: dyn.log10 %[[X]]
+  %19 = dyn.log10 %x : tensor<4x?xf32>
+  // CHECK: dyn.log1p %[[X]]
+  %20 = dyn.log1p %x : tensor<4x?xf32>
+  // CHECK: dyn.expm1 %[[X]]
+  %21 = dyn.expm1 %x : tensor<4x?xf32>
   return
+}
+
+// CHECK-LABEL: func.func @fmod_fma
+func.func @fmod_fma(%a: tensor<4x1xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi64>, %j: tensor<i64>)
+    -> (tensor<2x3xi64>, tensor<4x3xf32>) {
+  // CHECK: dyn.fmod {{.*}} : tensor<2x3xi64>, tensor<i64>
+  %0 = dyn.fmod %i, %j : tensor<2x3xi64>, tensor<i64>
+  // CHECK: %[[F:.*]] = dyn.fma {{.*}} : tensor<4x1xf32>, tensor<3xf32>, tensor<4x1xf32>
+  %1 = dyn.fma %a, %b, %a : tensor<4x1xf32>, tensor<3xf32>, tensor<4x1xf32>
+  // CHECK: return {{.*}}, %[[F]] : tensor<2x3xi64>, tensor<4x3xf32>
+  return %0, %1 : tensor<2x3xi64>, tensor<4x3xf32>
 }
 
 // CHECK-LABEL: func.func @binary

@@ -127,6 +127,20 @@ def Dyn_CeilOp : Dyn_FloatFunction<"ceil", "std::ceil(v)", "rounding toward posi
                                    "::mlir::math::CeilOp", "ceil", /*keepsIntegers=*/1>;
 def Dyn_TruncOp : Dyn_FloatFunction<"trunc", "std::trunc(v)", "rounding toward zero",
                                     "::mlir::math::TruncOp", "trunc", /*keepsIntegers=*/1>;
+def Dyn_Exp2Op : Dyn_FloatFunction<"exp2", "std::exp2(v)", "base-2 exponential",
+                                   "::mlir::math::Exp2Op">;
+def Dyn_Log2Op : Dyn_FloatFunction<"log2", "std::log2(v)", "base-2 logarithm",
+                                   "::mlir::math::Log2Op">;
+def Dyn_Log10Op : Dyn_FloatFunction<"log10", "std::log10(v)", "base-10 logarithm",
+                                    "::mlir::math::Log10Op">;
+// log1p and expm1 are not one math op: upstream lowers f64 math.log1p and math.expm1 to
+// log(1 + x) and exp(x) - 1, which lose every digit for small x (DynElementwise.cpp).
+def Dyn_Log1pOp : Dyn_UnaryOp<"log1p", Dyn_FloatTensor, "std::log1p(v)", "",
+                              "log(1 + x), accurate for small x", ufunc = "log1p",
+                              functions = ["log1p"]>;
+def Dyn_Expm1Op : Dyn_UnaryOp<"expm1", Dyn_FloatTensor, "std::expm1(v)", "",
+                              "exp(x) - 1, accurate for small x", ufunc = "expm1",
+                              functions = ["expm1"]>;
 def Dyn_NotOp : Dyn_UnaryOp<"not", Dyn_IntegerTensor, "", "~v",
                             "logical not (i1) or bitwise not (integers)", "tensor<4x?xi1>",
                             ufunc = "invert">;
@@ -205,6 +219,10 @@ def Dyn_FloorDivOp : Dyn_BinaryOp<"floordiv", Dyn_NumericTensor, "pyFloatFloorDi
 def Dyn_ModOp : Dyn_BinaryOp<"mod", Dyn_NumericTensor, "pyFloatMod(a, b)", "pyMod(a, b)",
     "remainder with the sign of the divisor (Python's %; for integers numpy's x % 0 == 0)",
     ufunc = "mod">;
+def Dyn_FModOp : Dyn_BinaryOp<"fmod", Dyn_NumericTensor, "std::fmod(a, b)",
+    "b == 0 || b == -1 ? int64_t(0) : a % b",
+    "remainder with the sign of the dividend (C's fmod; for integers numpy's x fmod 0 == 0)",
+    ufunc = "fmod">;
 def Dyn_PowOp : Dyn_BinaryOp<"pow", Dyn_NumericTensor, "std::pow(a, b)",
     "b < 0 ? std::nullopt : std::optional<int64_t>(intPow(a, b))", "power", ufunc = "power",
     floatOp = "::mlir::math::PowFOp", intOp = "::mlir::math::IPowIOp">;
@@ -296,6 +314,34 @@ def Dyn_WhereOp : Dyn_BroadcastingOp<"where",
   let hasFolder = 1;
   let extraClassDefinition = Dyn_ElementwiseDefs<"where", "", "::mlir::arith::SelectOp",
                                                  "args[0], args[1], args[2]">.defs;
+}
+
+def Dyn_FmaOp : Dyn_BroadcastingOp<"fma",
+    [DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
+  let summary = "elementwise fused multiply-add with broadcasting";
+  let description = [{
+    `a * b + c` rounded once (C's fma), after broadcasting the three operands to one shape:
+    what torch's fused kernels compute (`torch.lerp`, `torch.addcmul`, `torch.add` with
+    `alpha`), which a `dyn.mul` and a `dyn.add` differ from in the last bit.
+
+    Example:
+
+    ```mlir
+    %r = dyn.fma %a, %b, %c : tensor<4x3xf32>, tensor<f32>, tensor<3xf32>
+    // %r : tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_FloatTensor:$a, Dyn_FloatTensor:$b, Dyn_FloatTensor:$c);
+  let results = (outs Dyn_FloatTensor:$result);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastResult(loc, {adaptor.getA(), adaptor.getB(), adaptor.getC()},
+                                  /*resultElementType=*/nullptr, inferred);
+    }
+  }] # Dyn_ElementwiseDefs<"", "::mlir::math::FmaOp", "", "args[0], args[1], args[2]">.defs;
 }
 
 def Dyn_CastOp : Dyn_Op<"cast", [Pure, InferTypeOpAdaptor,
