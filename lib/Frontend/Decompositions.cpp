@@ -8,23 +8,44 @@
 
 #include "Library.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
 
 namespace {
 
-/// np.clip(a, a_min, a_max) / torch.clamp(x, min, max) as maximum and minimum.
+/// x clipped to a Python number: the bound where x is strictly beyond it, else x itself, as
+/// numpy's and torch's kernels keep it (-0.0 within [0, 1] stays -0.0; maximum would make it
+/// 0.0). A NaN bound is not modelled.
+VarPtr clipToNumber(LibraryCall &c, const VarPtr &x, const VarPtr &bound, bool upper) {
+  Tracer &t = c.t;
+  double b = bound->obj.cast<double>();
+  if (std::isnan(b))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " to a NaN bound");
+  Type element = t.promoted(c.lib, x, bound);
+  VarPtr beyond = t.compare(upper ? 4 : 0, x, bound);
+  return c.ufunc(t.create<dyn::WhereOp>(
+      {beyond->value, t.operandAs(bound, element), t.operandAs(x, element)}));
+}
+
+/// np.clip(a, a_min, a_max) / torch.clamp(x, min, max): either bound may be None; bounds that
+/// are arrays as maximum and minimum.
 VarPtr clip(LibraryCall &c) {
   Tracer &t = c.t;
-  // np.clip(a, a_min, a_max) / torch.clamp(x, min, max); either bound may be None.
   VarPtr x = c.tensorArg(0);
   VarPtr low = c.take(1, {"a_min", "min"});
   VarPtr high = c.take(2, {"a_max", "max"});
+  auto isNumber = [](const VarPtr &v) {
+    return v->kind == VK::Const && (PyLong_Check(v->obj.ptr()) || PyFloat_Check(v->obj.ptr()));
+  };
   if (!isNone(low))
-    x = t.callTensorOp(c.lib, "maximum", {x, low}, {});
+    x = isNumber(low) ? clipToNumber(c, x, low, false)
+                      : t.callTensorOp(c.lib, "maximum", {x, low}, {});
   if (!isNone(high))
-    x = t.callTensorOp(c.lib, "minimum", {x, high}, {});
+    x = isNumber(high) ? clipToNumber(c, x, high, true)
+                       : t.callTensorOp(c.lib, "minimum", {x, high}, {});
   return x;
 }
 

@@ -51,6 +51,16 @@ py::handle constant(const VarPtr &v, const std::string &what) {
   return v->obj;
 }
 
+bool isCpuDevice(Tracer &t, const VarPtr &v) {
+  if (!v || (v->kind != VK::Const && v->kind != VK::Object))
+    breakTrace(dyn::BreakKind::unsupported_call, "a device that is not a constant");
+  py::handle d = v->obj;
+  if (py::isinstance<py::str>(d))
+    return d.cast<std::string>() == "cpu";
+  return t.torch && py::isinstance(d, t.torch.attr("device")) &&
+         d.attr("type").cast<std::string>() == "cpu" && d.attr("index").is_none();
+}
+
 VarPtr sequenceArg(const VarPtr &v, const std::string &name) {
   if (!v || (v->kind != VK::Tuple && v->kind != VK::List))
     breakTrace(dyn::BreakKind::unsupported_call, name + " expects a tuple or list of arrays");
@@ -79,6 +89,36 @@ int64_t singleDim(const VarPtr &v, int64_t rank) {
   if (!v || v->kind != VK::Const)
     breakTrace(dyn::BreakKind::unsupported_call, "expected a single dimension");
   return dimsOf(v, rank).front();
+}
+
+VarPtr intTuple(ArrayRef<int64_t> ints) {
+  VarPtr tuple = makeVar(VK::Tuple);
+  for (int64_t n : ints)
+    tuple->items.push_back(constVar(py::int_(n)));
+  return tuple;
+}
+
+std::optional<SmallVector<int64_t>> intSequence(const VarPtr &v) {
+  SmallVector<int64_t> ints;
+  if (v && (v->kind == VK::Tuple || v->kind == VK::List)) {
+    for (const VarPtr &item : v->items)
+      ints.push_back(intOf(item));
+    return ints;
+  }
+  if (v && v->kind == VK::Const && (PyTuple_Check(v->obj.ptr()) || PyList_Check(v->obj.ptr()))) {
+    for (py::handle item : v->obj)
+      ints.push_back(intOf(constVar(py::reinterpret_borrow<py::object>(item))));
+    return ints;
+  }
+  return std::nullopt;
+}
+
+bool flagOf(const VarPtr &v, const std::string &what) {
+  if (isNone(v))
+    return false;
+  if (v->kind != VK::Const || !PyBool_Check(v->obj.ptr()))
+    breakTrace(dyn::BreakKind::unsupported_call, what + " must be a Python bool");
+  return v->obj.cast<bool>();
 }
 
 } // namespace dynamir::frontend
@@ -125,6 +165,75 @@ VarPtr staticFact(LibraryCall &c) {
   return constVar(py::bool_(false)); // is_complex: the tracer has no complex tensors
 }
 
+/// What runs for real on constants (no kernel, no data): np.finfo(x.dtype), torch.iinfo,
+/// np.promote_types, torch.get_default_dtype(), torch.device("cpu"), np.dtype("f4").
+VarPtr hostConstant(LibraryCall &c) {
+  Tracer &t = c.t;
+  py::object module = c.lib == Lib::Numpy ? t.numpy : t.torch;
+  // dtypes and classes (torch.float32, np.int64) are objects, not constants: these functions
+  // only read them.
+  auto real = [&](const VarPtr &v) -> py::object {
+    if (v->kind == VK::Object &&
+        (PyType_Check(v->obj.ptr()) || py::isinstance(v->obj, module.attr("dtype"))))
+      return v->obj;
+    return t.asConstant(v);
+  };
+  py::list args;
+  py::dict kwargs;
+  for (const VarPtr &v : c.args) {
+    py::object o = real(v);
+    if (!o)
+      return nullptr;
+    args.append(o);
+  }
+  for (const auto &[key, v] : c.kwargs) {
+    py::object o = real(v);
+    if (!o)
+      return nullptr;
+    kwargs[py::str(key)] = o;
+  }
+  py::object r;
+  try {
+    r = module.attr(c.name.c_str())(*args, **kwargs);
+  } catch (py::error_already_set &e) {
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " raised: " + e.what());
+  }
+  c.kwargs.clear();
+  return t.liftConstant(r);
+}
+
+/// np.can_cast and the like: numpy's only (torch's are operators).
+VarPtr numpyConstant(LibraryCall &c) { return c.lib == Lib::Numpy ? hostConstant(c) : nullptr; }
+
+/// torch.promote_types(a, b): torch's promotion of two dtypes, decided here (the real function
+/// is an operator that torch's dispatcher counts as a kernel).
+VarPtr promoteTypes(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib == Lib::Numpy)
+    return hostConstant(c);
+  if (c.args.size() != 2 || !c.kwargs.empty())
+    return nullptr;
+  Type a = t.dtypeArgument(c.lib, c.args[0]), b = t.dtypeArgument(c.lib, c.args[1]);
+  return constVar(t.dtypeObject(c.lib, t.promote(c.lib, a, b, {})));
+}
+
+/// np.result_type / torch.result_type: of two operands, at least one an array, the promotion
+/// the tracer decides for them; numpy's of constants for real (torch's is an operator, which
+/// its dispatcher counts as a kernel).
+VarPtr resultType(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool anyTensor = llvm::any_of(c.args, [](const VarPtr &v) { return v->kind == VK::Tensor; });
+  if (!anyTensor)
+    return c.lib == Lib::Numpy ? hostConstant(c) : nullptr;
+  if (c.args.size() != 2 || !c.kwargs.empty())
+    return nullptr;
+  for (const VarPtr &v : c.args)
+    if (v->kind != VK::Tensor &&
+        (v->kind != VK::Const || !(PyLong_Check(v->obj.ptr()) || PyFloat_Check(v->obj.ptr()))))
+      return nullptr; // a dtype or a string: asked of numpy only on constants
+  return constVar(t.dtypeObject(c.lib, t.promoted(c.lib, c.args[0], c.args[1])));
+}
+
 /// Every function the tracer models, by name.
 const llvm::StringMap<LibraryHandler> &libraryFunctions() {
   static const llvm::StringMap<LibraryHandler> table = [] {
@@ -139,10 +248,18 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
                                          {"ndimension", staticFact},
                                          {"is_tensor", staticFact},
                                          {"is_complex", staticFact},
-                                         {"is_floating_point", staticFact}};
+                                         {"is_floating_point", staticFact},
+                                         {"finfo", hostConstant},
+                                         {"iinfo", hostConstant},
+                                         {"promote_types", promoteTypes},
+                                         {"get_default_dtype", hostConstant},
+                                         {"device", hostConstant},
+                                         {"dtype", hostConstant},
+                                         {"can_cast", numpyConstant},
+                                         {"result_type", resultType}};
     for (const std::vector<LibraryFunction> &family :
-         {host, elementwiseFunctions(), reductionFunctions(), shapeFunctions(),
-          constructorFunctions(), decomposedFunctions()})
+         {host, elementwiseFunctions(), mathFunctions(), activationFunctions(),
+          reductionFunctions(), shapeFunctions(), constructorFunctions(), decomposedFunctions()})
       for (const LibraryFunction &function : family) {
         bool added = all.try_emplace(function.name, function.handler).second;
         assert(added && "a library function is listed by two handlers");

@@ -8,7 +8,12 @@
 //
 //   LibraryElementwise.cpp   functions of one float argument (those the dyn ops declare), abs,
 //                            negation, relu; the binary functions (a table of Python's
-//                            operators), maximum, minimum, where; casts and copies
+//                            operators, with torch's alpha and rounding_mode), maximum,
+//                            minimum, where; casts and copies
+//   LibraryMath.cpp          elementwise functions of several ops: sign, isnan/isinf/isfinite,
+//                            isclose, logical_*, fmod, hypot, outer, lerp, addcmul, addcdiv
+//   LibraryActivations.cpp   torch.nn.functional's activations (leaky_relu, elu, selu,
+//                            softplus, hardtanh, relu6, hardsigmoid, hardswish, mish)
 //   LibraryReductions.cpp    sum, mean, prod, max, min, argmax, ..., softmax
 //   LibraryShapes.cpp        size, reshape/view, transpose/permute, expand_dims, squeeze, concat
 //   LibraryConstructors.cpp  zeros, ones, full (and their *_like forms), arange
@@ -25,6 +30,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +54,10 @@ bool isNone(const VarPtr &v);
 /// The Python constant an argument must be (a fill value, a flag); anything else runs for real.
 py::handle constant(const VarPtr &v, const std::string &what);
 
+/// A device argument (a string or a torch.device, maybe made by the trace): whether it names
+/// the CPU; anything else is a break.
+bool isCpuDevice(Tracer &t, const VarPtr &v);
+
 /// A tuple or list of arrays passed to `name` (concatenate, stack).
 VarPtr sequenceArg(const VarPtr &v, const std::string &name);
 
@@ -56,6 +66,16 @@ SmallVector<int64_t> dimsOf(const VarPtr &v, int64_t rank);
 
 /// One dimension (an int) of a rank-`rank` tensor, normalized.
 int64_t singleDim(const VarPtr &v, int64_t rank);
+
+/// A tuple of ints as the frame would build it (what reshape and permute read).
+VarPtr intTuple(llvm::ArrayRef<int64_t> ints);
+
+/// The ints of a tuple or list argument (built in the frame, or a constant), or nullopt for
+/// anything else.
+std::optional<SmallVector<int64_t>> intSequence(const VarPtr &v);
+
+/// An optional Python bool argument (keepdims, equal_nan): false when not passed.
+bool flagOf(const VarPtr &v, const std::string &what);
 
 //===----------------------------------------------------------------------===//
 // Handlers
@@ -98,6 +118,8 @@ struct LibraryFunction {
 
 /// The functions of each family, by name; each file lists its own. A name is in one family.
 std::vector<LibraryFunction> elementwiseFunctions(); // LibraryElementwise.cpp
+std::vector<LibraryFunction> mathFunctions();        // LibraryMath.cpp
+std::vector<LibraryFunction> activationFunctions();  // LibraryActivations.cpp
 std::vector<LibraryFunction> reductionFunctions();   // LibraryReductions.cpp
 std::vector<LibraryFunction> shapeFunctions();       // LibraryShapes.cpp
 std::vector<LibraryFunction> constructorFunctions(); // LibraryConstructors.cpp

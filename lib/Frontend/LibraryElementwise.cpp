@@ -119,6 +119,8 @@ const llvm::StringMap<int> &binaryFunctions() {
                                                  {"divide", NB_TRUE_DIVIDE},
                                                  {"true_divide", NB_TRUE_DIVIDE},
                                                  {"div", NB_TRUE_DIVIDE},
+                                                 {"floor_divide", NB_FLOOR_DIVIDE},
+                                                 {"remainder", NB_REMAINDER},
                                                  {"power", NB_POWER},
                                                  {"pow", NB_POWER},
                                                  {"matmul", NB_MATRIX_MULTIPLY},
@@ -128,12 +130,108 @@ const llvm::StringMap<int> &binaryFunctions() {
   return functions;
 }
 
-/// np.add(x, y), torch.mul(x, y), ...: the operator itself.
+/// torch.div(x, y, rounding_mode="trunc"): the quotient rounded toward zero. Floats as
+/// trunc(x / y) (the quotient rounded to x's dtype first, 16-bit ones too); integers as the
+/// floor quotient, one more where the division was inexact and the signs differ.
+VarPtr truncDivide(LibraryCall &c, const VarPtr &x, const VarPtr &y) {
+  Tracer &t = c.t;
+  Type element = t.promoted(c.lib, x, y);
+  if (element.isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "torch.div of booleans with a rounding mode");
+  if (isa<FloatType>(element)) {
+    Value q = t.create<dyn::DivOp>({t.operandAs(x, element), t.operandAs(y, element)});
+    return c.result(dyn::TruncOp::create(t.b, c.loc, q));
+  }
+  // torch raises for an integer division by zero, which a graph cannot.
+  if (y->kind == VK::Tensor || !y->obj.cast<bool>())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "integer division of torch tensors by a tensor (zero divisors raise)");
+  Value a = t.operandAs(x, element), b = t.operandAs(y, element);
+  Value floor = t.create<dyn::FloorDivOp>({a, b});
+  Value zero = t.scalarConstant(py::int_(0), element);
+  Value inexact = t.create<dyn::NeOp>({t.create<dyn::ModOp>({a, b}), zero});
+  Value signsDiffer =
+      t.create<dyn::NeOp>({t.create<dyn::LtOp>({a, zero}), t.create<dyn::LtOp>({b, zero})});
+  Value adjust = t.create<dyn::LogicalAndOp>({inexact, signsDiffer});
+  Value up = t.create<dyn::AddOp>({floor, t.scalarConstant(py::int_(1), element)});
+  return c.result(t.create<dyn::WhereOp>({adjust, up, floor}));
+}
+
+/// torch.add(x, y, alpha=a) and torch.sub: x + a * y (x - a * y), which torch computes for
+/// float32 and float64 as one fused multiply-add. Its 16-bit kernels round differently in
+/// their vectorized and scalar loops: not modelled.
+VarPtr addScaled(LibraryCall &c, const VarPtr &x, const VarPtr &y, const VarPtr &alpha) {
+  Tracer &t = c.t;
+  py::handle a = constant(alpha, "alpha");
+  Type element = t.promoted(c.lib, x, y);
+  bool isInt = PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr());
+  if (element.isInteger(1) || !(isInt || PyFloat_Check(a.ptr())))
+    breakTrace(dyn::BreakKind::unsupported_call, "alpha of booleans or of another type");
+  if (!isa<FloatType>(element) && !isInt)
+    breakTrace(dyn::BreakKind::unsupported_call, "a float alpha for integer tensors raises");
+  bool add = c.name == "add";
+  if (!isa<FloatType>(element)) {
+    Value scaled = t.create<dyn::MulOp>({t.operandAs(y, element), t.scalarConstant(a, element)});
+    Value xv = t.operandAs(x, element);
+    return c.result(add ? t.create<dyn::AddOp>({xv, scaled}) : t.create<dyn::SubOp>({xv, scaled}));
+  }
+  if (element.getIntOrFloatBitWidth() == 16)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "torch." + c.name + " of 16-bit floats with alpha");
+  py::float_ factor(add ? a.cast<double>() : -a.cast<double>());
+  return c.result(t.create<dyn::FmaOp>(
+      {t.operandAs(y, element), t.scalarConstant(factor, element), t.operandAs(x, element)}));
+}
+
+/// The ranks the matrix products named after a shape take (np.dot of higher ranks is no
+/// matmul; torch.dot, mm and bmm raise for other ranks); true when `name` accepts them.
+bool productRanks(LibraryCall &c, const VarPtr &x, const VarPtr &y) {
+  if (x->kind != VK::Tensor || y->kind != VK::Tensor)
+    return c.name != "dot" || c.lib != Lib::Numpy;
+  int64_t r0 = c.t.typeOf(x->value).getRank(), r1 = c.t.typeOf(y->value).getRank();
+  if (c.name == "dot")
+    return c.lib == Lib::Numpy ? r0 >= 1 && r0 <= 2 && r1 >= 1 && r1 <= 2 : r0 == 1 && r1 == 1;
+  if (c.name == "mm")
+    return r0 == 2 && r1 == 2;
+  if (c.name == "bmm")
+    return r0 == 3 && r1 == 3;
+  return true;
+}
+
+/// np.add(x, y), torch.mul(x, other=y), ...: the operator itself; torch's alpha of add and sub
+/// and rounding_mode of div.
 VarPtr binaryFunction(LibraryCall &c) {
   Tracer &t = c.t;
-  if (c.args.size() != 2)
-    return nullptr;
-  return t.binary(binaryFunctions().lookup(c.name), c.args[0], c.args[1], c.lib == Lib::Numpy);
+  bool torchLib = c.lib == Lib::Torch;
+  VarPtr x = torchLib ? c.take(0, {"input"}) : c.take(0, {});
+  const char *second = c.name == "pow"                     ? "exponent"
+                       : c.name == "dot"                   ? "tensor"
+                       : c.name == "mm" || c.name == "bmm" ? "mat2"
+                                                           : "other";
+  VarPtr y = torchLib ? c.take(1, {second}) : c.take(1, {});
+  VarPtr alpha, mode;
+  if (torchLib && (c.name == "add" || c.name == "sub" || c.name == "subtract"))
+    alpha = c.take(99, {"alpha"});
+  if (torchLib && (c.name == "div" || c.name == "divide"))
+    mode = c.take(99, {"rounding_mode"});
+  if (!x || !y || c.args.size() > 2 || (x->kind != VK::Tensor && y->kind != VK::Tensor))
+    return nullptr; // np.add(2, 3) is a numpy scalar, not Python's 5
+  int kind = binaryFunctions().lookup(c.name);
+  if (kind == NB_MATRIX_MULTIPLY && !productRanks(c, x, y))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of arrays of these ranks");
+  if (!isNone(mode)) {
+    py::handle m = constant(mode, "rounding_mode");
+    std::string text = py::isinstance<py::str>(m) ? m.cast<std::string>() : "";
+    if (text == "floor")
+      return t.binary(NB_FLOOR_DIVIDE, x, y);
+    if (text == "trunc")
+      return truncDivide(c, x, y);
+    breakTrace(dyn::BreakKind::unsupported_call, "an unknown rounding_mode raises");
+  }
+  if (!isNone(alpha) && !(alpha->kind == VK::Const && PyLong_Check(alpha->obj.ptr()) &&
+                          !PyBool_Check(alpha->obj.ptr()) && alpha->obj.cast<int64_t>() == 1))
+    return addScaled(c, x, y, alpha);
+  return t.binary(kind, x, y, c.lib == Lib::Numpy);
 }
 
 /// np.maximum / np.minimum / torch.maximum / torch.minimum, promoted like an operator.
@@ -166,10 +264,28 @@ VarPtr where(LibraryCall &c) {
 // Casts and copies
 //===----------------------------------------------------------------------===//
 
-/// x.astype(dtype), x.to(dtype), x.type(dtype).
+/// x.astype(dtype), x.to(dtype), x.type(dtype); torch's x.to(device), x.to(device, dtype) and
+/// x.to(dtype=..., device=...) for the CPU (the tensor itself when nothing changes).
 VarPtr astype(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr x = c.tensorArg(0);
+  if (c.lib == Lib::Torch && c.name == "to") {
+    VarPtr device = c.take(99, {"device"});
+    if (!device && c.args.size() > 1 && c.args[1]->kind != VK::Tensor &&
+        (c.args[1]->kind == VK::Const || c.args[1]->kind == VK::Object) &&
+        (py::isinstance<py::str>(c.args[1]->obj) ||
+         py::isinstance(c.args[1]->obj, t.torch.attr("device")))) {
+      device = c.args[1];
+      c.args.erase(c.args.begin() + 1);
+    }
+    if (device && !isCpuDevice(t, device))
+      breakTrace(dyn::BreakKind::unsupported_call, "to() a device other than the CPU");
+    for (const char *flag : {"non_blocking", "copy"})
+      if (flagOf(c.take(99, {flag}), flag))
+        return nullptr;
+    if (device && c.args.size() == 1 && !c.kwargs.size())
+      return x;
+  }
   VarPtr dtype = c.take(1, {"dtype"});
   Type element = t.dtypeArgument(c.lib, dtype);
   // torch returns the tensor itself when nothing changes; numpy's astype copies.
@@ -233,6 +349,13 @@ VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x) {
 /// x.copy(), np.copy(x), x.clone().
 VarPtr copy(LibraryCall &c) { return copyOf(c.t, c.loc, c.tensorArg(0)); }
 
+/// x.cpu(): the tensor itself (the tracer's tensors are on the CPU).
+VarPtr cpu(LibraryCall &c) {
+  if (c.lib != Lib::Torch || c.args.size() != 1)
+    return nullptr;
+  return c.tensorArg(0);
+}
+
 /// x.detach(): the tensor itself (graphs compute no gradients).
 VarPtr detach(LibraryCall &c) { return c.tensorArg(0); }
 
@@ -264,6 +387,7 @@ std::vector<LibraryFunction> dynamir::frontend::elementwiseFunctions() {
       {"clone", copy},
       {"copy", copy},
       {"detach", detach},
+      {"cpu", cpu},
       {"contiguous", contiguous},
   };
   for (const auto &function : floatFunctions())

@@ -150,14 +150,6 @@ VarPtr concatenate(LibraryCall &c) {
   return c.result(dyn::ConcatOp::create(t.b, c.loc, inputs, d));
 }
 
-/// A tuple of ints as the frame would build it (what reshape and permute read).
-VarPtr intTuple(ArrayRef<int64_t> ints) {
-  VarPtr tuple = makeVar(VK::Tuple);
-  for (int64_t n : ints)
-    tuple->items.push_back(constVar(py::int_(n)));
-  return tuple;
-}
-
 /// torch.flatten(x, start_dim, end_dim), x.flatten(...): the dimensions from start to end
 /// merged, as reshape (numpy's ndarray.flatten copies, and is not modelled).
 VarPtr flatten(LibraryCall &c) {
@@ -284,23 +276,6 @@ SmallVector<int64_t> evenBounds(LibraryCall &c, int64_t size, int64_t sections) 
   for (int64_t i = 0; i < sections; ++i)
     bounds.push_back(bounds.back() + size / sections + (i < size % sections ? 1 : 0));
   return bounds;
-}
-
-/// The ints of a tuple or list argument (built in the frame, or a constant), or nullopt for
-/// anything else.
-std::optional<SmallVector<int64_t>> intSequence(const VarPtr &v) {
-  SmallVector<int64_t> ints;
-  if (v && (v->kind == VK::Tuple || v->kind == VK::List)) {
-    for (const VarPtr &item : v->items)
-      ints.push_back(intOf(item));
-    return ints;
-  }
-  if (v && v->kind == VK::Const && (PyTuple_Check(v->obj.ptr()) || PyList_Check(v->obj.ptr()))) {
-    for (py::handle item : v->obj)
-      ints.push_back(intOf(constVar(py::reinterpret_borrow<py::object>(item))));
-    return ints;
-  }
-  return std::nullopt;
 }
 
 /// torch.chunk(x, chunks, dim): pieces of ceil(size / chunks), so maybe fewer than chunks.

@@ -1,0 +1,370 @@
+//===- LibraryMath.cpp - Elementwise math made of dyn ops -----------------===//
+//
+// Elementwise functions that are several dyn ops: sign, the float predicates (isnan, isinf,
+// isfinite, isclose), the logical functions (logical_and/or/xor/not), fmod, hypot, outer, and
+// torch's fused ones (lerp, addcmul, addcdiv: dyn.fma where torch fuses a multiply-add).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Library.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+
+/// A Python number (not a bool) argument, or nullopt.
+std::optional<double> numberOf(const VarPtr &v) {
+  if (!v || v->kind != VK::Const || PyBool_Check(v->obj.ptr()) ||
+      !(PyLong_Check(v->obj.ptr()) || PyFloat_Check(v->obj.ptr())))
+    return std::nullopt;
+  return v->obj.cast<double>();
+}
+
+/// `compute` in float32 for 16-bit floats (torch's opmath type), rounded once to `element`.
+Type opmathType(Tracer &t, Type element) {
+  return element.getIntOrFloatBitWidth() == 16 ? t.f32() : element;
+}
+
+//===----------------------------------------------------------------------===//
+// sign and the float predicates
+//===----------------------------------------------------------------------===//
+
+/// np.sign / torch.sign / torch.sgn (of real tensors): 1, -1 or 0 in x's dtype. numpy keeps NaN
+/// and makes -0.0 a 0.0; torch's sign of NaN is 0.
+VarPtr sign(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  Type element = t.elementTypeOf(x->value);
+  if (element.isInteger(1)) {
+    if (c.lib == Lib::Numpy)
+      breakTrace(dyn::BreakKind::unsupported_call, "np.sign of booleans raises");
+    VarPtr copy = c.result(x->value); // torch: the bools themselves, as a new tensor
+    copy->copy = true;
+    return copy;
+  }
+  Value v = x->value;
+  Value zero = t.scalarConstant(py::int_(0), element);
+  Value one = t.scalarConstant(py::int_(1), element);
+  Value minusOne = t.scalarConstant(py::int_(-1), element);
+  Value otherwise = zero;
+  if (c.lib == Lib::Numpy && isa<FloatType>(element))
+    otherwise = t.create<dyn::WhereOp>({t.create<dyn::EqOp>({v, zero}), zero, v});
+  Value negative = t.create<dyn::WhereOp>({t.create<dyn::LtOp>({v, zero}), minusOne, otherwise});
+  return c.ufunc(t.create<dyn::WhereOp>({t.create<dyn::GtOp>({v, zero}), one, negative}));
+}
+
+/// isnan, isinf or isfinite (`which`) of a tensor's elements, as an i1 tensor.
+Value floatPredicate(Tracer &t, StringRef which, Value v) {
+  Type element = t.elementTypeOf(v);
+  if (!isa<FloatType>(element)) // integers are never NaN or infinite
+    return which == "isfinite" ? t.create<dyn::EqOp>({v, v}) : t.create<dyn::NeOp>({v, v});
+  if (which == "isnan")
+    return t.create<dyn::NeOp>({v, v});
+  Value magnitude = dyn::AbsOp::create(t.b, t.loc(), v);
+  Value inf = t.scalarConstant(py::float_(INFINITY), element);
+  return which == "isinf" ? t.create<dyn::EqOp>({magnitude, inf})
+                          : t.create<dyn::LtOp>({magnitude, inf});
+}
+
+/// np.isnan / torch.isnan / x.isnan(), and isinf and isfinite.
+VarPtr predicate(LibraryCall &c) {
+  return c.ufunc(floatPredicate(c.t, c.name, c.tensorArg(0)->value));
+}
+
+/// The same predicate of a Var: a tensor's, or a Python number's as a constant.
+VarPtr predicateOf(LibraryCall &c, StringRef which, const VarPtr &v) {
+  if (v->kind == VK::Tensor)
+    return c.ufunc(floatPredicate(c.t, which, v->value));
+  double n = numberOf(v).value_or(0);
+  bool r = which == "isnan" ? std::isnan(n) : which == "isinf" ? std::isinf(n) : std::isfinite(n);
+  return constVar(py::bool_(r));
+}
+
+/// np.isclose(a, b, rtol, atol, equal_nan), as numpy composes it: b in a float type,
+/// |a - b| <= atol + rtol * |b| where b is finite, or a == b (or both NaN).
+VarPtr isCloseNumpy(LibraryCall &c, VarPtr x, VarPtr y, double rtol, double atol, bool nan) {
+  Tracer &t = c.t;
+  if (y->kind == VK::Tensor && !isa<FloatType>(t.elementTypeOf(y->value)))
+    y = c.result(t.castTo(y->value, t.f64())); // np.result_type(b, 1.0)
+  else if (y->kind == VK::Const)
+    y = constVar(py::float_(*numberOf(y)));
+  VarPtr yAbs = y->kind == VK::Tensor ? t.callTensorOp(c.lib, "abs", {y}, {})
+                                      : constVar(py::float_(std::fabs(*numberOf(y))));
+  VarPtr difference = t.callTensorOp(c.lib, "abs", {t.binary(NB_SUBTRACT, x, y)}, {});
+  VarPtr tolerance = t.binary(NB_ADD, constVar(py::float_(atol)),
+                              t.binary(NB_MULTIPLY, constVar(py::float_(rtol)), yAbs));
+  VarPtr close =
+      t.binary(NB_AND, t.compare(1, difference, tolerance), predicateOf(c, "isfinite", y));
+  close = t.binary(NB_OR, close, t.compare(2, x, y));
+  if (nan)
+    close = t.binary(NB_OR, close,
+                     t.binary(NB_AND, predicateOf(c, "isnan", x), predicateOf(c, "isnan", y)));
+  return close;
+}
+
+/// torch.isclose(a, b, rtol, atol, equal_nan), as ATen composes it: a == b (or both NaN), or
+/// |a - b| finite and at most atol + |rtol * b| (bools as the default float type).
+VarPtr isCloseTorch(LibraryCall &c, VarPtr x, VarPtr y, double rtol, double atol, bool nan) {
+  Tracer &t = c.t;
+  if (x->kind != VK::Tensor || y->kind != VK::Tensor ||
+      t.elementTypeOf(x->value) != t.elementTypeOf(y->value) || rtol < 0 || atol < 0)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "torch.isclose of different dtypes or with negative tolerances raises");
+  Type element = t.elementTypeOf(x->value);
+  VarPtr close = t.compare(2, x, y);
+  if (nan && isa<FloatType>(element))
+    close = t.binary(NB_OR, close,
+                     t.binary(NB_AND, predicateOf(c, "isnan", x), predicateOf(c, "isnan", y)));
+  if (rtol == 0 && atol == 0)
+    return close;
+  if (element.isInteger(1)) {
+    x = c.result(t.castTo(x->value, t.floatFor(Lib::Torch, element)));
+    y = c.result(t.castTo(y->value, t.floatFor(Lib::Torch, element)));
+  }
+  VarPtr allowed = t.binary(
+      NB_ADD, constVar(py::float_(atol)),
+      t.callTensorOp(c.lib, "abs", {t.binary(NB_MULTIPLY, constVar(py::float_(rtol)), y)}, {}));
+  VarPtr actual = t.callTensorOp(c.lib, "abs", {t.binary(NB_SUBTRACT, x, y)}, {});
+  VarPtr within =
+      t.binary(NB_AND, predicateOf(c, "isfinite", actual), t.compare(1, actual, allowed));
+  return t.binary(NB_OR, close, within);
+}
+
+/// np.isclose / torch.isclose / x.isclose(y): tolerances must be Python numbers.
+VarPtr isClose(LibraryCall &c) {
+  bool torchLib = c.lib == Lib::Torch;
+  VarPtr x = c.take(0, {torchLib ? "input" : "a"}), y = c.take(1, {torchLib ? "other" : "b"});
+  VarPtr rtolArg = c.take(2, {"rtol"}), atolArg = c.take(3, {"atol"});
+  VarPtr nanArg = c.take(4, {"equal_nan"});
+  if (!x || !y || c.args.size() > 5)
+    return nullptr;
+  for (const VarPtr &v : {x, y})
+    if (v->kind != VK::Tensor && !numberOf(v))
+      breakTrace(dyn::BreakKind::unsupported_call, "isclose of something not a number or array");
+  if (x->kind != VK::Tensor && y->kind != VK::Tensor)
+    return nullptr;
+  std::optional<double> rtol = isNone(rtolArg) ? 1e-5 : numberOf(rtolArg);
+  std::optional<double> atol = isNone(atolArg) ? 1e-8 : numberOf(atolArg);
+  if (!rtol || !atol || !std::isfinite(*rtol) || !std::isfinite(*atol))
+    breakTrace(dyn::BreakKind::unsupported_call, "isclose tolerances that are not finite numbers");
+  bool nan = !isNone(nanArg) && constant(nanArg, "equal_nan").cast<bool>();
+  return torchLib ? isCloseTorch(c, x, y, *rtol, *atol, nan)
+                  : isCloseNumpy(c, x, y, *rtol, *atol, nan);
+}
+
+//===----------------------------------------------------------------------===//
+// Logical functions
+//===----------------------------------------------------------------------===//
+
+/// An operand of a logical function as bools: a tensor tested for non-zero (NaN is true), or a
+/// Python number's truth.
+Value truthOf(LibraryCall &c, const VarPtr &v) {
+  if (v->kind == VK::Tensor)
+    return c.t.castTo(v->value, c.t.i1());
+  bool isBool = v->kind == VK::Const && PyBool_Check(v->obj.ptr());
+  if (c.lib == Lib::Torch || (!numberOf(v) && !isBool))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of " + c.t.describe(v));
+  return c.t.scalarConstant(py::int_(v->obj.cast<bool>() ? 1 : 0), c.t.i1());
+}
+
+/// np.logical_and / or / xor / not, torch's and the methods: bools from any dtype.
+VarPtr logical(LibraryCall &c) {
+  Tracer &t = c.t;
+  size_t arity = c.name == "logical_not" ? 1 : 2;
+  if (c.args.size() != arity ||
+      llvm::none_of(c.args, [](const VarPtr &v) { return v->kind == VK::Tensor; }))
+    return nullptr;
+  Value a = truthOf(c, c.args[0]);
+  if (arity == 1)
+    return c.ufunc(dyn::NotOp::create(t.b, c.loc, a));
+  Value b = truthOf(c, c.args[1]);
+  if (c.name == "logical_and")
+    return c.ufunc(t.create<dyn::LogicalAndOp>({a, b}));
+  if (c.name == "logical_or")
+    return c.ufunc(t.create<dyn::LogicalOrOp>({a, b}));
+  return c.ufunc(t.create<dyn::NeOp>({a, b})); // xor of bools
+}
+
+//===----------------------------------------------------------------------===//
+// Binary functions
+//===----------------------------------------------------------------------===//
+
+/// np.fmod / torch.fmod / x.fmod(y): the remainder with the dividend's sign (dyn.fmod).
+VarPtr fmod(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool torchLib = c.lib == Lib::Torch;
+  VarPtr x = torchLib ? c.take(0, {"input"}) : c.take(0, {});
+  VarPtr y = torchLib ? c.take(1, {"other"}) : c.take(1, {});
+  if (!x || !y || c.args.size() > 2 || (torchLib && x->kind != VK::Tensor) ||
+      (x->kind != VK::Tensor && y->kind != VK::Tensor))
+    return nullptr;
+  Type element = t.promoted(c.lib, x, y);
+  if (element.isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "fmod of booleans (int8 in numpy) raises");
+  // torch raises for an integer division by zero, which a graph cannot.
+  if (torchLib && !isa<FloatType>(element) && (y->kind == VK::Tensor || !y->obj.cast<bool>()))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "integer fmod of torch tensors by a tensor (zero divisors raise)");
+  return c.ufunc(t.create<dyn::FModOp>({t.operandAs(x, element), t.operandAs(y, element)}));
+}
+
+/// np.hypot / torch.hypot of 32- and 16-bit floats: sqrt(x*x + y*y) in float64, rounded to
+/// float32 (glibc's hypotf, which numpy calls and torch's vectorized kernel equals) and then
+/// to a 16-bit type; infinite wherever either is. float64 (and integers, float64 in numpy) is
+/// libm's own algorithm: not modelled.
+VarPtr hypot(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.args.size() != 2)
+    return nullptr;
+  VarPtr x = c.tensorArg(0), y = c.args[1];
+  Type element = t.promoted(c.lib, x, y);
+  if (element.isInteger(1) && c.lib == Lib::Numpy)
+    element = Float16Type::get(t.ctx); // numpy's float type of bools
+  if (!isa<FloatType>(element) || element.isF64() ||
+      (c.lib == Lib::Torch && (y->kind != VK::Tensor || t.elementTypeOf(y->value) != element ||
+                               t.elementTypeOf(x->value) != element)))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of float64, integers or mixed dtypes");
+  Value a = t.castTo(t.operandAs(x, element), t.f64());
+  Value b = t.castTo(t.operandAs(y, element), t.f64());
+  Value sum = t.create<dyn::AddOp>({t.create<dyn::MulOp>({a, a}), t.create<dyn::MulOp>({b, b})});
+  Value r = dyn::SqrtOp::create(t.b, c.loc, sum);
+  Value infinite =
+      t.create<dyn::LogicalOrOp>({floatPredicate(t, "isinf", a), floatPredicate(t, "isinf", b)});
+  r = t.create<dyn::WhereOp>({infinite, t.scalarConstant(py::float_(INFINITY), t.f64()), r});
+  return c.ufunc(t.castTo(t.castTo(r, t.f32()), element));
+}
+
+/// np.outer(a, b) (of the flattened arrays), torch.outer / torch.ger / x.outer (of vectors):
+/// a[:, None] * b[None, :], promoted as the product is.
+VarPtr outer(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.args.size() != 2)
+    return nullptr;
+  VarPtr x = c.tensorArg(0), y = c.tensorArg(1);
+  if (c.lib == Lib::Torch &&
+      (t.typeOf(x->value).getRank() != 1 || t.typeOf(y->value).getRank() != 1))
+    breakTrace(dyn::BreakKind::unsupported_call, "torch.outer of tensors that are not vectors");
+  VarPtr column = t.callTensorOp(c.lib, "reshape", {x, intTuple({-1, 1})}, {});
+  VarPtr row = t.callTensorOp(c.lib, "reshape", {y, intTuple({1, -1})}, {});
+  return t.binary(NB_MULTIPLY, column, row);
+}
+
+//===----------------------------------------------------------------------===//
+// torch's fused functions
+//===----------------------------------------------------------------------===//
+
+/// The float dtype torch's lerp, addcmul and addcdiv compute in: all tensors one dtype.
+Type sameDtype(LibraryCall &c, ArrayRef<VarPtr> tensors, bool floatOnly) {
+  Tracer &t = c.t;
+  Type element;
+  for (const VarPtr &v : tensors) {
+    if (!v || v->kind != VK::Tensor)
+      breakTrace(dyn::BreakKind::unsupported_call, c.name + " expects tensors");
+    Type e = t.elementTypeOf(v->value);
+    if (element && e != element)
+      breakTrace(dyn::BreakKind::unsupported_call, c.name + " of tensors of different dtypes");
+    element = e;
+  }
+  if (element.isInteger(1) || (floatOnly && !isa<FloatType>(element)))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of integer or bool tensors raises");
+  return element;
+}
+
+/// torch.lerp(start, end, weight): start + weight * (end - start) for |weight| < 0.5, else
+/// end - (end - start) * (1 - weight), each a fused multiply-add as torch computes it.
+VarPtr lerp(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr start = c.take(0, {"input"}), end = c.take(1, {"end"}), weight = c.take(2, {"weight"});
+  if (!weight)
+    return nullptr;
+  bool scalarWeight = weight->kind != VK::Tensor;
+  std::vector<VarPtr> tensors = {start, end};
+  if (!scalarWeight)
+    tensors.push_back(weight);
+  Type element = sameDtype(c, tensors, /*floatOnly=*/true);
+  Type compute = opmathType(t, element);
+  Value s = t.castTo(start->value, compute), e = t.castTo(end->value, compute);
+  Value diff = t.create<dyn::SubOp>({e, s});
+  Value one = t.scalarConstant(py::float_(1.0), compute);
+  Value r;
+  if (scalarWeight) {
+    std::optional<double> w = numberOf(weight);
+    if (!w)
+      breakTrace(dyn::BreakKind::unsupported_call, "lerp with a weight that is not a number");
+    Value wv = t.scalarConstant(py::float_(*w), compute);
+    // The weight as torch holds it (in the opmath type) decides the branch.
+    double held = compute.isF32() ? double(float(*w)) : *w;
+    if (std::fabs(held) < 0.5)
+      r = t.create<dyn::FmaOp>({wv, diff, s});
+    else
+      r = t.create<dyn::FmaOp>(
+          {dyn::NegOp::create(t.b, c.loc, diff), t.create<dyn::SubOp>({one, wv}), e});
+  } else {
+    Value wv = t.castTo(weight->value, compute);
+    Value small = t.create<dyn::LtOp>(
+        {dyn::AbsOp::create(t.b, c.loc, wv), t.scalarConstant(py::float_(0.5), compute)});
+    Value low = t.create<dyn::FmaOp>({wv, diff, s});
+    Value high = t.create<dyn::FmaOp>(
+        {dyn::NegOp::create(t.b, c.loc, diff), t.create<dyn::SubOp>({one, wv}), e});
+    r = t.create<dyn::WhereOp>({small, low, high});
+  }
+  return c.result(t.castTo(r, element));
+}
+
+/// torch.addcmul(x, t1, t2, value=v): fma(v * t1, t2, x) as torch fuses it (integers wrap);
+/// torch.addcdiv: x + v * t1 / t2 (floats only).
+VarPtr addcmulDiv(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  bool divide = c.name == "addcdiv";
+  VarPtr x = c.take(0, {"input"}), t1 = c.take(1, {"tensor1"}), t2 = c.take(2, {"tensor2"});
+  VarPtr valueArg = c.take(3, {"value"});
+  Type element = sameDtype(c, {x, t1, t2}, /*floatOnly=*/divide);
+  std::optional<double> value = isNone(valueArg) ? 1.0 : numberOf(valueArg);
+  bool intValue = isNone(valueArg) || PyLong_Check(valueArg->obj.ptr());
+  if (!value || (!isa<FloatType>(element) && !intValue))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " with this value");
+  Type compute = opmathType(t, element);
+  Value a = t.castTo(t1->value, compute), b = t.castTo(t2->value, compute);
+  Value base = t.castTo(x->value, compute);
+  Value v = isa<FloatType>(compute)
+                ? t.scalarConstant(py::float_(*value), compute)
+                : t.scalarConstant(isNone(valueArg) ? py::int_(1) : valueArg->obj, compute);
+  Value scaled = t.create<dyn::MulOp>({v, a});
+  Value r;
+  if (divide)
+    r = t.create<dyn::AddOp>({t.create<dyn::DivOp>({scaled, b}), base});
+  else if (isa<FloatType>(compute))
+    r = t.create<dyn::FmaOp>({scaled, b, base});
+  else
+    r = t.create<dyn::AddOp>({base, t.create<dyn::MulOp>({scaled, b})});
+  return c.result(t.castTo(r, element));
+}
+
+/// torch.reciprocal(x): 1 / x, integers in the default float type.
+VarPtr reciprocal(LibraryCall &c) {
+  if (c.lib != Lib::Torch || c.args.size() != 1)
+    return nullptr;
+  return c.t.binary(NB_TRUE_DIVIDE, constVar(py::int_(1)), c.tensorArg(0));
+}
+
+} // namespace
+
+std::vector<LibraryFunction> dynamir::frontend::mathFunctions() {
+  std::vector<LibraryFunction> functions = {
+      {"sign", sign},           {"sgn", sign},           {"isnan", predicate},
+      {"isinf", predicate},     {"isfinite", predicate}, {"isclose", isClose},
+      {"logical_and", logical}, {"logical_or", logical}, {"logical_xor", logical},
+      {"logical_not", logical}, {"fmod", fmod},          {"hypot", hypot},
+      {"outer", outer},         {"ger", outer},          {"lerp", lerp},
+      {"addcmul", addcmulDiv},  {"addcdiv", addcmulDiv}, {"reciprocal", reciprocal},
+  };
+  return functions;
+}
