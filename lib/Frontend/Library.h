@@ -14,7 +14,8 @@
 //                            isclose, logical_*, fmod, hypot, outer, lerp, addcmul, addcdiv
 //   LibraryActivations.cpp   torch.nn.functional's activations (leaky_relu, elu, selu,
 //                            softplus, hardtanh, relu6, hardsigmoid, hardswish, mish)
-//   LibraryReductions.cpp    sum, mean, prod, max, min, argmax, ..., softmax
+//   LibraryReductions.cpp    sum, mean, prod (with dtype), max, min, argmax, ..., any, all,
+//                            count_nonzero, aminmax, ptp, logsumexp, norm, softmax
 //   LibraryShapes.cpp        size, reshape/view, transpose/permute, expand_dims, squeeze, concat
 //   LibraryConstructors.cpp  zeros, ones, full (and their *_like forms), arange
 //   Decompositions.cpp       functions made of other calls (var, std, gelu, silu, layer_norm,

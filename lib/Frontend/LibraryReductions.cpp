@@ -1,11 +1,14 @@
 //===- LibraryReductions.cpp - Reductions of numpy and torch --------------===//
 //
-// sum, mean, prod, max, min, amax, amin, argmax and argmin over all or some axes (torch.max with a
-// dim returns values and indices), and softmax and log_softmax along one.
+// sum, mean, prod (with a dtype), max, min, amax, amin, argmax and argmin over all or some axes
+// (torch.max with a dim returns values and indices); reductions made of those (any, all,
+// count_nonzero, aminmax, ptp, logsumexp, norm); softmax and log_softmax along one axis.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Library.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace dynamir;
@@ -25,6 +28,10 @@ VarPtr reduction(LibraryCall &c) {
     breakTrace(dyn::BreakKind::unsupported_call, c.name + ": keepdims must be a Python bool");
   bool keepdim = keep && keep->obj.cast<bool>();
   bool isArg = c.name == "argmax" || c.name == "argmin";
+  // sum, mean and prod(x, dtype=...) compute in that dtype (keyword only: numpy's third
+  // positional argument is no keepdims).
+  bool accumulates = c.name == "sum" || c.name == "prod" || c.name == "mean";
+  VarPtr dtype = accumulates ? c.take(99, {"dtype"}) : nullptr;
   SmallVector<int64_t> dims;
   if (isNone(axis)) {
     for (int64_t d = 0; d < rank; ++d)
@@ -46,6 +53,17 @@ VarPtr reduction(LibraryCall &c) {
   Value v = x->value;
   Type element = t.elementTypeOf(v);
   RankedTensorType xType = t.typeOf(v);
+  bool explicitDtype = !isNone(dtype);
+  if (explicitDtype) {
+    Type target = t.dtypeArgument(c.lib, dtype);
+    // numpy refuses float to integer ('same_kind'); bool accumulators are logical, and an
+    // integer mean truncates in numpy and raises in torch.
+    if (target.isInteger(1) || (isa<FloatType>(element) && !isa<FloatType>(target)) ||
+        (c.name == "mean" && !isa<FloatType>(target)))
+      breakTrace(dyn::BreakKind::unsupported_call, c.name + " with this dtype");
+    v = t.castTo(v, target);
+    element = target;
+  }
   // Maxima, minima and their positions of nothing raise in numpy and torch.
   if (c.name != "sum" && c.name != "prod" && c.name != "mean")
     for (int64_t d : dims)
@@ -57,7 +75,7 @@ VarPtr reduction(LibraryCall &c) {
   // in f16 loses 2-4 ulp over a few hundred elements.
   bool narrowFloat = element.isF16() || element.isBF16();
   if (c.name == "sum" || c.name == "prod") {
-    if (!isa<FloatType>(element))
+    if (!isa<FloatType>(element) && !explicitDtype)
       v = t.castTo(v, t.i64());
     if (narrowFloat)
       v = t.castTo(v, t.f32());
@@ -107,13 +125,175 @@ VarPtr softmax(LibraryCall &c) {
                                       : Value(dyn::LogSoftmaxOp::create(t.b, c.loc, v, d)));
 }
 
+//===----------------------------------------------------------------------===//
+// Reductions made of reductions
+//===----------------------------------------------------------------------===//
+
+/// The keyword arguments that pass keepdims on to a reduction, in the library's spelling.
+KwArgs keepKwargs(LibraryCall &c, const VarPtr &keep) {
+  if (isNone(keep))
+    return {};
+  return {{c.lib == Lib::Numpy ? "keepdims" : "keepdim", keep}};
+}
+
+/// The axis argument for a reduction this one is made of (None: all).
+VarPtr axisOrNone(const VarPtr &axis) { return axis ? axis : constVar(py::none()); }
+
+/// np.any / np.all / torch.any / torch.all and the methods: whether a count of the non-zero
+/// (any) or zero (all) elements is not 0, or is 0; true for all of nothing.
+VarPtr anyAll(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis", "dim"});
+  // numpy's third positional argument is out.
+  if (c.lib == Lib::Numpy && c.args.size() > 2)
+    return nullptr;
+  VarPtr keep = c.take(2, {"keepdims", "keepdim"});
+  Value truth = t.castTo(x->value, t.i1());
+  if (c.name == "all")
+    truth = dyn::NotOp::create(t.b, c.loc, truth);
+  VarPtr count = t.callTensorOp(
+      c.lib, "sum", {c.result(t.castTo(truth, t.i64())), axisOrNone(axis)}, keepKwargs(c, keep));
+  Value zero = t.scalarConstant(py::int_(0), t.i64());
+  return c.ufunc(c.name == "any" ? t.create<dyn::NeOp>({count->value, zero})
+                                 : t.create<dyn::EqOp>({count->value, zero}));
+}
+
+/// np.count_nonzero(x, axis, keepdims=) / torch.count_nonzero(x, dim): an int64 count.
+VarPtr countNonzero(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis", "dim"});
+  VarPtr keep = c.lib == Lib::Numpy ? c.take(99, {"keepdims"}) : nullptr;
+  Value nonzero = t.castTo(t.castTo(x->value, t.i1()), t.i64());
+  return t.callTensorOp(c.lib, "sum", {c.result(nonzero), axisOrNone(axis)}, keepKwargs(c, keep));
+}
+
+/// torch.aminmax(x, dim=, keepdim=): (amin, amax) as torch.return_types.aminmax.
+VarPtr aminmax(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch || c.args.size() != 1)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dim = c.take(99, {"dim"}), keep = c.take(99, {"keepdim"});
+  VarPtr pair = makeVar(VK::Tuple);
+  pair->structType = "torch.return_types:aminmax";
+  for (const char *name : {"amin", "amax"})
+    pair->items.push_back(t.callTensorOp(c.lib, name, {x, axisOrNone(dim)}, keepKwargs(c, keep)));
+  return pair;
+}
+
+/// np.ptp(x, axis, keepdims=): max - min (wrapping for integers; booleans raise).
+VarPtr ptp(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy || c.args.size() > 2)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis"}), keep = c.take(99, {"keepdims"});
+  VarPtr high = t.callTensorOp(c.lib, "amax", {x, axisOrNone(axis)}, keepKwargs(c, keep));
+  VarPtr low = t.callTensorOp(c.lib, "amin", {x, axisOrNone(axis)}, keepKwargs(c, keep));
+  return t.binary(NB_SUBTRACT, high, low);
+}
+
+/// The normalized dimensions an axis argument names (all of them for None).
+SmallVector<int64_t> reducedDims(const VarPtr &axis, int64_t rank) {
+  SmallVector<int64_t> dims;
+  if (isNone(axis))
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+  else if (rank > 0)
+    dims = dimsOf(axis, rank);
+  return dims;
+}
+
+/// torch.logsumexp(x, dim, keepdim) as ATen computes it: m = amax(x) (0 where infinite),
+/// log(sum(exp(x - m))) + m; integers in the default float type.
+VarPtr logsumexp(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dim = c.take(1, {"dim"});
+  bool keepdim = flagOf(c.take(2, {"keepdim"}), "keepdim");
+  if (isNone(dim))
+    breakTrace(dyn::BreakKind::unsupported_call, "logsumexp needs a dim");
+  Type element = t.elementTypeOf(x->value);
+  if (!isa<FloatType>(element))
+    x = c.result(t.castTo(x->value, t.floatFor(Lib::Torch, element)));
+  Type type = t.elementTypeOf(x->value);
+  VarPtr m = t.callTensorOp(c.lib, "amax", {x, dim}, {{"keepdim", constVar(py::bool_(true))}});
+  Value inf = t.scalarConstant(py::float_(INFINITY), type);
+  Value zero = t.scalarConstant(py::float_(0.0), type);
+  Value infinite = t.create<dyn::EqOp>({dyn::AbsOp::create(t.b, c.loc, m->value), inf});
+  VarPtr shift = c.result(t.create<dyn::WhereOp>({infinite, zero, m->value}));
+  VarPtr e =
+      c.result(dyn::ExpOp::create(t.b, c.loc, t.create<dyn::SubOp>({x->value, shift->value})));
+  VarPtr s = t.callTensorOp(c.lib, "sum", {e, dim}, {{"keepdim", constVar(py::bool_(keepdim))}});
+  Value shiftOut = shift->value;
+  if (!keepdim) {
+    SmallVector<int64_t> dims = reducedDims(dim, t.typeOf(x->value).getRank());
+    shiftOut = dyn::SqueezeOp::create(t.b, c.loc, shiftOut, t.b.getDenseI64ArrayAttr(dims));
+  }
+  return c.result(t.create<dyn::AddOp>({dyn::LogOp::create(t.b, c.loc, s->value), shiftOut}));
+}
+
+/// torch.norm(x, p, dim, keepdim, dtype=) and x.norm(...): the vector norms torch.norm is for
+/// p = 'fro' (over at most two dims), 2, 1, inf and -inf; 16-bit floats accumulate in float32.
+/// Matrix norms ('nuc', 'fro' over more dims) and other p are not modelled.
+VarPtr norm(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr p = c.take(1, {"p"}), dim = c.take(2, {"dim"}), keep = c.take(3, {"keepdim"});
+  VarPtr dtype = c.take(99, {"dtype"});
+  py::object order =
+      isNone(p) ? py::object(py::str("fro")) : py::reinterpret_borrow<py::object>(constant(p, "p"));
+  double q;
+  if (py::isinstance<py::str>(order)) {
+    size_t named = dim && dim->kind != VK::Const ? dim->items.size() : 1;
+    if (order.cast<std::string>() != "fro" || named > 2)
+      breakTrace(dyn::BreakKind::unsupported_call, "a matrix norm");
+    q = 2;
+  } else if (PyBool_Check(order.ptr()) ||
+             !(PyLong_Check(order.ptr()) || PyFloat_Check(order.ptr()))) {
+    breakTrace(dyn::BreakKind::unsupported_call, "norm with this p");
+  } else {
+    q = order.cast<double>();
+  }
+  if (q != 2 && q != 1 && !std::isinf(q))
+    breakTrace(dyn::BreakKind::unsupported_call, "norm with p other than 1, 2 and infinity");
+  Type element = t.elementTypeOf(x->value);
+  if (!isNone(dtype))
+    element = t.dtypeArgument(c.lib, dtype);
+  if (!isa<FloatType>(element) || !isa<FloatType>(t.elementTypeOf(x->value)))
+    breakTrace(dyn::BreakKind::unsupported_call, "vector_norm of an integer tensor raises");
+  Type compute = element.getIntOrFloatBitWidth() == 16 ? t.f32() : element;
+  Value v = t.castTo(x->value, compute);
+  Value magnitude = dyn::AbsOp::create(t.b, c.loc, v);
+  const char *reduce = q == 2 || q == 1 ? "sum" : q > 0 ? "amax" : "amin";
+  Value operand = q == 2 ? t.create<dyn::MulOp>({v, v}) : magnitude;
+  VarPtr r =
+      t.callTensorOp(c.lib, reduce, {c.result(operand), axisOrNone(dim)}, keepKwargs(c, keep));
+  Value out = r->value;
+  if (q == 2)
+    out = dyn::SqrtOp::create(t.b, c.loc, out);
+  return c.result(t.castTo(out, element));
+}
+
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::reductionFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"sum", reduction},    {"mean", reduction},  {"prod", reduction},      {"max", reduction},
-      {"min", reduction},    {"amax", reduction},  {"amin", reduction},      {"argmax", reduction},
-      {"argmin", reduction}, {"softmax", softmax}, {"log_softmax", softmax},
+      {"sum", reduction},       {"mean", reduction},
+      {"prod", reduction},      {"max", reduction},
+      {"min", reduction},       {"amax", reduction},
+      {"amin", reduction},      {"argmax", reduction},
+      {"argmin", reduction},    {"softmax", softmax},
+      {"log_softmax", softmax}, {"any", anyAll},
+      {"all", anyAll},          {"count_nonzero", countNonzero},
+      {"aminmax", aminmax},     {"ptp", ptp},
+      {"logsumexp", logsumexp}, {"norm", norm},
   };
   return functions;
 }
