@@ -259,7 +259,8 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
                                          {"result_type", resultType}};
     for (const std::vector<LibraryFunction> &family :
          {host, elementwiseFunctions(), mathFunctions(), activationFunctions(),
-          reductionFunctions(), shapeFunctions(), constructorFunctions(), decomposedFunctions()})
+          reductionFunctions(), shapeFunctions(), rearrangeFunctions(), constructorFunctions(),
+          decomposedFunctions()})
       for (const LibraryFunction &function : family) {
         bool added = all.try_emplace(function.name, function.handler).second;
         assert(added && "a library function is listed by two handlers");

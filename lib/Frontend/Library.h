@@ -17,6 +17,8 @@
 //   LibraryReductions.cpp    sum, mean, prod (with dtype), max, min, argmax, ..., any, all,
 //                            count_nonzero, aminmax, ptp, logsumexp, norm, softmax
 //   LibraryShapes.cpp        size, reshape/view, transpose/permute, expand_dims, squeeze, concat
+//   LibraryRearrange.cpp     flip, roll, swapaxes/moveaxis, unflatten, repeat/tile, the stacks
+//                            (hstack, vstack, dstack, column_stack), diagonal and diag
 //   LibraryConstructors.cpp  zeros, ones, full (and their *_like forms), arange
 //   Decompositions.cpp       functions made of other calls (var, std, gelu, silu, layer_norm,
 //                            clip, square, stack), linear and dropout
@@ -123,6 +125,7 @@ std::vector<LibraryFunction> mathFunctions();        // LibraryMath.cpp
 std::vector<LibraryFunction> activationFunctions();  // LibraryActivations.cpp
 std::vector<LibraryFunction> reductionFunctions();   // LibraryReductions.cpp
 std::vector<LibraryFunction> shapeFunctions();       // LibraryShapes.cpp
+std::vector<LibraryFunction> rearrangeFunctions();   // LibraryRearrange.cpp
 std::vector<LibraryFunction> constructorFunctions(); // LibraryConstructors.cpp
 std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
 
