@@ -19,7 +19,9 @@
 //   LibraryShapes.cpp        size, reshape/view, transpose/permute, expand_dims, squeeze, concat
 //   LibraryRearrange.cpp     flip, roll, swapaxes/moveaxis, unflatten, repeat/tile, the stacks
 //                            (hstack, vstack, dstack, column_stack), diagonal and diag
-//   LibraryConstructors.cpp  zeros, ones, full (and their *_like forms), arange
+//   LibraryConstructors.cpp  zeros, ones, full, empty (and their *_like and new_* forms), arange,
+//                            linspace, eye, array/asarray/tensor of constants, one_hot
+//   LibraryPooling.cpp       avg/max pooling whose windows tile the input (by a reshape)
 //   Decompositions.cpp       functions made of other calls (var, std, gelu, silu, layer_norm,
 //                            clip, square, stack), linear and dropout
 //
@@ -127,6 +129,7 @@ std::vector<LibraryFunction> reductionFunctions();   // LibraryReductions.cpp
 std::vector<LibraryFunction> shapeFunctions();       // LibraryShapes.cpp
 std::vector<LibraryFunction> rearrangeFunctions();   // LibraryRearrange.cpp
 std::vector<LibraryFunction> constructorFunctions(); // LibraryConstructors.cpp
+std::vector<LibraryFunction> poolingFunctions();     // LibraryPooling.cpp
 std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
 
 } // namespace dynamir::frontend

@@ -1,7 +1,10 @@
 //===- LibraryConstructors.cpp - Array constructors of numpy and torch ----===//
 //
-// zeros, ones, full and empty (as zeros) of a shape or like another array, and arange: new arrays
-// from constants, as dyn.full and dyn.arange.
+// zeros, ones, full and empty (as zeros: their contents are unspecified) of a shape, like
+// another array or as torch's new_* methods; arange, numpy's linspace, eye and identity; arrays
+// and tensors of nested Python lists of numbers (np.array, np.asarray, torch.tensor) as
+// dyn.constant; F.one_hot of indices the trace knows. New arrays from constants, as dyn.full,
+// dyn.arange and dyn.constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,38 +18,81 @@ using namespace dynamir::frontend;
 
 namespace {
 
+/// The device= and requires_grad= keywords of a constructor, which must say the CPU (numpy's
+/// "cpu" too) and no grad.
+void cpuOnly(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (VarPtr device = c.take(99, {"device"}); !isNone(device) && !isCpuDevice(t, device))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " on a device other than the CPU");
+  if (c.lib == Lib::Torch && flagOf(c.take(99, {"requires_grad"}), "requires_grad"))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a tensor that requires grad");
+}
+
+/// The attribute of a fill value in `element`, as numpy's unsafe cast and torch's fill make it:
+/// floats truncated for integers, any non-zero true for bools; an integer the dtype cannot hold
+/// raises in numpy (not modelled).
+TypedAttr fillAttr(Type element, py::handle fill) {
+  if (!PyLong_Check(fill.ptr()) && !PyFloat_Check(fill.ptr())) // bools are ints
+    breakTrace(dyn::BreakKind::unsupported_call, "a fill value of type " + python::typeName(fill));
+  if (isa<FloatType>(element))
+    return FloatAttr::get(element, fill.cast<double>());
+  if (element.isInteger(1))
+    return IntegerAttr::get(element, PyObject_IsTrue(fill.ptr()) ? 1 : 0);
+  unsigned width = element.getIntOrFloatBitWidth();
+  int64_t value;
+  if (PyFloat_Check(fill.ptr())) {
+    double d = fill.cast<double>();
+    if (!(std::fabs(d) < std::ldexp(1.0, width - 1)))
+      breakTrace(dyn::BreakKind::unsupported_call, "a float fill the integer dtype cannot hold");
+    value = static_cast<int64_t>(d);
+  } else {
+    value = fill.cast<int64_t>();
+    if (width < 64 &&
+        (value < -(int64_t(1) << (width - 1)) || value >= (int64_t(1) << (width - 1))))
+      breakTrace(dyn::BreakKind::unsupported_call, "a fill value out of the integer dtype's range");
+  }
+  return IntegerAttr::get(element, value);
+}
+
 /// np.zeros_like(x), torch.ones_like(x), np.full_like(x, fill), np.empty_like(x) (zeros), with an
 /// optional dtype.
 VarPtr fullLike(LibraryCall &c) {
   Tracer &t = c.t;
+  cpuOnly(c);
   RankedTensorType type = t.typeOf(c.tensorArg(0)->value);
   if (!type.hasStaticShape())
     breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a dynamically shaped tensor");
   VarPtr dtype = c.take(c.name == "full_like" ? 2 : 1, {"dtype"});
   Type element = isNone(dtype) ? type.getElementType() : t.dtypeArgument(c.lib, dtype);
-  double fill = c.name == "ones_like" ? 1.0 : 0.0;
+  py::object fill = py::int_(c.name == "ones_like" ? 1 : 0);
   if (c.name == "full_like")
-    fill = constant(c.take(1, {"fill_value"}), "fill_value").cast<double>();
-  TypedAttr value = isa<FloatType>(element)
-                        ? TypedAttr(FloatAttr::get(element, fill))
-                        : TypedAttr(IntegerAttr::get(element, static_cast<int64_t>(fill)));
-  return c.result(dyn::FullOp::create(t.b, c.loc, type.clone(element), value));
+    fill = py::reinterpret_borrow<py::object>(constant(c.take(1, {"fill_value"}), "fill_value"));
+  return c.result(dyn::FullOp::create(t.b, c.loc, type.clone(element), fillAttr(element, fill)));
 }
 
-/// np.zeros(shape), torch.ones(shape), np.full(shape, fill): a constant shape and fill.
+/// np.zeros(shape), torch.ones(shape) (or torch.ones(*sizes)), np.full(shape, fill), np.empty
+/// and torch.empty (zeros): a constant shape and fill.
 VarPtr full(LibraryCall &c) {
   Tracer &t = c.t;
+  cpuOnly(c);
+  // torch.zeros(2, 3): the sizes as varargs.
+  if (c.lib == Lib::Torch && c.name != "full" && c.args.size() > 1) {
+    VarPtr sizes = makeVar(VK::Tuple);
+    sizes->items = c.args;
+    c.args = {sizes};
+  }
   VarPtr shapeArg = c.take(0, {"shape", "size"});
   if (!shapeArg ||
       (shapeArg->kind != VK::Const && shapeArg->kind != VK::Tuple && shapeArg->kind != VK::List))
     breakTrace(dyn::BreakKind::unsupported_call, c.name + " needs a constant shape");
   SmallVector<int64_t> shape;
-  for (const VarPtr &d :
-       shapeArg->kind == VK::Const ? std::vector<VarPtr>{shapeArg} : shapeArg->items) {
-    shape.push_back(intOf(d));
-    if (shape.back() < 0)
+  std::optional<SmallVector<int64_t>> sizes = intSequence(shapeArg);
+  if (!sizes && shapeArg->kind == VK::Const && !PyLong_Check(shapeArg->obj.ptr()))
+    sizes = intSequence(constVar(py::tuple(shapeArg->obj))); // a torch.Size
+  shape = sizes ? *sizes : SmallVector<int64_t>{intOf(shapeArg)};
+  for (int64_t n : shape)
+    if (n < 0)
       breakTrace(dyn::BreakKind::unsupported_call, "negative dimensions are not allowed");
-  }
   VarPtr fill = c.name == "full" ? c.take(1, {"fill_value"})
                                  : constVar(py::float_(c.name == "ones" ? 1.0 : 0.0));
   py::handle fillValue = constant(fill, "fill_value");
@@ -64,10 +110,7 @@ VarPtr full(LibraryCall &c) {
     breakTrace(dyn::BreakKind::unsupported_call,
                c.name + " with a fill of type " + python::typeName(fillValue));
   auto type = RankedTensorType::get(shape, element);
-  TypedAttr value = isa<FloatType>(element)
-                        ? TypedAttr(FloatAttr::get(element, fillValue.cast<double>()))
-                        : TypedAttr(IntegerAttr::get(element, fillValue.cast<int64_t>()));
-  return c.result(dyn::FullOp::create(t.b, c.loc, type, value));
+  return c.result(dyn::FullOp::create(t.b, c.loc, type, fillAttr(element, fillValue)));
 }
 
 /// np.arange / torch.arange with constant bounds.
@@ -96,13 +139,291 @@ VarPtr arange(LibraryCall &c) {
                                         t.b.getF64FloatAttr(start), t.b.getF64FloatAttr(stepSize)));
 }
 
+/// x.new_zeros(size), new_ones, new_empty (zeros), new_full(size, fill): torch's constructors
+/// with x's dtype unless one is given.
+VarPtr newFull(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  bool withFill = c.name == "new_full";
+  std::vector<VarPtr> rest(c.args.begin() + 1, c.args.end());
+  VarPtr fill = withFill ? c.take(2, {"fill_value"}) : nullptr;
+  if (withFill && rest.size() > 1)
+    rest.pop_back();
+  VarPtr size = c.take(99, {"size"});
+  if (!size) {
+    if (rest.empty())
+      return nullptr;
+    size = rest.size() == 1 ? rest[0] : makeVar(VK::Tuple);
+    if (rest.size() > 1)
+      size->items = rest;
+  }
+  VarPtr dtype = c.take(99, {"dtype"});
+  KwArgs kwargs = {{"dtype", isNone(dtype)
+                                 ? constVar(t.dtypeObject(Lib::Torch, t.elementTypeOf(x->value)))
+                                 : dtype}};
+  for (const char *keyword : {"device", "requires_grad"})
+    if (VarPtr v = c.take(99, {keyword}))
+      kwargs.emplace_back(keyword, v);
+  std::string name = c.name.substr(4); // zeros, ones, empty, full
+  std::vector<VarPtr> args = {size};
+  if (withFill) {
+    if (!fill)
+      return nullptr;
+    args.push_back(fill);
+  }
+  return t.callTensorOp(Lib::Torch, name, args, kwargs);
+}
+
+/// np.eye(N, M, k, dtype) / np.identity(n, dtype) / torch.eye(n, m, dtype=): where the column
+/// minus the row is k, as the dtype (float64 in numpy, the default float in torch).
+VarPtr eye(LibraryCall &c) {
+  Tracer &t = c.t;
+  cpuOnly(c);
+  bool identity = c.name == "identity";
+  int64_t n = intOf(c.take(0, {"N", "n"}));
+  VarPtr mArg = identity ? nullptr : c.take(1, {"M", "m"});
+  VarPtr kArg = identity || c.lib == Lib::Torch ? nullptr : c.take(2, {"k"});
+  VarPtr dtype = c.take(identity ? 1 : (c.lib == Lib::Torch ? 99 : 3), {"dtype"});
+  if (c.args.size() > (identity ? 2u : c.lib == Lib::Torch ? 2u : 4u))
+    return nullptr;
+  int64_t m = isNone(mArg) ? n : intOf(mArg), k = isNone(kArg) ? 0 : intOf(kArg);
+  if (n < 0 || m < 0)
+    breakTrace(dyn::BreakKind::unsupported_call, "negative dimensions are not allowed");
+  Type element = isNone(dtype) ? t.floatFor(c.lib, t.i64()) : t.dtypeArgument(c.lib, dtype);
+  auto indices = [&](int64_t size) {
+    return dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({size}, t.i64()),
+                                 t.b.getF64FloatAttr(0), t.b.getF64FloatAttr(1))
+        .getResult();
+  };
+  Value rows = dyn::ExpandDimsOp::create(t.b, c.loc, indices(n), 1);
+  Value offsets = t.create<dyn::SubOp>({indices(m), rows});
+  Value onDiagonal = t.create<dyn::EqOp>({offsets, t.scalarConstant(py::int_(k), t.i64())});
+  return c.result(t.castTo(onDiagonal, element));
+}
+
+/// np.linspace(start, stop, num, endpoint, dtype=) of Python numbers, as numpy computes it in
+/// float64: i * step + start (a dyn.arange), stop itself last; floored for an integer dtype.
+VarPtr linspace(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy) // torch's vectorized kernel rounds otherwise
+    return nullptr;
+  VarPtr startArg = c.take(0, {"start"}), stopArg = c.take(1, {"stop"});
+  VarPtr numArg = c.take(2, {"num"}), endpointArg = c.take(3, {"endpoint"});
+  VarPtr retstep = c.take(4, {"retstep"}), dtype = c.take(5, {"dtype"});
+  VarPtr axis = c.take(6, {"axis"});
+  if (!startArg || !stopArg || c.args.size() > 7 || flagOf(retstep, "retstep") ||
+      (!isNone(axis) && intOf(axis) != 0 && intOf(axis) != -1))
+    return nullptr;
+  auto number = [&](const VarPtr &v) {
+    py::handle h = constant(v, "a linspace bound");
+    if (PyBool_Check(h.ptr()) || !(PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr())))
+      breakTrace(dyn::BreakKind::unsupported_call, "linspace of bounds that are not numbers");
+    return h.cast<double>();
+  };
+  double start = number(startArg), stop = number(stopArg);
+  int64_t num = isNone(numArg) ? 50 : intOf(numArg);
+  bool endpoint = isNone(endpointArg) || flagOf(endpointArg, "endpoint");
+  if (num < 0 || !std::isfinite(start) || !std::isfinite(stop))
+    breakTrace(dyn::BreakKind::unsupported_call, "linspace of a negative count or infinite bounds");
+  int64_t div = endpoint ? num - 1 : num;
+  double delta = stop - start, step = div > 0 ? delta / div : 0;
+  if (div > 0 && step == 0 && delta != 0)
+    breakTrace(dyn::BreakKind::unsupported_call, "linspace with a subnormal step");
+  bool last = endpoint && num > 1;
+  int64_t counted = last ? num - 1 : num;
+  Value v = dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({counted}, t.f64()),
+                                  t.b.getF64FloatAttr(start), t.b.getF64FloatAttr(step));
+  if (last) {
+    Value end = dyn::FullOp::create(t.b, c.loc, RankedTensorType::get({1}, t.f64()),
+                                    FloatAttr::get(t.f64(), stop));
+    v = dyn::ConcatOp::create(t.b, c.loc, ValueRange{v, end}, 0);
+  }
+  Type element = isNone(dtype) ? t.f64() : t.dtypeArgument(c.lib, dtype);
+  if (element.isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "linspace as booleans");
+  if (!isa<FloatType>(element))
+    v = dyn::FloorOp::create(t.b, c.loc, v);
+  return c.result(t.castTo(v, element));
+}
+
+/// Whether a Python object is a number or a (nested) list or tuple of numbers.
+bool isNumberData(py::handle obj) {
+  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
+    for (py::handle item : obj)
+      if (!isNumberData(item))
+        return false;
+    return true;
+  }
+  return PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr());
+}
+
+/// torch's dtype of Python data: the default float if any number is a float, else int64 if any
+/// is an int, else bool (and the default float for no numbers at all).
+Type torchDataType(Tracer &t, py::handle obj, bool &anyFloat, bool &anyInt, bool &anyBool) {
+  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
+    for (py::handle item : obj)
+      torchDataType(t, item, anyFloat, anyInt, anyBool);
+  } else if (PyBool_Check(obj.ptr())) {
+    anyBool = true;
+  } else if (PyLong_Check(obj.ptr())) {
+    anyInt = true;
+  } else {
+    anyFloat = true;
+  }
+  if (anyFloat || (!anyInt && !anyBool))
+    return t.floatFor(Lib::Torch, t.i64());
+  return anyInt ? t.i64() : t.i1();
+}
+
+/// A dyn.constant of Python data (numbers, nested lists and tuples of them): the array numpy
+/// makes of it (its dtype inference for numpy; torch's rules for torch), in `element` if given.
+VarPtr constantArray(LibraryCall &c, py::handle data, Type element) {
+  Tracer &t = c.t;
+  if (!isNumberData(data))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of data other than numbers");
+  if (!element && c.lib == Lib::Torch) {
+    bool anyFloat = false, anyInt = false, anyBool = false;
+    element = torchDataType(t, data, anyFloat, anyInt, anyBool);
+  }
+  if (element && element.isBF16())
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " as bfloat16");
+  py::object array;
+  try {
+    array = element ? t.numpy.attr("array")(data, t.dtypeObject(Lib::Numpy, element))
+                    : t.numpy.attr("array")(data);
+  } catch (py::error_already_set &e) {
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " raised: " + e.what());
+  }
+  Type type = t.dtypeToType(array.attr("dtype"));
+  if (!type)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of data of an unsupported dtype");
+  SmallVector<int64_t> shape;
+  for (py::handle n : py::tuple(array.attr("shape")))
+    shape.push_back(n.cast<int64_t>());
+  auto tensorType = RankedTensorType::get(shape, type);
+  py::list flat = array.attr("ravel")().attr("tolist")();
+  DenseElementsAttr attr;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    SmallVector<APFloat> values;
+    for (py::handle v : flat) {
+      APFloat f(v.cast<double>());
+      bool lost;
+      f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(f);
+    }
+    attr = DenseElementsAttr::get(tensorType, values);
+  } else {
+    SmallVector<APInt> values;
+    for (py::handle v : flat)
+      values.push_back(APInt(type.getIntOrFloatBitWidth(), v.cast<int64_t>(), /*isSigned=*/true,
+                             /*implicitTrunc=*/true));
+    attr = DenseElementsAttr::get(tensorType, values);
+  }
+  return c.result(dyn::ConstantOp::create(t.b, c.loc, attr));
+}
+
+/// np.array(data, dtype) (a copy), np.asarray(data, dtype) (the array itself when its dtype
+/// stays), torch.tensor(data, dtype=) (a copy), torch.as_tensor and x.new_tensor(data) (x's
+/// dtype): of Python numbers a constant, of an array of the same library a copy or itself.
+VarPtr array(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool isNew = c.name == "new_tensor";
+  if (isNew && c.lib != Lib::Torch)
+    return nullptr;
+  size_t first = isNew ? 1 : 0;
+  VarPtr data = c.take(first, {"object", "a", "data"});
+  VarPtr dtype = c.take(c.lib == Lib::Numpy ? first + 1 : 99, {"dtype"});
+  cpuOnly(c);
+  VarPtr copyArg = c.lib == Lib::Numpy ? c.take(99, {"copy"}) : nullptr;
+  if (!data || c.args.size() > first + (c.lib == Lib::Numpy ? 2 : 1) ||
+      (!isNone(copyArg) && !(c.name == "array" && flagOf(copyArg, "copy"))))
+    return nullptr;
+  Type element = isNone(dtype) ? Type() : t.dtypeArgument(c.lib, dtype);
+  if (isNew && !element)
+    element = t.elementTypeOf(c.tensorArg(0)->value);
+  if (data->kind == VK::Tensor) {
+    if (data->lib != c.lib || isNew || c.name == "tensor")
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 c.name +
+                     " of an array (another library's, or torch.tensor's copy with a warning)");
+    Type from = t.elementTypeOf(data->value);
+    bool same = !element || element == from;
+    // np.asarray and torch.as_tensor return the array itself; np.asarray of a numpy scalar is
+    // a new 0-d array.
+    if ((c.name == "asarray" || c.name == "as_tensor") && same && !data->scalar)
+      return data;
+    VarPtr r = c.result(same ? dyn::CastOp::create(t.b, c.loc, data->value, TypeAttr::get(from))
+                             : t.castTo(data->value, element));
+    r->copy = true;
+    return r;
+  }
+  py::object constantData = t.asConstant(data);
+  if (!constantData)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of values the trace does not know");
+  return constantArray(c, constantData, element);
+}
+
+/// F.one_hot(indices, num_classes): indices[..., None] == arange(num_classes) as int64. An
+/// index out of range raises in torch, which a graph cannot: only indices the trace knows (a
+/// constant, an arange) are modelled.
+VarPtr oneHot(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr classesArg = c.take(1, {"num_classes"});
+  int64_t classes = isNone(classesArg) ? -1 : intOf(classesArg);
+  if (!t.elementTypeOf(x->value).isInteger(64))
+    breakTrace(dyn::BreakKind::unsupported_call, "one_hot of a tensor that is not int64 raises");
+  std::optional<std::pair<int64_t, int64_t>> range;
+  Operation *def = x->value.getDefiningOp();
+  if (auto constant = dyn_cast_or_null<dyn::ConstantOp>(def)) {
+    auto values = cast<DenseElementsAttr>(constant.getValue()).getValues<APInt>();
+    int64_t low = INT64_MAX, high = INT64_MIN;
+    for (const APInt &v : values) {
+      low = std::min(low, v.getSExtValue());
+      high = std::max(high, v.getSExtValue());
+    }
+    range = std::make_pair(low, high);
+  } else if (auto arange = dyn_cast_or_null<dyn::ArangeOp>(def)) {
+    int64_t n = arange.getType().getDimSize(0);
+    double first = arange.getStart().convertToDouble();
+    double lastValue = first + double(n - 1) * arange.getStep().convertToDouble();
+    range =
+        std::make_pair(int64_t(std::min(first, lastValue)), int64_t(std::max(first, lastValue)));
+  }
+  if (!range)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "one_hot of indices the trace does not know (an index out of range raises)");
+  if (classes < 0 && t.typeOf(x->value).getNumElements() > 0)
+    classes = range->second + 1; // torch infers num_classes from the largest index
+  if (classes <= 0 ||
+      (t.typeOf(x->value).getNumElements() > 0 && (range->first < 0 || range->second >= classes)))
+    breakTrace(dyn::BreakKind::unsupported_call, "one_hot with indices out of range raises");
+  Value classIds = dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({classes}, t.i64()),
+                                         t.b.getF64FloatAttr(0), t.b.getF64FloatAttr(1));
+  int64_t rank = t.typeOf(x->value).getRank();
+  Value indices = dyn::ExpandDimsOp::create(t.b, c.loc, x->value, rank);
+  return c.result(t.castTo(t.create<dyn::EqOp>({indices, classIds}), t.i64()));
+}
+
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::constructorFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"zeros_like", fullLike}, {"ones_like", fullLike}, {"full_like", fullLike},
-      {"empty_like", fullLike}, {"zeros", full},         {"ones", full},
-      {"full", full},           {"arange", arange},
+      {"zeros_like", fullLike}, {"ones_like", fullLike},
+      {"full_like", fullLike},  {"empty_like", fullLike},
+      {"zeros", full},          {"ones", full},
+      {"full", full},           {"empty", full},
+      {"arange", arange},       {"new_zeros", newFull},
+      {"new_ones", newFull},    {"new_full", newFull},
+      {"new_empty", newFull},   {"eye", eye},
+      {"identity", eye},        {"linspace", linspace},
+      {"array", array},         {"asarray", array},
+      {"tensor", array},        {"as_tensor", array},
+      {"new_tensor", array},    {"one_hot", oneHot},
   };
   return functions;
 }

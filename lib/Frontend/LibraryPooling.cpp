@@ -1,0 +1,166 @@
+//===- LibraryPooling.cpp - Pooling whose windows tile the input ----------===//
+//
+// F.avg_pool2d and F.max_pool2d with the stride equal to the kernel, no padding, dilation 1 and
+// floor mode, and F.adaptive_avg_pool2d / adaptive_max_pool2d to an output size that divides
+// the input: the windows tile the input (after dropping the rows and columns floor mode drops),
+// so each is a reshape to (..., H', kh, W', kw) and a mean or max over the window dimensions.
+// Other forms (overlapping or padded windows, ceil mode, indices) are not modelled.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Library.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+
+/// An int or a pair of ints (kernel_size=2, stride=(2, 3)); `fallback` for None (or an empty
+/// sequence, which is what torch's pooling takes as "the kernel size" for the stride).
+std::pair<int64_t, int64_t> pairArg(const VarPtr &v, std::pair<int64_t, int64_t> fallback) {
+  if (isNone(v))
+    return fallback;
+  if (std::optional<SmallVector<int64_t>> ints = intSequence(v)) {
+    if (ints->empty())
+      return fallback;
+    if (ints->size() == 1)
+      return {(*ints)[0], (*ints)[0]};
+    if (ints->size() == 2)
+      return {(*ints)[0], (*ints)[1]};
+    breakTrace(dyn::BreakKind::unsupported_call, "pooling sizes of more than two dimensions");
+  }
+  int64_t n = intOf(v);
+  return {n, n};
+}
+
+/// x's (N, C, H, W) or (C, H, W) input, which must be floating point (or integral for max
+/// pooling, which torch also takes) with static H and W.
+VarPtr poolInput(LibraryCall &c, bool isMax) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  if (rank != 3 && rank != 4)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a tensor that is not 3-D or 4-D");
+  if (type.isDynamicDim(rank - 1) || type.isDynamicDim(rank - 2))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " over dynamic spatial dimensions");
+  if (element.isInteger(1) || (!isMax && !isa<FloatType>(element)))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of an integer or bool tensor raises");
+  return x;
+}
+
+/// The windows (kh, kw) tiling x's last two dimensions into (oh, ow), reduced by mean or max.
+VarPtr poolTiles(LibraryCall &c, const VarPtr &x, int64_t kh, int64_t kw, bool isMax,
+                 std::optional<int64_t> divisor = std::nullopt) {
+  Tracer &t = c.t;
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank();
+  int64_t h = type.getDimSize(rank - 2), w = type.getDimSize(rank - 1);
+  int64_t oh = h / kh, ow = w / kw;
+  if (kh <= 0 || kw <= 0 || oh == 0 || ow == 0)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + ": the output would be empty (raises)");
+  Value v = x->value;
+  if (oh * kh != h || ow * kw != w) { // floor mode drops the rows and columns left over
+    SmallVector<int64_t> starts(rank, 0), stops(type.getShape()), steps(rank, 1);
+    stops[rank - 2] = oh * kh;
+    stops[rank - 1] = ow * kw;
+    v = dyn::SliceOp::create(t.b, c.loc, v, t.b.getDenseI64ArrayAttr(starts),
+                             t.b.getDenseI64ArrayAttr(stops), t.b.getDenseI64ArrayAttr(steps));
+  }
+  SmallVector<int64_t> shape(type.getShape().begin(), type.getShape().end() - 2);
+  shape.append({oh, kh, ow, kw});
+  VarPtr windows = c.result(dyn::ReshapeOp::create(t.b, c.loc, type.clone(shape), v));
+  VarPtr dims = intTuple({rank - 1, rank + 1});
+  if (isMax)
+    return t.callTensorOp(Lib::Torch, "amax", {windows, dims}, {});
+  if (!divisor)
+    return t.callTensorOp(Lib::Torch, "mean", {windows, dims}, {});
+  // torch divides the float32 sum of a 16-bit window and rounds once.
+  if (t.elementTypeOf(v).getIntOrFloatBitWidth() == 16)
+    breakTrace(dyn::BreakKind::unsupported_call, "divisor_override of a 16-bit float tensor");
+  VarPtr sum = t.callTensorOp(Lib::Torch, "sum", {windows, dims}, {});
+  return t.binary(NB_TRUE_DIVIDE, sum, constVar(py::int_(*divisor)));
+}
+
+/// F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+/// divisor_override) and F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
+/// return_indices) where the windows tile the input.
+VarPtr pool2d(LibraryCall &c) {
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  bool isMax = c.name == "max_pool2d";
+  VarPtr x = poolInput(c, isMax);
+  std::pair<int64_t, int64_t> kernel = pairArg(c.take(1, {"kernel_size"}), {0, 0});
+  std::pair<int64_t, int64_t> stride = pairArg(c.take(2, {"stride"}), kernel);
+  std::pair<int64_t, int64_t> padding = pairArg(c.take(3, {"padding"}), {0, 0});
+  std::pair<int64_t, int64_t> dilation = {1, 1};
+  bool ceil;
+  std::optional<int64_t> divisor;
+  if (isMax) {
+    dilation = pairArg(c.take(4, {"dilation"}), {1, 1});
+    ceil = flagOf(c.take(5, {"ceil_mode"}), "ceil_mode");
+    if (flagOf(c.take(6, {"return_indices"}), "return_indices"))
+      breakTrace(dyn::BreakKind::unsupported_call, "max_pool2d with return_indices");
+  } else {
+    ceil = flagOf(c.take(4, {"ceil_mode"}), "ceil_mode");
+    c.take(5, {"count_include_pad"}); // without padding every window counts its own elements
+    VarPtr override = c.take(6, {"divisor_override"});
+    if (!isNone(override)) {
+      divisor = intOf(override);
+      if (*divisor == 0)
+        breakTrace(dyn::BreakKind::unsupported_call, "divisor_override of 0 raises");
+    }
+  }
+  if (c.args.size() > 7 || stride != kernel || padding != std::make_pair<int64_t, int64_t>(0, 0) ||
+      dilation != std::make_pair<int64_t, int64_t>(1, 1) || ceil)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               c.name + " with overlapping, padded, dilated or ceil-mode windows");
+  return poolTiles(c, x, kernel.first, kernel.second, isMax, divisor);
+}
+
+/// F.adaptive_avg_pool2d(x, output_size) / F.adaptive_max_pool2d(x, output_size) where the
+/// output size divides the input's (None keeps a dimension): windows of input / output.
+VarPtr adaptivePool2d(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  bool isMax = c.name == "adaptive_max_pool2d";
+  VarPtr x = poolInput(c, isMax);
+  VarPtr sizeArg = c.take(1, {"output_size"});
+  if (isMax && flagOf(c.take(2, {"return_indices"}), "return_indices"))
+    breakTrace(dyn::BreakKind::unsupported_call, "adaptive_max_pool2d with return_indices");
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank();
+  int64_t h = type.getDimSize(rank - 2), w = type.getDimSize(rank - 1);
+  // None in the output size keeps that dimension.
+  std::vector<VarPtr> sizes;
+  if (sizeArg && (sizeArg->kind == VK::Tuple || sizeArg->kind == VK::List))
+    sizes = sizeArg->items;
+  else if (sizeArg && sizeArg->kind == VK::Const && PyTuple_Check(sizeArg->obj.ptr()))
+    for (py::handle n : sizeArg->obj)
+      sizes.push_back(constVar(py::reinterpret_borrow<py::object>(n)));
+  else
+    sizes = {sizeArg, sizeArg};
+  if (sizes.size() != 2 || c.args.size() > 3)
+    return nullptr;
+  int64_t oh = isNone(sizes[0]) ? h : intOf(sizes[0]);
+  int64_t ow = isNone(sizes[1]) ? w : intOf(sizes[1]);
+  if (oh <= 0 || ow <= 0 || h % oh != 0 || w % ow != 0)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               c.name + " to an output size that does not divide the input's");
+  return poolTiles(c, x, h / oh, w / ow, isMax);
+}
+
+} // namespace
+
+std::vector<LibraryFunction> dynamir::frontend::poolingFunctions() {
+  std::vector<LibraryFunction> functions = {
+      {"avg_pool2d", pool2d},
+      {"max_pool2d", pool2d},
+      {"adaptive_avg_pool2d", adaptivePool2d},
+      {"adaptive_max_pool2d", adaptivePool2d},
+  };
+  return functions;
+}
