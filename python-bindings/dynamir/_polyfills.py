@@ -525,3 +525,131 @@ def counter_elements_(counter):
 
 def counter_total_(counter):
     return sum_(counter.values())
+
+
+# ---- numpy and torch functions the tracer cannot find by name (lib-breadth) ----------------
+#
+# The tracer recognises numpy, torch, torch.nn.functional and torch.special functions by the
+# name their module exposes them under (Library.cpp's table); these are reached through other
+# modules or other names (np.linalg.norm, torch.linalg.vector_norm, F.logsigmoid is
+# torch._C._nn.log_sigmoid, torch.special.expit is special_expit). Each is written with the
+# functions the table does model, computing exactly what numpy or torch computes, and raises
+# NotImplementedError for the forms it does not follow (the real function then runs).
+
+_numpy = sys.modules.get("numpy")
+_torch = sys.modules.get("torch")
+
+
+def linalg_norm_(x, ord=None, axis=None, keepdims=False):
+    """numpy.linalg.norm of real arrays: vector norms (None, 2, 1, 0, inf, -inf) and the
+    matrix norms that are sums and maxima (Frobenius, 1, -1, inf, -inf), as numpy composes
+    them; the singular-value norms (2, -2, 'nuc' of matrices) are not followed."""
+    np = _numpy
+    inf = math.inf
+    x = np.asarray(x)
+    if x.dtype.kind != "f":
+        if x.dtype.kind == "c":
+            raise NotImplementedError("norm of a complex array")
+        x = x.astype(float)
+    ndim = x.ndim
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and ndim == 2) or (ord == 2 and ndim == 1):
+            flat = x.reshape(-1)
+            ret = np.sqrt(flat.dot(flat))
+            if keepdims:
+                ret = ret.reshape([1] * ndim)
+            return ret
+        axis = tuple(range(ndim))
+    elif not isinstance(axis, tuple):
+        axis = (int(axis),)
+    if len(axis) == 1:
+        if ord == inf:
+            return np.abs(x).max(axis=axis, keepdims=keepdims)
+        if ord == -inf:
+            return np.abs(x).min(axis=axis, keepdims=keepdims)
+        if ord == 0:
+            return (x != 0).astype(x.dtype).sum(axis=axis, keepdims=keepdims)
+        if ord == 1:
+            return np.sum(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord is None or ord == 2:
+            return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims))
+        raise NotImplementedError("a vector norm of another order")
+    if len(axis) != 2:
+        raise NotImplementedError("a norm over more than two axes")
+    row_axis, col_axis = axis
+    if not (-ndim <= row_axis < ndim and -ndim <= col_axis < ndim):
+        raise NotImplementedError("an axis out of range")
+    row_axis = row_axis % ndim
+    col_axis = col_axis % ndim
+    if row_axis == col_axis:
+        raise NotImplementedError("duplicate axes")
+    if ord is None or ord == "fro" or ord == "f":
+        ret = np.sqrt(np.sum(x * x, axis=axis))
+    elif ord == 1 or ord == -1:
+        if col_axis > row_axis:
+            col_axis -= 1
+        sums = np.sum(np.abs(x), axis=row_axis)
+        ret = sums.max(axis=col_axis) if ord == 1 else sums.min(axis=col_axis)
+    elif ord == inf or ord == -inf:
+        if row_axis > col_axis:
+            row_axis -= 1
+        sums = np.sum(np.abs(x), axis=col_axis)
+        ret = sums.max(axis=row_axis) if ord == inf else sums.min(axis=row_axis)
+    else:
+        raise NotImplementedError("a singular-value norm")
+    if keepdims:
+        shape = list(x.shape)
+        shape[axis[0]] = 1
+        shape[axis[1]] = 1
+        ret = ret.reshape(shape)
+    return ret
+
+
+def linalg_vector_norm_(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.vector_norm: torch.norm of a number p is exactly this function."""
+    if isinstance(ord, str):
+        raise NotImplementedError("vector_norm of a string order raises")
+    return _torch.norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+def torch_linalg_norm_(x, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.norm where it is a vector norm or the Frobenius norm."""
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    if ord is None or (ord == "fro" and (dim is None or len(dim) == 2) and
+                       (dim is not None or x.ndim == 2)):
+        return _torch.norm(x, 2, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise NotImplementedError("a matrix norm")
+    if (dim is None and x.ndim == 1) or (dim is not None and len(dim) == 1):
+        return _torch.norm(x, ord, dim, keepdim, dtype=dtype)
+    raise NotImplementedError("a matrix norm")
+
+
+def logsigmoid_(input):
+    """F.logsigmoid as ATen's kernel computes it: min(x, 0) - log1p(exp(-|x|)), 16-bit floats
+    in float32."""
+    torch = _torch
+    if not input.is_floating_point():
+        raise NotImplementedError("logsigmoid of an integer tensor raises")
+    x = input
+    if x.dtype == torch.float16 or x.dtype == torch.bfloat16:
+        x = x.float()
+    return (torch.clamp(x, max=0) - torch.log1p(torch.exp(-torch.abs(x)))).to(input.dtype)
+
+
+def _register_library_polyfills():
+    if _numpy is not None:
+        REGISTRY[_numpy.linalg.norm] = linalg_norm_
+    if _torch is not None:
+        REGISTRY[_torch.linalg.vector_norm] = linalg_vector_norm_
+        REGISTRY[_torch.linalg.norm] = torch_linalg_norm_
+        REGISTRY[_torch.nn.functional.logsigmoid] = logsigmoid_
+        special = _torch.special
+        REGISTRY[special.expit] = lambda input: _torch.sigmoid(input)
+        REGISTRY[special.expm1] = lambda input: _torch.expm1(input)
+        REGISTRY[special.exp2] = lambda input: _torch.exp2(input)
+        REGISTRY[special.log1p] = lambda input: _torch.log1p(input)
+
+
+_register_library_polyfills()
