@@ -100,9 +100,19 @@ VarPtr variance(LibraryCall &c) {
   return c.name == "var" ? variance : t.callTensorOp(c.lib, "sqrt", {variance}, {});
 }
 
+/// The tensor argument of torch's float-only functions (silu, gelu): torch raises for integers
+/// and bools, which sigmoid and erf would compute in a float type.
+VarPtr floatsOnly(LibraryCall &c) {
+  VarPtr x = c.tensorArg(0);
+  if (!isa<FloatType>(c.t.elementTypeOf(x->value)))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of an integer tensor raises");
+  return x;
+}
+
 /// x * sigmoid(x).
 VarPtr silu(LibraryCall &c) {
   Tracer &t = c.t;
+  floatsOnly(c);
   return t.binary(NB_MULTIPLY, c.tensorArg(0),
                   t.callTensorOp(c.lib, "sigmoid", {c.tensorArg(0)}, {}));
 }
@@ -110,7 +120,7 @@ VarPtr silu(LibraryCall &c) {
 /// gelu by erf, or by tanh with approximate="tanh".
 VarPtr gelu(LibraryCall &c) {
   Tracer &t = c.t;
-  VarPtr x = c.tensorArg(0);
+  VarPtr x = floatsOnly(c);
   VarPtr approximate = c.take(99, {"approximate"});
   bool tanhForm = approximate && approximate->kind == VK::Const &&
                   py::str(approximate->obj).cast<std::string>() == "tanh";

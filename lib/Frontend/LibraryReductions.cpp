@@ -120,6 +120,9 @@ VarPtr softmax(LibraryCall &c) {
   if (isNone(dim))
     breakTrace(dyn::BreakKind::unsupported_call, c.name + " needs an explicit dim");
   int64_t d = singleDim(dim, t.typeOf(x->value).getRank());
+  // torch's softmax kernels are for floats only (a dtype= argument casts first: not modelled).
+  if (c.lib == Lib::Torch && !isa<FloatType>(t.elementTypeOf(x->value)))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of an integer tensor raises");
   Value v = t.castTo(x->value, t.floatFor(c.lib, t.elementTypeOf(x->value)));
   return c.result(c.name == "softmax" ? Value(dyn::SoftmaxOp::create(t.b, c.loc, v, d))
                                       : Value(dyn::LogSoftmaxOp::create(t.b, c.loc, v, d)));

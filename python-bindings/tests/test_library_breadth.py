@@ -431,6 +431,10 @@ def test_activations_of_integers():
     check(lambda x: F.hardswish(x), x)
     check(lambda x: F.mish(x), x)
     check(lambda x: F.logsigmoid(x), x)
+    check(lambda x: F.silu(x), x)  # these used to compute a float result
+    check(lambda x: F.gelu(x), x)
+    check(lambda x: F.softmax(x, 0), x)
+    check(lambda x: x.log_softmax(0), x)
     check(lambda x: F.hardtanh(x, -1.5, 2.0), x, breaks=1)
     check(lambda x: F.leaky_relu(x, inplace=True), torch.randn(3), breaks=1)
 
