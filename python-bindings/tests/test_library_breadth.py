@@ -181,7 +181,8 @@ def test_add_sub_alpha(dtype, alpha):
     y = torch.from_numpy(array((5,), np.float64, 100)).to(dtype)
     # integer tensors with a float alpha raise in torch; 16-bit floats round otherwise
     breaks = 1 if dtype == torch.float16 and alpha != 1 else 0
-    check(lambda x, y: torch.add(x, y, alpha=alpha), x, y, breaks=breaks)
+    check(lambda x, y: torch.add(x, y, alpha=alpha), x, y, breaks=breaks,
+          backends=("llvm", "eager"))
     check(lambda x, y: torch.sub(x, y, alpha=alpha), x, y, breaks=breaks)
     check(lambda x, y: x.add(y, alpha=alpha), x, y, breaks=breaks)
     check(lambda x: torch.subtract(x, 3, alpha=alpha), x, breaks=breaks)
@@ -360,7 +361,7 @@ def test_lerp(dtype):
     weight = torch.rand(start.shape, dtype=torch.float64).to(dtype) * 2 - 0.5
     for w in [0.0, 0.3, 0.5, 0.7, 1.0, -0.25, 1.5]:
         check(lambda s, e: torch.lerp(s, e, w), start, end)
-    check(lambda s, e, w: torch.lerp(s, e, w), start, end, weight)
+    check(lambda s, e, w: torch.lerp(s, e, w), start, end, weight, backends=("llvm", "eager"))
     check(lambda s, e, w: s.lerp(e, w), start, end[0], weight)
     other = end.float() if dtype == torch.float64 else end.double()
     check(lambda s, e: torch.lerp(s, e, 0.5), start, other, breaks=1)  # torch raises
@@ -371,7 +372,8 @@ def test_addcmul_addcdiv(dtype):
     x, a, b = (torch.from_numpy(array(s, np.float64, 8)).to(dtype) for s in [(3, 4), (4,), (3, 1)])
     value = 3 if dtype == torch.int64 else 0.3
     check(lambda x, a, b: torch.addcmul(x, a, b), x, a, b)
-    check(lambda x, a, b: torch.addcmul(x, a, b, value=value), x, a, b)
+    check(lambda x, a, b: torch.addcmul(x, a, b, value=value), x, a, b,
+          backends=("llvm", "eager"))
     check(lambda x, a, b: x.addcmul(a, b, value=-2), x, a, b)
     breaks = 0 if dtype.is_floating_point else 1  # integer addcdiv raises in torch
     check(lambda x, a, b: torch.addcdiv(x, a, b, value=value), x, a, b, breaks=breaks)
