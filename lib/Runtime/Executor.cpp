@@ -323,7 +323,7 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
     auto guard = dyn_cast<dyn::GuardOpInterface>(op);
     if (!guard)
       continue;
-    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false, {}, {}};
+    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false, {}, {}, {}};
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](dyn::IdMatchGuardOp id) {
           g.kind = Guard::Id;
@@ -470,13 +470,6 @@ py::array asArray(py::handle obj) {
 
 /// Outputs at least this large are recycled between calls (page faults dominate there).
 constexpr py::ssize_t kRecycleBytes = 1 << 20;
-
-py::tuple shapeTuple(ArrayRef<int64_t> shape) {
-  py::tuple t(shape.size());
-  for (size_t i = 0; i < shape.size(); ++i)
-    t[i] = py::int_(shape[i]);
-  return t;
-}
 
 Buffer toBuffer(const py::array &array) {
   Buffer b;
@@ -748,17 +741,8 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
         breakValues = std::move(live);
         return;
       }
-      if (auto constant = dyn_cast<dyn::ConstantOp>(op)) {
-        auto dense = cast<DenseElementsAttr>(constant.getValue());
-        std::string dtype = python::numpyDtype(dense.getElementType());
-        if (!dense.isSplat() || dtype.empty())
-          throw std::runtime_error("host constant not supported");
-        Attribute splat = dense.getSplatValue<Attribute>();
-        py::object value = isa<FloatAttr>(splat)
-                               ? py::object(py::float_(cast<FloatAttr>(splat).getValueAsDouble()))
-                               : py::object(py::int_(cast<IntegerAttr>(splat).getInt()));
-        env[constant.getResult()] = py::module_::import("numpy").attr("full")(
-            shapeTuple(dense.getType().getShape()), value, dtype);
+      if (auto constant = dyn_cast<dyn::ConstantOp>(op)) { // handed to the host at a break
+        env[constant.getResult()] = constantArray(cast<DenseElementsAttr>(constant.getValue()));
         continue;
       }
       throw std::runtime_error("the CPU runtime cannot run host op " +

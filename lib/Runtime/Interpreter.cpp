@@ -53,6 +53,36 @@ py::tuple sliceIndex(ArrayRef<int64_t> starts, ArrayRef<int64_t> stops, ArrayRef
 }
 } // namespace
 
+py::object dynamir::runtime::constantArray(DenseElementsAttr dense) {
+  py::module_ np = py::module_::import("numpy");
+  std::string dtype = dtypeOf(dense.getElementType());
+  py::tuple shape = ints(dense.getType().getShape());
+  bool isFloat = isa<FloatType>(dense.getElementType());
+  auto number = [&](auto v) -> py::object {
+    if constexpr (std::is_same_v<decltype(v), APFloat>) {
+      bool lost;
+      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      return py::float_(v.convertToDouble());
+    } else {
+      // i1 is unsigned (true is 1, not -1); every other integer type is signed.
+      return v.getBitWidth() == 1 ? py::int_(v.getZExtValue()) : py::int_(v.getSExtValue());
+    }
+  };
+  if (dense.isSplat())
+    return np.attr("full")(shape,
+                           isFloat ? number(dense.getSplatValue<APFloat>())
+                                   : number(dense.getSplatValue<APInt>()),
+                           dtype);
+  py::list values;
+  if (isFloat)
+    for (APFloat v : dense.getValues<APFloat>())
+      values.append(number(v));
+  else
+    for (APInt v : dense.getValues<APInt>())
+      values.append(number(v));
+  return np.attr("reshape")(np.attr("asarray")(values, dtype), shape);
+}
+
 std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
                                                          const std::vector<py::object> &inputs) {
   py::module_ np = py::module_::import("numpy");
@@ -128,28 +158,7 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
         result =
             llvm::TypeSwitch<Operation *, py::object>(&op)
                 .Case([&](dyn::ConstantOp c) -> py::object {
-                  auto dense = cast<DenseElementsAttr>(c.getValue());
-                  py::list values;
-                  bool isFloat = isa<FloatType>(dense.getElementType());
-                  if (dense.isSplat()) {
-                    py::object v =
-                        isFloat ? py::object(
-                                      py::float_(dense.getSplatValue<APFloat>().convertToDouble()))
-                                : py::object(py::int_(dense.getSplatValue<APInt>().getSExtValue()));
-                    return np.attr("full")(ints(dense.getType().getShape()), v,
-                                           dtypeOf(dense.getElementType()));
-                  }
-                  if (isFloat)
-                    for (APFloat v : dense.getValues<APFloat>()) {
-                      bool lost;
-                      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-                      values.append(py::float_(v.convertToDouble()));
-                    }
-                  else
-                    for (const APInt &v : dense.getValues<APInt>())
-                      values.append(
-                          py::int_(v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue()));
-                  return values;
+                  return constantArray(cast<DenseElementsAttr>(c.getValue()));
                 })
                 .Case([&](dyn::FullOp f) -> py::object {
                   Attribute v = f.getValue();
