@@ -41,9 +41,18 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
       return constVar(py::int_(type.getNumElements()));
     }
     if (name == "T" || name == "mT") {
+      // .T reverses every dimension; .mT swaps the last two (a stack of matrices).
       SmallVector<int64_t> perm;
-      for (int64_t d = type.getRank() - 1; d >= 0; --d)
-        perm.push_back(d);
+      if (name == "mT") {
+        if (type.getRank() < 2)
+          breakTrace(dyn::BreakKind::unsupported_call, "mT of an array of fewer than 2 dims");
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          perm.push_back(d);
+        std::swap(perm[type.getRank() - 2], perm[type.getRank() - 1]);
+      } else {
+        for (int64_t d = type.getRank() - 1; d >= 0; --d)
+          perm.push_back(d);
+      }
       VarPtr t = tensorVar(
           dyn::TransposeOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(perm)), obj->lib);
       t->scalar = obj->scalar;
@@ -260,9 +269,9 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
   if (obj->kind == VK::Const && (index->kind == VK::Const || index->kind == VK::Slice)) {
     py::object key = index->kind == VK::Const
                          ? index->obj
-                         : py::reinterpret_steal<py::object>(PySlice_New(
-                               index->items[0]->obj.ptr(), index->items[1]->obj.ptr(),
-                               index->items[2]->obj.ptr()));
+                         : py::reinterpret_steal<py::object>(
+                               PySlice_New(index->items[0]->obj.ptr(), index->items[1]->obj.ptr(),
+                                           index->items[2]->obj.ptr()));
     return liftConstant(obj->obj[key]);
   }
   // A namedtuple argument's field by position: read back from its source, and guarded.

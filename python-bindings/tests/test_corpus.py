@@ -25,11 +25,7 @@ JOBS = 2
 
 # program name: one-line reason. Filled from a run of the current code; shrink it as bugs get
 # fixed.
-KNOWN_FAILURES = {
-    # Attributes.cpp reads x.mT as x.T (all dimensions reversed) for tensors of rank > 2; this
-    # program ran eagerly while x.swapaxes broke the frame, and is traced since it is modelled.
-    "transposes_T_mT": "x.mT of a 3-D tensor reverses every dimension (Attributes.cpp)",
-}
+KNOWN_FAILURES = {}
 
 
 def test_corpus(capsys):
