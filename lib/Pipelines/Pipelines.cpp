@@ -52,7 +52,7 @@ void dynamir::buildOptimizePipeline(OpPassManager &pm) {
 
 void dynamir::buildDynToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertDynToLinalg());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createDynFuseElementwise());
   pm.addPass(createDynSplitReductions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

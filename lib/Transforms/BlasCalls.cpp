@@ -4,7 +4,8 @@
 // blocking, no packing): `x @ W` ran at 0.19x numpy on the CPU, and a GPU kernel of one output
 // per thread is further still from cuBLAS. This pass finds, after bufferization, the generics
 // that compute C[m,n] += A[m,k] * B[k,n] (in any loop order, A or B possibly transposed in
-// memory) on buffers whose rows are contiguous, and replaces each by a call to
+// memory, with batch loops around it) on buffers whose rows are contiguous, and replaces each
+// by a loop nest over the batch (none for a plain product) around a call to
 //
 //   void <function>(i64 transA, i64 transB, i64 M, i64 N, i64 K,
 //                   i64 A, i64 lda, i64 B, i64 ldb, i64 C, i64 ldc)
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace dynamir {
 #define GEN_PASS_DEF_DYNBLAS
@@ -31,34 +33,59 @@ namespace dynamir {
 using namespace mlir;
 
 namespace {
-/// The roles of a matrix product's loops: m, n (parallel) and k (reduction).
+/// The roles of a matrix product's loops: m, n (parallel), k (reduction) and the batch loops
+/// around them (parallel, one BLAS call per batch element).
 struct ProductDims {
   unsigned m, n, k;
   bool transposeA, transposeB; // A stored as [k, m], B as [n, k]
   Type element;                // f32 or f64
+  SmallVector<unsigned> batch; // the output's leading dimensions' loops
 };
 
-/// Whether `map` reads dims (first, second) in that order.
+/// Whether `map`'s last two results read dims (first, second) in that order.
 bool reads(AffineMap map, unsigned first, unsigned second) {
-  return map.getNumResults() == 2 && map.getDimPosition(0) == first &&
-         map.getDimPosition(1) == second;
+  unsigned r = map.getNumResults();
+  return r >= 2 && map.getDimPosition(r - 2) == first && map.getDimPosition(r - 1) == second;
+}
+
+/// Whether `map`'s leading results are a suffix of the batch loops, each read or pinned to 0
+/// (a broadcast operand).
+bool readsBatch(AffineMap map, ArrayRef<unsigned> batch) {
+  unsigned lead = map.getNumResults() - 2;
+  if (lead > batch.size())
+    return false;
+  for (unsigned i = 0; i < lead; ++i) {
+    AffineExpr e = map.getResult(i);
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    auto constant = dyn_cast<AffineConstantExpr>(e);
+    if (!(dim && dim.getPosition() == batch[batch.size() - lead + i]) &&
+        !(constant && constant.getValue() == 0))
+      return false;
+  }
+  return true;
 }
 
 std::optional<ProductDims> matchProduct(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.getNumLoops() < 3 ||
       op.getNumReductionLoops() != 1 || !op.hasPureBufferSemantics())
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (AffineMap map : maps)
-    if (!map.isProjectedPermutation() || map.getNumResults() != 2)
-      return std::nullopt;
+  AffineMap out = maps[2];
+  if (!out.isProjectedPermutation() || out.getNumResults() != op.getNumLoops() - 1)
+    return std::nullopt;
   ProductDims dims{};
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   dims.k = llvm::find(iterators, utils::IteratorType::reduction) - iterators.begin();
-  dims.m = maps[2].getDimPosition(0);
-  dims.n = maps[2].getDimPosition(1);
+  unsigned rank = out.getNumResults();
+  for (unsigned i = 0; i + 2 < rank; ++i)
+    dims.batch.push_back(out.getDimPosition(i));
+  dims.m = out.getDimPosition(rank - 2);
+  dims.n = out.getDimPosition(rank - 1);
   if (dims.m == dims.k || dims.n == dims.k)
     return std::nullopt;
+  for (AffineMap map : {maps[0], maps[1]})
+    if (map.getNumResults() < 2 || !readsBatch(map, dims.batch))
+      return std::nullopt;
   if (reads(maps[0], dims.m, dims.k))
     dims.transposeA = false;
   else if (reads(maps[0], dims.k, dims.m))
@@ -95,14 +122,14 @@ std::optional<ProductDims> matchProduct(linalg::LinalgOp op) {
   return dims;
 }
 
-/// A buffer BLAS can read: `element`s, rank 2, unit stride along its rows.
+/// A buffer BLAS can read matrices of: `element`s, rank 2 or more, unit stride along the rows.
 bool isBlasMatrix(Value v, Type element) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  if (!type || type.getRank() != 2 || type.getElementType() != element)
+  if (!type || type.getRank() < 2 || type.getElementType() != element)
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) && strides[1] == 1;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1;
 }
 
 struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
@@ -147,28 +174,53 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       Location loc = op.getLoc();
       int64_t elementBytes = dims.element.getIntOrFloatBitWidth() / 8;
       auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
-      // Address of the first element and leading dimension of a row-major matrix.
-      auto matrix = [&](Value buffer) -> std::pair<Value, Value> {
-        auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-        Value base = arith::IndexCastOp::create(
-            b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
-        Value offset = arith::IndexCastOp::create(b, loc, i64, meta.getOffset());
-        Value address = arith::AddIOp::create(
-            b, loc, base, arith::MulIOp::create(b, loc, offset, constant(elementBytes)));
-        return {address, arith::IndexCastOp::create(b, loc, i64, meta.getStrides()[0])};
-      };
+      auto toI64 = [&](Value index) { return arith::IndexCastOp::create(b, loc, i64, index); };
       auto size = [&](Value buffer, int64_t dim) -> Value {
-        return arith::IndexCastOp::create(b, loc, i64, memref::DimOp::create(b, loc, buffer, dim));
+        return toI64(memref::DimOp::create(b, loc, buffer, dim));
       };
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
       Value lhs = op.getDpsInputOperand(0)->get(), rhs = op.getDpsInputOperand(1)->get();
       Value out = op.getDpsInitOperand(0)->get();
-      auto [a, lda] = matrix(lhs);
-      auto [bm, ldb] = matrix(rhs);
-      auto [c, ldc] = matrix(out);
+      int64_t rank = cast<MemRefType>(out.getType()).getRank();
+      int64_t lhsRank = cast<MemRefType>(lhs.getType()).getRank();
+      Value m = size(out, rank - 2), n = size(out, rank - 1);
+      Value k = size(lhs, dims.transposeA ? lhsRank - 2 : lhsRank - 1);
+      auto metadata = [&](Value buffer) {
+        return memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+      };
+      auto lhsMeta = metadata(lhs), rhsMeta = metadata(rhs), outMeta = metadata(out);
+      // One call per batch element, in loops over the output's leading dimensions.
+      SmallVector<Value> batchIndex;
+      for (int64_t d = 0; d < rank - 2; ++d) {
+        auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                       memref::DimOp::create(b, loc, out, d),
+                                       arith::ConstantIndexOp::create(b, loc, 1));
+        b.setInsertionPointToStart(loop.getBody());
+        batchIndex.push_back(toI64(loop.getInductionVar()));
+      }
+      // Address of the current batch element's first element, and its leading dimension.
+      auto matrix = [&](Value buffer, memref::ExtractStridedMetadataOp meta,
+                        AffineMap map) -> std::pair<Value, Value> {
+        ValueRange strides = meta.getStrides();
+        Value offset = toI64(meta.getOffset());
+        unsigned lead = map.getNumResults() - 2;
+        for (unsigned i = 0; i < lead; ++i)
+          if (isa<AffineDimExpr>(map.getResult(i))) // else pinned to 0: broadcast
+            offset = arith::AddIOp::create(
+                b, loc, offset,
+                arith::MulIOp::create(b, loc, batchIndex[batchIndex.size() - lead + i],
+                                      toI64(strides[i])));
+        Value base = toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
+        Value address = arith::AddIOp::create(
+            b, loc, base, arith::MulIOp::create(b, loc, offset, constant(elementBytes)));
+        return {address, toI64(strides[lead])};
+      };
+      auto [a, lda] = matrix(lhs, lhsMeta, maps[0]);
+      auto [bm, ldb] = matrix(rhs, rhsMeta, maps[1]);
+      auto [c, ldc] = matrix(out, outMeta, maps[2]);
       func::CallOp::create(b, loc, calleeFor(dims.element),
-                           ValueRange{constant(dims.transposeA), constant(dims.transposeB),
-                                      size(out, 0), size(out, 1),
-                                      size(lhs, dims.transposeA ? 0 : 1), a, lda, bm, ldb, c, ldc});
+                           ValueRange{constant(dims.transposeA), constant(dims.transposeB), m, n, k,
+                                      a, lda, bm, ldb, c, ldc});
       op.erase();
     }
   }

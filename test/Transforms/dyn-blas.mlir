@@ -108,3 +108,64 @@ func.func @matmul_f64(%a: memref<64x128xf64, strided<[256, 1], offset: ?>>,
   }
   return
 }
+
+// -----
+
+// Attention scores q @ k^T per (batch, head): a loop over each batch dimension of the output
+// around one call, each operand's address advanced by its batch strides (q and k: 8192 and
+// 2048 elements, the scores 16384 and 4096); k is read transposed (transB = 1).
+// CHECK-LABEL: func.func @batched
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[NO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[S:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[D:.*]] = arith.constant 32 : i64
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[BI:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[HI:.*]] = arith.index_cast %[[H]] : index to i64
+// CHECK: arith.muli %[[BI]], %c8192_i64
+// CHECK: arith.muli %[[HI]], %c2048_i64
+// CHECK: arith.muli %[[BI]], %c16384_i64
+// CHECK: arith.muli %[[HI]], %c4096_i64
+// CHECK: call @dynamir_sgemm(%[[NO]], %[[ONE]], %[[S]], %[[S]], %[[D]], %{{.*}}, %[[D]], %{{.*}}, %[[D]], %{{.*}}, %[[S]])
+// CHECK-NOT: linalg.generic
+func.func @batched(%q: memref<2x4x64x32xf32>, %k: memref<2x4x64x32xf32>, %s: memref<2x4x64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, h, m, n, d) -> (b, h, m, d)>,
+                                   affine_map<(b, h, m, n, d) -> (b, h, n, d)>,
+                                   affine_map<(b, h, m, n, d) -> (b, h, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x4x64x32xf32>, memref<2x4x64x32xf32>) outs(%s : memref<2x4x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A batch read at index 0 by one operand (numpy broadcasting of a size-1 batch) and missing
+// from the other: a's address moves with the first batch index only (8192 elements, folded
+// with the element size into 32768 bytes), the output's with both.
+// CHECK-LABEL: func.func @broadcast_batch
+// CHECK: scf.for %[[B:.*]] =
+// CHECK: %[[BI:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: scf.for
+// CHECK: arith.muli %[[BI]], %c32768_i64
+// CHECK: arith.muli %[[BI]], %c12288_i64
+// CHECK: call @dynamir_sgemm
+// CHECK-NOT: linalg.generic
+func.func @broadcast_batch(%a: memref<8x1x64x128xf32>, %b: memref<128x64xf32>, %c: memref<8x3x64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, m, n, k) -> (i, 0, m, k)>,
+                                   affine_map<(i, j, m, n, k) -> (k, n)>,
+                                   affine_map<(i, j, m, n, k) -> (i, j, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x1x64x128xf32>, memref<128x64xf32>) outs(%c : memref<8x3x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -12,7 +12,7 @@ def ConvertDynToLinalg : Pass<"convert-dyn-to-linalg"> {
 
     * elementwise ops, comparisons, `where` and `cast` become one `linalg.generic` each whose
       indexing maps encode numpy broadcasting (a size-1 or missing dimension reads index 0), so
-      `linalg-fuse-elementwise-ops` can fuse whole chains including their broadcasts;
+      `dyn-fuse-elementwise` can fuse whole chains including their broadcasts;
     * reductions become `linalg.generic` reductions into a `linalg.fill`ed init (mean divides
       after; arg-reductions carry the value and the row-major index within the reduced
       dimensions, first occurrence wins, NaN counts as the extreme like numpy);

@@ -388,168 +388,6 @@ template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
   }
 };
 
-/// A contraction out[batch..., m, n] += lhs[..., m, k] * rhs[..., k, n] with numpy batch
-/// broadcasting; named linalg ops for the shapes that have one.
-struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    RankedTensorType lt = tensorType(lhs), rt = tensorType(rhs);
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type et = resultType.getElementType();
-    OpBuilder &b = rewriter;
-    SmallVector<Value> dynamicSizes;
-    int64_t rr = resultType.getRank();
-    for (int64_t d = 0; d < rr; ++d) {
-      if (!resultType.isDynamicDim(d))
-        continue;
-      // The last result dims come from lhs rows and rhs columns, the rest from the batch.
-      bool fromRhs = rt.getRank() >= 2 && d == rr - 1;
-      Value source = fromRhs ? rhs : lhs;
-      int64_t sd = fromRhs ? rt.getRank() - 1
-                           : (lt.getRank() >= 2 && d == rr - (rt.getRank() >= 2 ? 2 : 1)
-                                  ? lt.getRank() - 2
-                                  : d - (rr - lt.getRank()));
-      if (sd < 0 || sd >= tensorType(source).getRank() || !tensorType(source).isDynamicDim(sd))
-        return rewriter.notifyMatchFailure(op, "dynamic batch dimensions of a matmul");
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, source, sd));
-    }
-    Value init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
-                                        emptyTensor(b, loc, resultType, dynamicSizes))
-                     .getResult(0);
-    Value result;
-    int64_t lr = lt.getRank(), rk = rt.getRank();
-    if (lr == 2 && rk == 2)
-      result = linalg::MatmulOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-                                        ValueRange{init})
-                   .getResult(0);
-    else if (lr == 1 && rk == 2)
-      result = linalg::VecmatOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-                                        ValueRange{init})
-                   .getResult(0);
-    else if (lr == 2 && rk == 1)
-      result = linalg::MatvecOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-                                        ValueRange{init})
-                   .getResult(0);
-    else if (lr == 1 && rk == 1)
-      result = linalg::DotOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-                                     ValueRange{init})
-                   .getResult(0);
-    else if (lr == 3 && rk == 3 && lt.getDimSize(0) == rt.getDimSize(0) && !lt.isDynamicDim(0))
-      result = linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-                                             ValueRange{init})
-                   .getResult(0);
-    else if (lr >= 2 && rk >= 2)
-      result = broadcastingContraction(b, loc, lhs, rhs, init, resultType);
-    else
-      return rewriter.notifyMatchFailure(op, "batched matmul with a 1-D operand");
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-
-  static Value broadcastingContraction(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
-                                       RankedTensorType resultType) {
-    MLIRContext *ctx = b.getContext();
-    int64_t rr = resultType.getRank(); // batch..., m, n
-    int64_t k = rr;                    // the reduction dimension
-    auto operandMap = [&](RankedTensorType t, bool isLhs) {
-      SmallVector<AffineExpr> exprs;
-      int64_t batch = t.getRank() - 2, offset = (rr - 2) - batch;
-      for (int64_t i = 0; i < batch; ++i)
-        exprs.push_back(t.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1
-                            ? getAffineConstantExpr(0, ctx)
-                            : getAffineDimExpr(offset + i, ctx));
-      if (isLhs) {
-        exprs.push_back(getAffineDimExpr(rr - 2, ctx));
-        exprs.push_back(getAffineDimExpr(k, ctx));
-      } else {
-        exprs.push_back(getAffineDimExpr(k, ctx));
-        exprs.push_back(getAffineDimExpr(rr - 1, ctx));
-      }
-      return AffineMap::get(rr + 1, 0, exprs, ctx);
-    };
-    SmallVector<AffineMap> maps = {
-        operandMap(tensorType(lhs), true), operandMap(tensorType(rhs), false),
-        AffineMap::getMultiDimIdentityMap(rr + 1, ctx).getMajorSubMap(rr)};
-    SmallVector<utils::IteratorType> iterators(rr, utils::IteratorType::parallel);
-    iterators.push_back(utils::IteratorType::reduction);
-    Type et = resultType.getElementType();
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{resultType}, ValueRange{lhs, rhs}, ValueRange{init}, maps,
-               iterators,
-               [&](OpBuilder &nb, Location l, ValueRange args) {
-                 Value p = isFloat(et) ? Value(arith::MulFOp::create(nb, l, args[0], args[1]))
-                                       : Value(arith::MulIOp::create(nb, l, args[0], args[1]));
-                 Value s = isFloat(et) ? Value(arith::AddFOp::create(nb, l, p, args[2]))
-                                       : Value(arith::AddIOp::create(nb, l, p, args[2]));
-                 linalg::YieldOp::create(nb, l, s);
-               })
-        .getResult(0);
-  }
-};
-
-/// linear: out[lead..., n] = bias[n] + sum_k x[lead..., k] * w[n, k], one contraction whose
-/// init is the broadcast bias.
-struct LinearLowering : OpConversionPattern<LinearOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult matchAndRewrite(LinearOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    MLIRContext *ctx = b.getContext();
-    Value x = adaptor.getInput(), w = adaptor.getWeight(), bias = adaptor.getBias();
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type et = resultType.getElementType();
-    int64_t rr = resultType.getRank(); // lead..., n
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < rr; ++d)
-      if (resultType.isDynamicDim(d))
-        dynamicSizes.push_back(d == rr - 1 ? tensor::DimOp::create(b, loc, w, 0).getResult()
-                                           : tensor::DimOp::create(b, loc, x, d).getResult());
-    Value empty = emptyTensor(b, loc, resultType, dynamicSizes);
-    Value init;
-    if (bias) {
-      // The bias broadcast is the init of the contraction: the add costs nothing extra.
-      SmallVector<AffineMap> maps = {AffineMap::get(rr, 0, {getAffineDimExpr(rr - 1, ctx)}, ctx),
-                                     AffineMap::getMultiDimIdentityMap(rr, ctx)};
-      init = linalg::GenericOp::create(
-                 b, loc, TypeRange{resultType}, ValueRange{bias}, ValueRange{empty}, maps,
-                 SmallVector<utils::IteratorType>(rr, utils::IteratorType::parallel),
-                 [](OpBuilder &nb, Location l, ValueRange args) {
-                   linalg::YieldOp::create(nb, l, args[0]);
-                 })
-                 .getResult(0);
-    } else {
-      init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0), empty).getResult(0);
-    }
-    int64_t k = rr; // reduction dimension
-    SmallVector<AffineExpr> xExprs;
-    for (int64_t d = 0; d < rr - 1; ++d)
-      xExprs.push_back(getAffineDimExpr(d, ctx));
-    xExprs.push_back(getAffineDimExpr(k, ctx));
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(rr + 1, 0, xExprs, ctx),
-        AffineMap::get(rr + 1, 0, {getAffineDimExpr(rr - 1, ctx), getAffineDimExpr(k, ctx)}, ctx),
-        AffineMap::getMultiDimIdentityMap(rr + 1, ctx).getMajorSubMap(rr)};
-    SmallVector<utils::IteratorType> iterators(rr, utils::IteratorType::parallel);
-    iterators.push_back(utils::IteratorType::reduction);
-    Value result =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{resultType}, ValueRange{x, w}, ValueRange{init}, maps, iterators,
-            [](OpBuilder &nb, Location l, ValueRange args) {
-              Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
-              linalg::YieldOp::create(nb, l, ValueRange{arith::AddFOp::create(nb, l, p, args[2])});
-            })
-            .getResult(0);
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 /// reshape, expand_dims and squeeze: tensor.reshape to the result shape (dynamic sizes from
 /// the input's dimensions, or the element count for a single inferred dimension).
 template <typename OpTy> struct ReshapeLowering : OpConversionPattern<OpTy> {
@@ -797,11 +635,11 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     patterns.add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
                  ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
                  ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>,
-                 SoftmaxLowering<LogSoftmaxOp>, MatmulLowering, LinearLowering,
-                 ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>,
-                 ReshapeLowering<SqueezeOp>, TransposeLowering, BroadcastToLowering, ConcatLowering,
-                 SliceLowering, InsertSliceLowering, ConstantLowering, FullLowering, ArangeLowering,
-                 ItemLowering, ToBoolLowering>(ctx);
+                 SoftmaxLowering<LogSoftmaxOp>, ReshapeLowering<ReshapeOp>,
+                 ReshapeLowering<ExpandDimsOp>, ReshapeLowering<SqueezeOp>, TransposeLowering,
+                 BroadcastToLowering, ConcatLowering, SliceLowering, InsertSliceLowering,
+                 ConstantLowering, FullLowering, ArangeLowering, ItemLowering, ToBoolLowering>(ctx);
+    populateDynContractionLoweringPatterns(patterns);
     populateDynControlFlowLoweringPatterns(patterns);
     lowerDynForLoops(getOperation());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

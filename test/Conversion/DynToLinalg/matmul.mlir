@@ -65,3 +65,30 @@ func.func @linear_no_bias(%x: tensor<4xf32>, %w: tensor<8x4xf32>) -> tensor<8xf3
   %0 = dyn.linear %x, %w : tensor<4xf32>, tensor<8x4xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// linear of a batch of sequences: the rows collapse into one rank-2 product (what dyn-blas
+// hands to BLAS) and the result expands back; a dynamic batch stays dynamic.
+// CHECK-LABEL: func.func @linear_3d
+// CHECK-SAME: (%[[IN:.*]]: tensor<?x64x256xf32>, %[[WT:.*]]: tensor<512x256xf32>
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %[[IN]] {{\[\[}}0, 1], [2]] : tensor<?x64x256xf32> into tensor<?x256xf32>
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[ROWS]], %[[WT]] : tensor<?x256xf32>, tensor<512x256xf32>) outs(%{{.*}} : tensor<?x512xf32>)
+// CHECK: %[[B:.*]] = tensor.dim %[[IN]], %c0
+// CHECK: tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [%[[B]], 64, 512] : tensor<?x512xf32> into tensor<?x64x512xf32>
+func.func @linear_3d(%x: tensor<?x64x256xf32>, %w: tensor<512x256xf32>, %b: tensor<512xf32>) -> tensor<?x64x512xf32> {
+  %0 = dyn.linear %x, %w, %b : tensor<?x64x256xf32>, tensor<512x256xf32>, tensor<512xf32>
+  return %0 : tensor<?x64x512xf32>
+}
+
+// -----
+
+// x @ W with a batched x and one matrix W: one linalg.matmul over all rows.
+// CHECK-LABEL: func.func @batched_times_matrix
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<2x3x4x5xf32> into tensor<24x5xf32>
+// CHECK: %[[P:.*]] = linalg.matmul ins(%[[ROWS]], %{{.*}} : tensor<24x5xf32>, tensor<5x6xf32>)
+// CHECK: tensor.expand_shape %[[P]] {{\[\[}}0, 1, 2], [3]] output_shape [2, 3, 4, 6] : tensor<24x6xf32> into tensor<2x3x4x6xf32>
+func.func @batched_times_matrix(%a: tensor<2x3x4x5xf32>, %b: tensor<5x6xf32>) -> tensor<2x3x4x6xf32> {
+  %0 = dyn.matmul %a, %b : tensor<2x3x4x5xf32>, tensor<5x6xf32>
+  return %0 : tensor<2x3x4x6xf32>
+}

@@ -12,6 +12,10 @@
 
 namespace dynamir {
 
+/// dyn.matmul and dyn.linear to linalg contractions (rank-2 where the right operand is one
+/// matrix, so that dyn-blas can call BLAS on them).
+void populateDynContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
+
 /// dyn.if (kept on the device) to scf.if, dyn.yield to scf.yield.
 void populateDynControlFlowLoweringPatterns(mlir::RewritePatternSet &patterns);
 

@@ -1,0 +1,91 @@
+// RUN: tensor-opt %s -dyn-fuse-elementwise --verify-each -split-input-file | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// An activation feeding a matrix product stays its own loop: fused, it would run once per
+// output column (the product reads it without n).
+// CHECK-LABEL: func.func @activation_before_product
+// CHECK: %[[ACT:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK: math.erf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[ACT]], %{{.*}} :
+// CHECK-NOT: math.erf
+func.func @activation_before_product(%h: tensor<64x256xf32>, %w: tensor<256x32xf32>,
+                                     %init: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %e = tensor.empty() : tensor<64x256xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.erf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<64x256xf32>
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %w : tensor<64x256xf32>, tensor<256x32xf32>) outs(%init : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64x32xf32>
+  return %p : tensor<64x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A reduction reads each element of its producer once: the producer fuses into it.
+// CHECK-LABEL: func.func @square_before_sum
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+func.func @square_before_sum(%x: tensor<8x16xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.mulf %a, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<8x16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%sq : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %y = arith.addf %a, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// A transpose only moves data: it fuses into the product as a transposed indexing map.
+// CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @transposed_operand
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BT]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 :
+// CHECK-NOT: linalg.generic
+func.func @transposed_operand(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>,
+                              %init: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %kt = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%k : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<32x64xf32>
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %kt : tensor<64x32xf32>, tensor<32x64xf32>) outs(%init : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %p : tensor<64x64xf32>
+}
