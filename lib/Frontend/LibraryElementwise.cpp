@@ -362,10 +362,15 @@ VarPtr detach(LibraryCall &c) { return c.tensorArg(0); }
 /// x.contiguous().
 VarPtr contiguous(LibraryCall &c) {
   Tracer &t = c.t;
-  // The tensor itself if it is contiguous, else a contiguous copy.
-  if (t.isContiguous(c.tensorArg(0)))
-    return c.tensorArg(0);
-  return copyOf(t, c.loc, c.tensorArg(0));
+  // The tensor itself if it is contiguous, else a contiguous copy: a value of its own (a cast
+  // that folds away), unlike clone's copy of a view, which keeps the view's layout.
+  VarPtr x = c.tensorArg(0);
+  if (t.isContiguous(x))
+    return x;
+  Value v = dyn::CastOp::create(t.b, c.loc, x->value, TypeAttr::get(t.elementTypeOf(x->value)));
+  VarPtr copy = t.tensorVar(v, x->lib);
+  copy->copy = true;
+  return copy;
 }
 
 } // namespace

@@ -26,12 +26,13 @@ VarPtr size(LibraryCall &c) {
   return constVar(shape->obj[py::int_(singleDim(dim, t.typeOf(c.args[0]->value).getRank()))]);
 }
 
-/// reshape (numpy and torch) and view (torch, of a contiguous tensor), one size maybe -1.
+/// reshape (numpy and torch) and view (torch, where its strides allow), one size maybe -1.
 VarPtr reshape(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr x = c.tensorArg(0);
-  if (c.name == "view" && !t.isContiguous(x)) // torch may raise for strides a view cannot take
-    breakTrace(dyn::BreakKind::unsupported_call, "view of a tensor that may be non-contiguous");
+  // torch raises for a view its strides cannot take: a view of a slice or a transpose is
+  // checked by torch's own rule on the strides the trace knows.
+  bool checkStrides = c.name == "view" && !t.isContiguous(x);
   SmallVector<int64_t> shape;
   std::vector<VarPtr> dims(c.args.begin() + 1, c.args.end());
   if (dims.size() == 1 && (dims[0]->kind == VK::Tuple || dims[0]->kind == VK::List))
@@ -62,6 +63,14 @@ VarPtr reshape(LibraryCall &c) {
       breakTrace(dyn::BreakKind::unsupported_call,
                  "cannot reshape an array of size " + std::to_string(type.getNumElements()) +
                      " into shape of size " + std::to_string(count));
+  }
+  if (checkStrides) {
+    std::optional<SmallVector<int64_t>> strides = t.stridesOf(x->value);
+    if (!strides || llvm::any_of(shape, ShapedType::isDynamic))
+      breakTrace(dyn::BreakKind::unsupported_call, "view of a tensor that may be non-contiguous");
+    if (!viewStrides(type.getShape(), *strides, shape)) // eager raises
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "view size is not compatible with the tensor's strides (torch raises)");
   }
   return c.result(dyn::ReshapeOp::create(t.b, c.loc, type.clone(shape), x->value));
 }

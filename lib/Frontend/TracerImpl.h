@@ -84,8 +84,8 @@ struct Frame {
 /// How a run of instructions ended.
 struct Outcome {
   enum Kind { Return, ReachedStop, JumpedPast, Yield } kind;
-  VarPtr value;       // Return, Yield
-  int64_t target = 0; // JumpedPast: the forward jump target beyond the stop
+  VarPtr value;        // Return, Yield
+  int64_t target = 0;  // JumpedPast: the forward jump target beyond the stop
   size_t resumeAt = 0; // Yield: the instruction the generator goes on at
 };
 
@@ -226,6 +226,9 @@ public:
   Type dtypeArgument(Lib lib, const VarPtr &v);
   static py::object importIfLoaded(const char *name);
   bool isContiguous(const VarPtr &v);
+  bool isContiguous(Value v);
+  /// The strides (in elements) of the array `v` stands for, where the trace knows its layout.
+  std::optional<llvm::SmallVector<int64_t>> stridesOf(Value v);
   py::object pythonType(const VarPtr &v);
   VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
 
@@ -281,8 +284,7 @@ public:
   /// can change, iterators are drained.
   VarPtr liftConstant(py::handle r);
   /// fn(*args, **kwargs) run for real when every argument is a constant; else null.
-  VarPtr callRealOnConstants(py::handle fn, const std::vector<VarPtr> &args,
-                             const KwArgs &kwargs);
+  VarPtr callRealOnConstants(py::handle fn, const std::vector<VarPtr> &args, const KwArgs &kwargs);
   VarPtr makeDict(std::vector<VarPtr> &args, KwArgs &kwargs);
   py::object hashableKey(const VarPtr &key);
   /// Whether obj has the attribute, where the tracer can tell without guessing.
@@ -315,8 +317,7 @@ public:
   /// The content of the cell in local slot `index` (LOAD_DEREF), or the cell (`forStore`).
   VarPtr cellContents(Frame &f, int index, bool forStore = false);
   /// Inlines dynamir's polyfill `name` (python-bindings/dynamir/_polyfills.py).
-  VarPtr callPolyfill(const char *name, std::vector<VarPtr> args, KwArgs kwargs,
-                      unsigned depth);
+  VarPtr callPolyfill(const char *name, std::vector<VarPtr> args, KwArgs kwargs, unsigned depth);
   py::object polyfills();
   /// Records v's state before the trace changes it in place, so that a break restores the
   /// state the host resumes from (the instruction it runs for real starts from there).
@@ -587,7 +588,7 @@ public:
   Instr topInstr;               // the traced frame's current instruction
   std::vector<VarPtr> topStack; // its stack before that instruction
   size_t steps = 0;
-  unsigned frameDepth = 0; // the inlining depth of the instruction being interpreted
+  unsigned frameDepth = 0;       // the inlining depth of the instruction being interpreted
   Frame *currentFrame = nullptr; // the frame of that instruction
   static constexpr size_t kMaxSteps = 200000;
 };

@@ -179,14 +179,91 @@ py::object Tracer::importIfLoaded(const char *name) {
 
 /// Whether the array a Var stands for is C-contiguous: an input by its guard, a view by
 /// assumption not, anything computed (a fresh result) always.
-bool Tracer::isContiguous(const VarPtr &v) {
-  if (auto arg = dyn_cast<BlockArgument>(v->value)) {
+bool Tracer::isContiguous(const VarPtr &v) { return isContiguous(v->value); }
+
+bool Tracer::isContiguous(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
     for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
       if (guard.getValue() == arg)
         return guard.getContiguous();
     return false;
   }
-  return !isView(v->value.getDefiningOp());
+  return !isView(v.getDefiningOp());
+}
+
+namespace {
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+} // namespace
+
+/// torch's rule for x.view(shape) (ATen's computeStride): the new dimensions must split or
+/// merge runs of old dimensions that are laid out contiguously one inside the other. The new
+/// strides, or none where torch raises.
+std::optional<SmallVector<int64_t>> frontend::viewStrides(ArrayRef<int64_t> oldShape,
+                                                          ArrayRef<int64_t> oldStrides,
+                                                          ArrayRef<int64_t> newShape) {
+  SmallVector<int64_t> strides(newShape.size(), 1);
+  if (oldShape.empty() || llvm::is_contained(oldShape, 0))
+    return rowMajorStrides(newShape);
+  int64_t viewD = static_cast<int64_t>(newShape.size()) - 1;
+  int64_t chunkBaseStride = oldStrides.back(), tensorNumel = 1, viewNumel = 1;
+  for (int64_t d = static_cast<int64_t>(oldShape.size()) - 1; d >= 0; --d) {
+    tensorNumel *= oldShape[d];
+    if (d == 0 || (oldShape[d - 1] != 1 && oldStrides[d - 1] != tensorNumel * chunkBaseStride)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] == 1)) {
+        strides[viewD] = viewNumel * chunkBaseStride;
+        viewNumel *= newShape[viewD];
+        --viewD;
+      }
+      if (viewNumel != tensorNumel)
+        return std::nullopt;
+      if (d > 0) {
+        chunkBaseStride = oldStrides[d - 1];
+        tensorNumel = viewNumel = 1;
+      }
+    }
+  }
+  if (viewD != -1)
+    return std::nullopt;
+  return strides;
+}
+
+/// Inputs guarded contiguous and fresh results are row-major; views follow their ops. None
+/// where a shape is dynamic or a view chain starts at an input of unknown layout.
+std::optional<SmallVector<int64_t>> Tracer::stridesOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (!isView(def)) {
+    if (!isContiguous(v))
+      return std::nullopt;
+    return rowMajorStrides(type.getShape());
+  }
+  Value source = def->getOperand(0);
+  std::optional<SmallVector<int64_t>> in = stridesOf(source);
+  if (!in)
+    return std::nullopt;
+  ArrayRef<int64_t> inShape = cast<RankedTensorType>(source.getType()).getShape();
+  SmallVector<int64_t> out;
+  if (auto slice = dyn_cast<dyn::SliceOp>(def)) {
+    for (auto [stride, step] : llvm::zip_equal(*in, slice.getSteps()))
+      out.push_back(stride * step);
+  } else if (auto transpose = dyn_cast<dyn::TransposeOp>(def)) {
+    for (int64_t p : transpose.getPerm())
+      out.push_back((*in)[p]);
+  } else if (isa<dyn::BroadcastToOp>(def)) {
+    int64_t lead = type.getRank() - static_cast<int64_t>(inShape.size());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      out.push_back(d < lead || inShape[d - lead] != type.getDimSize(d) ? 0 : (*in)[d - lead]);
+  } else { // reshape, expand_dims, squeeze
+    return viewStrides(inShape, *in, type.getShape());
+  }
+  return out;
 }
 
 /// The Python type of the object a Var stands for.

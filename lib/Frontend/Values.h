@@ -35,20 +35,20 @@ using namespace mlir;
 enum class Lib { Numpy, Torch };
 
 enum class VK {
-  Tensor,   // a fake tensor: `value` carries dtype and shape
-  Const,    // a Python constant (number, string, None, dtype, ...) in `obj`
-  Tuple,    // `items`
-  List,     // `items` (mutable outside data-dependent branches)
-  Dict,     // `keys` (Python constants) with values in `items`
-  Object,   // a module, class, builtin or library function in `obj`
-  Function, // a Python function, inlined when called: a real one in `obj`, or one the trace
-            // made (MAKE_FUNCTION, a polyfill's closure) in `made`
-  NNModule, // an nn.Module instance in `obj`
-  Method,   // `name` bound to items[0] (tensor, list or nn.Module)
-  Null,     // the NULL LOAD_GLOBAL/LOAD_METHOD push
-  Iterator, // over `items`, next at `iterPos`
-  Slice,    // items: start, stop, step (Const or None)
-  Cell,     // a closure cell: items[0] is its content, or null while it is empty
+  Tensor,    // a fake tensor: `value` carries dtype and shape
+  Const,     // a Python constant (number, string, None, dtype, ...) in `obj`
+  Tuple,     // `items`
+  List,      // `items` (mutable outside data-dependent branches)
+  Dict,      // `keys` (Python constants) with values in `items`
+  Object,    // a module, class, builtin or library function in `obj`
+  Function,  // a Python function, inlined when called: a real one in `obj`, or one the trace
+             // made (MAKE_FUNCTION, a polyfill's closure) in `made`
+  NNModule,  // an nn.Module instance in `obj`
+  Method,    // `name` bound to items[0] (tensor, list or nn.Module)
+  Null,      // the NULL LOAD_GLOBAL/LOAD_METHOD push
+  Iterator,  // over `items`, next at `iterPos`
+  Slice,     // items: start, stop, step (Const or None)
+  Cell,      // a closure cell: items[0] is its content, or null while it is empty
   Generator, // a generator object the trace made: its suspended frame in `generator`
   Instance,  // an object of a plain Python class the trace made: `cls`, attributes by name in
              // `keys` (str) with values in `items`
@@ -149,6 +149,12 @@ inline bool isView(Operation *op) {
   return isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
                          dyn::SqueezeOp, dyn::SliceOp>(op);
 }
+
+/// The strides of `oldShape` (with `oldStrides`) viewed as `newShape` by torch's view, or none
+/// where torch raises (the view would need a copy).
+std::optional<llvm::SmallVector<int64_t>> viewStrides(llvm::ArrayRef<int64_t> oldShape,
+                                                      llvm::ArrayRef<int64_t> oldStrides,
+                                                      llvm::ArrayRef<int64_t> newShape);
 
 /// The array a chain of views of `v` was taken from (v itself when it is no view).
 inline Value viewBase(Value v) {

@@ -566,6 +566,27 @@ def test_contiguous_and_view_follow_torch_strides():  # corpus
     same_as_eager(lambda x: x.contiguous().add_(1), torch.ones(3, 2).t())
 
 
+def _counted_without_breaks(fn, *args):
+    dynamir.reset()
+    same_as_eager(fn, *args, modes=[{}])
+    c = dynamir.counters()
+    return c["graph_breaks_hit"] == 0 and c["eager_runs"] == 0
+
+
+def test_views_of_strided_tensors_follow_torch_rule():
+    x = torch.arange(2 * 4 * 12, dtype=torch.float32).reshape(2, 4, 12)
+    # Splitting the last dimension of a column slice (GPT's qkv split) is a view in torch.
+    assert _counted_without_breaks(lambda x: x[:, :, 4:8].view(2, 4, 2, 2).sum(-1), x)
+    assert _counted_without_breaks(lambda x: x.split(4, dim=2)[1].view(2, 4, 2, 2) * 2, x)
+    assert _counted_without_breaks(lambda x: x[::2].view(1, 4, 3, 4) + 1, x)
+    assert _counted_without_breaks(lambda x: x.transpose(1, 2).contiguous().view(2, -1), x)
+    assert _counted_without_breaks(lambda x: x.transpose(0, 1).view(4, 2, 3, 4).sum(), x)
+    # Merging dimensions that are not laid out one inside the other: torch raises.
+    same_as_eager(lambda x: x.transpose(1, 2).view(2, -1), x)
+    same_as_eager(lambda x: x[:, :, 4:8].view(2, 16), x)
+    same_as_eager(lambda x: x[:, :1].expand(2, 4, 12).view(-1), x)
+
+
 def test_builtins_with_keyword_arguments():  # corpus
     def f(x):
         total = x * 0
