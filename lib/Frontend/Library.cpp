@@ -121,6 +121,24 @@ bool flagOf(const VarPtr &v, const std::string &what) {
   return v->obj.cast<bool>();
 }
 
+/// An int or a pair of ints (kernel_size=2, stride=(2, 3)); `fallback` for None (or an empty
+/// sequence, which is what torch's pooling takes as "the kernel size" for the stride).
+std::pair<int64_t, int64_t> intPair(const VarPtr &v, std::pair<int64_t, int64_t> fallback) {
+  if (isNone(v))
+    return fallback;
+  if (std::optional<SmallVector<int64_t>> ints = intSequence(v)) {
+    if (ints->empty())
+      return fallback;
+    if (ints->size() == 1)
+      return {(*ints)[0], (*ints)[0]};
+    if (ints->size() == 2)
+      return {(*ints)[0], (*ints)[1]};
+    breakTrace(dyn::BreakKind::unsupported_call, "sizes of more than two dimensions");
+  }
+  int64_t n = intOf(v);
+  return {n, n};
+}
+
 } // namespace dynamir::frontend
 
 VarPtr LibraryCall::tensorArg(size_t i) const {
@@ -260,7 +278,7 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
     for (const std::vector<LibraryFunction> &family :
          {host, elementwiseFunctions(), mathFunctions(), activationFunctions(),
           reductionFunctions(), shapeFunctions(), rearrangeFunctions(), constructorFunctions(),
-          poolingFunctions(), decomposedFunctions()})
+          poolingFunctions(), convolutionFunctions(), decomposedFunctions()})
       for (const LibraryFunction &function : family) {
         bool added = all.try_emplace(function.name, function.handler).second;
         assert(added && "a library function is listed by two handlers");

@@ -79,6 +79,10 @@ VarPtr intTuple(llvm::ArrayRef<int64_t> ints);
 /// anything else.
 std::optional<SmallVector<int64_t>> intSequence(const VarPtr &v);
 
+/// An int or a pair of ints (kernel_size=2, stride=(2, 3)) of 2-D convolution and pooling;
+/// `fallback` for None or an empty sequence.
+std::pair<int64_t, int64_t> intPair(const VarPtr &v, std::pair<int64_t, int64_t> fallback);
+
 /// An optional Python bool argument (keepdims, equal_nan): false when not passed.
 bool flagOf(const VarPtr &v, const std::string &what);
 
@@ -130,6 +134,7 @@ std::vector<LibraryFunction> shapeFunctions();       // LibraryShapes.cpp
 std::vector<LibraryFunction> rearrangeFunctions();   // LibraryRearrange.cpp
 std::vector<LibraryFunction> constructorFunctions(); // LibraryConstructors.cpp
 std::vector<LibraryFunction> poolingFunctions();     // LibraryPooling.cpp
+std::vector<LibraryFunction> convolutionFunctions(); // LibraryConvolution.cpp
 std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
 
 } // namespace dynamir::frontend

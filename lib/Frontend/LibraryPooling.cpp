@@ -16,24 +16,6 @@ using namespace dynamir::frontend;
 
 namespace {
 
-/// An int or a pair of ints (kernel_size=2, stride=(2, 3)); `fallback` for None (or an empty
-/// sequence, which is what torch's pooling takes as "the kernel size" for the stride).
-std::pair<int64_t, int64_t> pairArg(const VarPtr &v, std::pair<int64_t, int64_t> fallback) {
-  if (isNone(v))
-    return fallback;
-  if (std::optional<SmallVector<int64_t>> ints = intSequence(v)) {
-    if (ints->empty())
-      return fallback;
-    if (ints->size() == 1)
-      return {(*ints)[0], (*ints)[0]};
-    if (ints->size() == 2)
-      return {(*ints)[0], (*ints)[1]};
-    breakTrace(dyn::BreakKind::unsupported_call, "pooling sizes of more than two dimensions");
-  }
-  int64_t n = intOf(v);
-  return {n, n};
-}
-
 /// x's (N, C, H, W) or (C, H, W) input, which must be floating point (or integral for max
 /// pooling, which torch also takes) with static H and W.
 VarPtr poolInput(LibraryCall &c, bool isMax) {
@@ -92,14 +74,14 @@ VarPtr pool2d(LibraryCall &c) {
     return nullptr;
   bool isMax = c.name == "max_pool2d";
   VarPtr x = poolInput(c, isMax);
-  std::pair<int64_t, int64_t> kernel = pairArg(c.take(1, {"kernel_size"}), {0, 0});
-  std::pair<int64_t, int64_t> stride = pairArg(c.take(2, {"stride"}), kernel);
-  std::pair<int64_t, int64_t> padding = pairArg(c.take(3, {"padding"}), {0, 0});
+  std::pair<int64_t, int64_t> kernel = intPair(c.take(1, {"kernel_size"}), {0, 0});
+  std::pair<int64_t, int64_t> stride = intPair(c.take(2, {"stride"}), kernel);
+  std::pair<int64_t, int64_t> padding = intPair(c.take(3, {"padding"}), {0, 0});
   std::pair<int64_t, int64_t> dilation = {1, 1};
   bool ceil;
   std::optional<int64_t> divisor;
   if (isMax) {
-    dilation = pairArg(c.take(4, {"dilation"}), {1, 1});
+    dilation = intPair(c.take(4, {"dilation"}), {1, 1});
     ceil = flagOf(c.take(5, {"ceil_mode"}), "ceil_mode");
     if (flagOf(c.take(6, {"return_indices"}), "return_indices"))
       breakTrace(dyn::BreakKind::unsupported_call, "max_pool2d with return_indices");

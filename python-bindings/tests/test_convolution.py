@@ -1,0 +1,90 @@
+"""Convolutions (im2col and a BLAS product) and batch norm in inference, against torch eager,
+on the compiled CPU backend and the eager backend, with no graph break."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import dynamir
+
+torch.manual_seed(3)
+
+
+def check(fn, *args, backend=None, rtol=1e-4):
+    with torch.no_grad():
+        want = fn(*args)
+        dynamir.reset()
+        compiled = dynamir.compile(fn, **({"backend": backend} if backend else {}))
+        for _ in range(2):
+            got = compiled(*args)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol, atol=rtol)
+    c = dynamir.counters()
+    assert c["graph_breaks_hit"] == 0 and c["eager_runs"] == 0, c
+
+
+CONV2D = [
+    dict(),
+    dict(stride=2),
+    dict(padding=1),
+    dict(padding=(2, 1), stride=(1, 2)),
+    dict(dilation=2, padding=2),
+    dict(padding="same"),
+    dict(padding="valid"),
+]
+
+
+@pytest.mark.parametrize("backend", [None, "eager"])
+@pytest.mark.parametrize("kwargs", CONV2D, ids=str)
+def test_conv2d(kwargs, backend):
+    x, w, b = torch.randn(2, 3, 12, 10), torch.randn(8, 3, 3, 3), torch.randn(8)
+    check(lambda x, w, b: F.conv2d(x, w, b, **kwargs), x, w, b, backend=backend)
+
+
+def test_conv2d_shapes_and_dtypes():
+    check(lambda x, w: F.conv2d(x, w), torch.randn(3, 9, 9), torch.randn(4, 3, 2, 2))  # unbatched
+    check(lambda x, w: F.conv2d(x, w), torch.randn(2, 16, 8, 8), torch.randn(32, 16, 1, 1))
+    x, w = torch.randn(2, 3, 8, 8, dtype=torch.float64), torch.randn(5, 3, 3, 3, dtype=torch.float64)
+    check(lambda x, w: F.conv2d(x, w, padding=1), x, w, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(stride=2, padding=1), dict(dilation=3),
+                                    dict(padding="same")], ids=str)
+def test_conv1d(kwargs):
+    check(lambda x, w, b: F.conv1d(x, w, b, **kwargs), torch.randn(2, 4, 20), torch.randn(6, 4, 3),
+          torch.randn(6))
+
+
+def test_conv_modules_and_batch_norm_in_eval():
+    block = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1, bias=False),
+                                torch.nn.BatchNorm2d(8), torch.nn.ReLU()).eval()
+    with torch.no_grad():  # statistics that are not the defaults
+        block[1].running_mean.uniform_(-1, 1)
+        block[1].running_var.uniform_(0.5, 2)
+        block[1].weight.uniform_(0.5, 2)
+        block[1].bias.uniform_(-1, 1)
+    check(block, torch.randn(2, 8, 16, 16))
+    bn1d = torch.nn.BatchNorm1d(6, affine=False).eval()
+    check(bn1d, torch.randn(5, 6))
+
+
+def test_what_torch_rejects_raises_the_same():
+    # A kernel larger than the input, and channels that do not match: torch raises, so must
+    # the compiled function (the call runs eagerly).
+    for x, w in [(torch.randn(1, 1, 2, 2), torch.randn(1, 1, 3, 3)),
+                 (torch.randn(1, 2, 5, 5), torch.randn(1, 3, 3, 3))]:
+        with pytest.raises(RuntimeError):
+            F.conv2d(x, w)
+        with pytest.raises(RuntimeError):
+            dynamir.compile(lambda x, w: F.conv2d(x, w))(x, w)
+
+
+def test_training_batch_norm_updates_statistics_eagerly():
+    bn = torch.nn.BatchNorm2d(3).train()
+    x = torch.randn(4, 3, 5, 5)
+    want_bn = torch.nn.BatchNorm2d(3).train()
+    want = want_bn(x)
+    got = dynamir.compile(bn)(x)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(bn.running_mean, want_bn.running_mean)
+    torch.testing.assert_close(bn.running_var, want_bn.running_var)
