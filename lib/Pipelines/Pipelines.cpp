@@ -66,6 +66,7 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   pm.addPass(createDynCPULoopOrder());
   addBufferization(pm, options.resultsAsOutParams);
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createDynStridedCopies());
   if (options.blas)
     pm.addPass(createDynBlas());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());

@@ -3788,7 +3788,6 @@ BREAKS = {
     'np_argmax_unravel': 2,
     'np_float32_pipeline': 1,
     'np_copy_vs_view': 'eager',
-    'conv_bn_pool_eval': 'eager',
     'module_dict_select': 'eager',
     'embedding_lookup': 'eager',
     'named_parameters_loop': 'eager',

@@ -265,6 +265,28 @@ def DynGPUMap : Pass<"dyn-gpu-map"> {
                            "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect"];
 }
 
+def DynStridedCopies : Pass<"dyn-strided-copies"> {
+  let summary = "Copy strided buffers with loops instead of the runtime's memrefCopy";
+  let description = [{
+    Bufferization copies slices, concatenation pieces and reshapes of views with
+    `memref.copy`. Between identity layouts that becomes a `memcpy`; any other layout calls
+    MLIR's C runner `memrefCopy`, which walks the elements one by one through generic index
+    arithmetic: the im2col columns of one 3x3 convolution on a 4x32x32x32 input took 7.9 ms
+    that way (torch: 0.4 ms for the whole convolution). This pass turns every `memref.copy`
+    whose source or target is not contiguous into a `linalg.copy`, which becomes a loop nest
+    with unit-stride inner loops that LLVM vectorizes. Contiguous copies stay `memcpy`s.
+
+    Example:
+
+    ```mlir
+    memref.copy %a, %b : memref<4x32xf32, strided<[34, 1]>> to memref<4x32xf32>
+    ```
+
+    becomes `linalg.copy ins(%a : ...) outs(%b : ...)`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def DynBlas : Pass<"dyn-blas", "mlir::ModuleOp"> {
   let summary = "Call a runtime sgemm/dgemm for f32 and f64 matrix products";
   let description = [{
