@@ -111,6 +111,14 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     breakTrace(dyn::BreakKind::unsupported_call,
                "attribute '" + name + "' of a function the trace made");
   }
+  if (obj->kind == VK::Tuple && !obj->structType.empty()) {
+    // A field of torch.return_types.max and the like (`.indices` is also a Tensor method
+    // name: the field comes first, as on the real structseq).
+    py::tuple fields = pythonType(obj).attr("__match_args__");
+    for (size_t i = 0; i < fields.size() && i < obj->items.size(); ++i)
+      if (fields[i].cast<std::string>() == name)
+        return obj->items[i];
+  }
   if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Dict ||
       obj->kind == VK::Set) {
     VarPtr m = makeVar(VK::Method);

@@ -13,8 +13,9 @@
 // The body must be the same code in every iteration: other variables keep their values, no
 // object made before the loop changes (except the carried tensors), nothing is replayed on the
 // caller's objects, the loop is not left by `break` or `return`, nothing in it breaks the
-// graph, and the loop variable is only used as a tensor value (an index or a slice bound needs
-// its value). Otherwise the trace is put back as it was and the loop unrolls as before.
+// graph, the loop variable is only used as a tensor value (an index or a slice bound needs
+// its value), and no view is carried (a view and its base stay linked only through the view
+// op the trace made). Otherwise the trace is put back as it was and the loop unrolls as before.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,9 +34,7 @@ struct NotCaptured {
   std::string why;
 };
 
-bool isValueVar(const VarPtr &v) {
-  return v && (v->kind == VK::Tensor || v->kind == VK::Scalar);
-}
+bool isValueVar(const VarPtr &v) { return v && (v->kind == VK::Tensor || v->kind == VK::Scalar); }
 } // namespace
 
 bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
@@ -153,6 +152,12 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         if (v->serial <= serialMark && !llvm::is_contained(carried, v))
           throw NotCaptured{"the body changes " + describe(v)};
       }
+      // A view keeps its base's identity only as the view op the trace made: carried through
+      // the loop it would come out as a value of its own, and a later store into its base (or
+      // into it) would not reach the other.
+      for (size_t i = 0; i < carried.size(); ++i)
+        if (isView(inits[i].getDefiningOp()))
+          throw NotCaptured{describe(carried[i]) + " is a view live across the loop"};
       if (undoGenerators.size() != generatorMark || sideEffects.size() != effectsMark)
         throw NotCaptured{"the body advances a generator or changes the caller's objects"};
       for (size_t i = writesMark; i < writtenInputs.size(); ++i)
@@ -196,12 +201,15 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
             (p && (now->value.getType() != p->value.getType() || now->lib != p->lib ||
                    now->scalar != p->scalar)))
           throw NotCaptured{"a variable the loop rebinds changes its type"};
+        if (isView(now->value.getDefiningOp()))
+          throw NotCaptured{"a variable the loop rebinds holds a view"};
         yields.push_back(now->value);
         if (!p) { // stored before read: carried from a zero of its type (never read)
           body->addArgument(now->value.getType(), l);
           b.setInsertionPoint(ip.getBlock(), ip.getPoint());
-          inits.push_back(dyn::FullOp::create(b, l, cast<RankedTensorType>(now->value.getType()),
-                                              cast<TypedAttr>(b.getZeroAttr(elementTypeOf(now->value)))));
+          inits.push_back(
+              dyn::FullOp::create(b, l, cast<RankedTensorType>(now->value.getType()),
+                                  cast<TypedAttr>(b.getZeroAttr(elementTypeOf(now->value)))));
           b.setInsertionPointToEnd(body.get());
         }
       }

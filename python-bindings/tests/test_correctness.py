@@ -573,6 +573,32 @@ def _counted_without_breaks(fn, *args):
     return c["graph_breaks_hit"] == 0 and c["eager_runs"] == 0
 
 
+def test_captured_loops_carry_no_views():  # difftest 189069015:75, 189069082:31
+    # A view live across a loop (or rebound in it) stays linked to its base: the loop
+    # unrolls instead of carrying the view as a value of its own.
+    def view_before_loop(x):
+        v = np.flip(x, 0)
+        for i in range(4):
+            pass
+        x[::-1] = 1
+        return v
+    def view_in_loop(x):
+        for i in range(4):
+            v = x[0]
+        v[-1] = 1
+        return x > v, v, x
+    same_as_eager(view_before_loop, np.arange(20).reshape(4, 5) - 3)
+    same_as_eager(view_in_loop, np.zeros((1, 1), dtype=np.int32))
+
+
+def test_return_type_fields_are_the_tensors():  # difftest 189069077:50
+    # `.indices` of torch.return_types.max is the field, not Tensor.indices (a method).
+    def f(x):
+        v = x.max(dim=0, keepdim=True).indices
+        return v == v, torch.where(v == v, v, x), x.min(0).values
+    same_as_eager(f, torch.tensor([1., 3., 2., 0.]))
+
+
 def test_views_of_strided_tensors_follow_torch_rule():
     x = torch.arange(2 * 4 * 12, dtype=torch.float32).reshape(2, 4, 12)
     # Splitting the last dimension of a column slice (GPT's qkv split) is a view in torch.

@@ -3732,7 +3732,6 @@ BREAKS = {
     'tensor_attributes': 1,
     'where_masked_fill': 1,
     'matmul_bmm_einsum': 1,
-    'max_dim_namedtuple': 1,
     'topk_sort': 3,
     'cumsum_cumprod': 3,
     'gather_scatter': 2,
