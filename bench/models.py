@@ -13,7 +13,6 @@ and the largest difference from torch eager.
 
 import argparse
 import os
-import statistics
 import tempfile
 import time
 
@@ -23,6 +22,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import dynamir
+from run import median_ms  # bench/run.py, beside this script
 
 
 class MLP(nn.Module):
@@ -166,17 +166,6 @@ def models():
     }
 
 
-def median_ms(fn, reps):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e3
-
-
 def max_error(got, want):
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
@@ -212,14 +201,14 @@ def main():
         module.eval()
         with torch.no_grad():
             want = module(*inputs)
-            eager = median_ms(lambda: module(*inputs), args.reps)
+            eager = median_ms(lambda: module(*inputs), args.reps, warmup=3)
             compiled_t, first_t, dynamo_breaks = None, None, "-"
             if not args.no_torch_compile:
                 torch._dynamo.reset()
                 torch._dynamo.utils.counters.clear()
                 inductor = torch.compile(module)
                 _, first_t = timed_first_call(inductor, inputs)
-                compiled_t = median_ms(lambda: inductor(*inputs), args.reps)
+                compiled_t = median_ms(lambda: inductor(*inputs), args.reps, warmup=3)
                 dynamo_breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
             dynamir.reset()
             ours = dynamir.compile(module, **options)
@@ -227,7 +216,7 @@ def main():
             error = max_error(got, want)
             counters = dynamir.counters()
             breaks = "eager" if counters["eager_runs"] else counters["graph_breaks_hit"]
-            ours_t = median_ms(lambda: ours(*inputs), args.reps)
+            ours_t = median_ms(lambda: ours(*inputs), args.reps, warmup=3)
         fmt = lambda v: "-" if v is None else f"{v:.2f}"
         ratio = lambda peer: "-" if peer is None else f"{peer / ours_t:.2f}x"
         print(f"| {name} | {eager:.2f} | {fmt(compiled_t)} | {ours_t:.2f} | {ratio(eager)} "

@@ -17,9 +17,6 @@ using namespace dynamir;
 using namespace dynamir::frontend;
 
 namespace {
-[[noreturn]] void unsupported(const std::string &what) {
-  breakTrace(dyn::BreakKind::unsupported_call, what);
-}
 
 py::object collectionsAttr(const char *name) {
   return py::module_::import("collections").attr(name);
@@ -47,8 +44,8 @@ void Tracer::setAdd(const VarPtr &set, const VarPtr &item) {
     throw py::error_already_set();
 }
 
-VarPtr Tracer::callSetMethod(const VarPtr &self, const std::string &name,
-                             std::vector<VarPtr> &args, KwArgs &kwargs) {
+VarPtr Tracer::callSetMethod(const VarPtr &self, const std::string &name, std::vector<VarPtr> &args,
+                             KwArgs &kwargs) {
   if (!kwargs.empty())
     unsupported("set." + name + "() with keyword arguments");
   auto none = [] { return constVar(py::none()); };
@@ -66,18 +63,22 @@ VarPtr Tracer::callSetMethod(const VarPtr &self, const std::string &name,
     setAdd(self, args[0]);
     return none();
   }
-  static const llvm::StringSet<> mutating = {"discard", "remove", "update", "clear", "pop",
-                                             "difference_update", "intersection_update",
+  static const llvm::StringSet<> mutating = {"discard",
+                                             "remove",
+                                             "update",
+                                             "clear",
+                                             "pop",
+                                             "difference_update",
+                                             "intersection_update",
                                              "symmetric_difference_update"};
-  static const llvm::StringSet<> pure = {"union",      "intersection", "difference",
-                                         "symmetric_difference", "issubset", "issuperset",
-                                         "isdisjoint", "copy"};
+  static const llvm::StringSet<> pure = {
+      "union",    "intersection", "difference", "symmetric_difference",
+      "issubset", "issuperset",   "isdisjoint", "copy"};
   if (!mutating.contains(name) && !pure.contains(name))
     unsupported("method '" + name + "' of a set");
   py::list realArgs;
   for (const VarPtr &a : args)
-    realArgs.append(name == "discard" || name == "remove" ? hashableKey(a)
-                                                           : py::object(asSet(a)));
+    realArgs.append(name == "discard" || name == "remove" ? hashableKey(a) : py::object(asSet(a)));
   if (mutating.contains(name))
     prepareMutation(self, "set." + name);
   py::object r;
@@ -93,8 +94,7 @@ VarPtr Tracer::callSetMethod(const VarPtr &self, const std::string &name,
 
 VarPtr Tracer::setOperator(int kind, const VarPtr &x, const VarPtr &y) {
   auto isSet = [](const VarPtr &v) {
-    return v->kind == VK::Set ||
-           (v->kind == VK::Const && PyFrozenSet_CheckExact(v->obj.ptr()));
+    return v->kind == VK::Set || (v->kind == VK::Const && PyFrozenSet_CheckExact(v->obj.ptr()));
   };
   if (!isSet(x) || !isSet(y))
     return nullptr;
@@ -172,8 +172,7 @@ VarPtr Tracer::missingKey(const VarPtr &d, const py::object &key) {
   return value;
 }
 
-void Tracer::counterUpdate(const VarPtr &c, std::vector<VarPtr> &args, KwArgs &kwargs,
-                           int sign) {
+void Tracer::counterUpdate(const VarPtr &c, std::vector<VarPtr> &args, KwArgs &kwargs, int sign) {
   if (args.size() > 1)
     unsupported("Counter update with more than one argument");
   auto add = [&](const py::object &key, const VarPtr &n) {
@@ -298,8 +297,7 @@ VarPtr Tracer::callCollectionMethod(const VarPtr &self, const std::string &name,
     if (name == "most_common" || name == "elements" || name == "total") {
       std::vector<VarPtr> callArgs = {self};
       callArgs.insert(callArgs.end(), args.begin(), args.end());
-      return callPolyfill(("counter_" + name + "_").c_str(), callArgs, kwargs,
-                          frameDepth + 1);
+      return callPolyfill(("counter_" + name + "_").c_str(), callArgs, kwargs, frameDepth + 1);
     }
   }
   return nullptr;

@@ -15,9 +15,6 @@ using namespace dynamir;
 using namespace dynamir::frontend;
 
 namespace {
-[[noreturn]] void unsupported(const std::string &what) {
-  breakTrace(dyn::BreakKind::unsupported_call, what);
-}
 
 /// A Python int argument.
 int64_t intArg(const VarPtr &v, const std::string &what) {
@@ -77,8 +74,8 @@ std::optional<bool> Tracer::sameObject(const VarPtr &a, const VarPtr &c) {
     return false;
   // None, True, False and the like are never a tensor or a container.
   auto singleton = [](const VarPtr &v) {
-    return v->kind == VK::Const && (v->obj.is_none() || PyBool_Check(v->obj.ptr()) ||
-                                    v->obj.is(py::ellipsis()));
+    return v->kind == VK::Const &&
+           (v->obj.is_none() || PyBool_Check(v->obj.ptr()) || v->obj.is(py::ellipsis()));
   };
   if (singleton(a) || singleton(c))
     return false;
@@ -100,8 +97,9 @@ std::optional<bool> Tracer::varsEqual(const VarPtr &a, const VarPtr &c) {
   // Real objects whose __eq__ runs nothing of the program's (immutable builtins, and objects
   // compared by identity, as classes are) compare for real.
   auto plainEq = [&](const VarPtr &v) -> py::object {
-    if (!v->obj || v->made || !(v->kind == VK::Const || v->kind == VK::Object ||
-                                v->kind == VK::Function || v->kind == VK::NNModule))
+    if (!v->obj || v->made ||
+        !(v->kind == VK::Const || v->kind == VK::Object || v->kind == VK::Function ||
+          v->kind == VK::NNModule))
       return py::object();
     py::handle type = py::type::handle_of(v->obj);
     static PyObject *objectEq =
@@ -147,8 +145,7 @@ std::optional<bool> Tracer::varsEqual(const VarPtr &a, const VarPtr &c) {
   // Objects of different kinds that are neither constants nor tensors: identity decides for
   // plain objects.
   if (std::optional<bool> same = sameObject(a, c))
-    if ((a->kind == VK::Function || a->kind == VK::Generator || a->kind == VK::Iterator) &&
-        !*same)
+    if ((a->kind == VK::Function || a->kind == VK::Generator || a->kind == VK::Iterator) && !*same)
       return false;
   if (x || y) {
     const VarPtr &other = x ? c : a;
@@ -322,8 +319,8 @@ void Tracer::refreshViews(const VarPtr &d) {
 // Methods
 //===----------------------------------------------------------------------===//
 
-VarPtr Tracer::callContainerMethod(VarPtr self, const std::string &name,
-                                   std::vector<VarPtr> &args, KwArgs &kwargs) {
+VarPtr Tracer::callContainerMethod(VarPtr self, const std::string &name, std::vector<VarPtr> &args,
+                                   KwArgs &kwargs) {
   auto none = [] { return constVar(py::none()); };
   auto arity = [&](size_t lo, size_t hi) {
     if (args.size() < lo || args.size() > hi || !kwargs.empty())

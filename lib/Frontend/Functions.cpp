@@ -347,7 +347,7 @@ VarPtr Tracer::getIter(const VarPtr &v) {
 
 VarPtr Tracer::nextItem(const VarPtr &it) {
   if (it->kind == VK::Iterator && it->obj) { // a range
-    if (static_cast<Py_ssize_t>(it->iterPos) >= py::len(it->obj))
+    if (it->iterPos >= py::len(it->obj))
       return nullptr;
     prepareMutation(it, "advancing an iterator");
     return constVar(it->obj[py::int_(it->iterPos++)]);

@@ -154,15 +154,19 @@ VarPtr hardtanh(LibraryCall &c) {
   return activationResult(c, x, clamp(t, opmathInput(c, x), low, high));
 }
 
+/// min(max(v + 3, 0), 6), the ramp of hardsigmoid and hardswish.
+Value hardRamp(Tracer &t, Value v) {
+  return clamp(t, t.create<dyn::AddOp>({v, constantOf(t, 3, t.elementTypeOf(v))}), 0, 6);
+}
+
 /// F.hardsigmoid(x): min(max(x + 3, 0), 6) / 6.
 VarPtr hardsigmoid(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr x = c.tensorArg(0);
   notInPlace(c, 1);
   Value v = opmathInput(c, x);
-  Type type = t.elementTypeOf(v);
-  Value shifted = clamp(t, t.create<dyn::AddOp>({v, constantOf(t, 3, type)}), 0, 6);
-  return activationResult(c, x, t.create<dyn::DivOp>({shifted, constantOf(t, 6, type)}));
+  Value ramp = hardRamp(t, v);
+  return activationResult(c, x, t.create<dyn::DivOp>({ramp, constantOf(t, 6, t.elementTypeOf(v))}));
 }
 
 /// F.hardswish(x): x * min(max(x + 3, 0), 6) / 6.
@@ -171,10 +175,9 @@ VarPtr hardswish(LibraryCall &c) {
   VarPtr x = c.tensorArg(0);
   notInPlace(c, 1);
   Value v = opmathInput(c, x);
-  Type type = t.elementTypeOf(v);
-  Value shifted = clamp(t, t.create<dyn::AddOp>({v, constantOf(t, 3, type)}), 0, 6);
-  Value product = t.create<dyn::MulOp>({v, shifted});
-  return activationResult(c, x, t.create<dyn::DivOp>({product, constantOf(t, 6, type)}));
+  Value product = t.create<dyn::MulOp>({v, hardRamp(t, v)});
+  return activationResult(c, x,
+                          t.create<dyn::DivOp>({product, constantOf(t, 6, t.elementTypeOf(v))}));
 }
 
 /// F.mish(x): x * tanh(log1p(exp(x))).

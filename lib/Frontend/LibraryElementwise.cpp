@@ -333,13 +333,14 @@ VarPtr castMethod(LibraryCall &c) {
 // one is not seen through the other); contiguous() and detach() return the tensor itself, or
 // one sharing its memory, as eagerly.
 
-/// A copy of x as a new object. The copy of a contiguous x holds a value of its own, a cast
-/// to the same dtype that folds away, so that a view of the copy is no view of x (a store into
-/// x then stays in the graph). A copy of a strided view keeps the view's value: torch's clone
-/// and np.copy keep its layout, which the trace knows only as "a view" (not contiguous).
-VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x) {
+/// A copy of x as a new object. With `ownValue` it holds a value of its own, a cast to the
+/// same dtype that folds away, so that a view of the copy is no view of x (a store into x then
+/// stays in the graph): the copy of a contiguous x, and contiguous() of a view. clone and
+/// np.copy of a strided view keep the view's value: they keep its layout, which the trace
+/// knows only as "a view" (not contiguous).
+VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x, bool ownValue) {
   Value v = x->value;
-  if (t.isContiguous(x))
+  if (ownValue)
     v = dyn::CastOp::create(t.b, loc, v, TypeAttr::get(t.elementTypeOf(v)));
   VarPtr copy = t.tensorVar(v, x->lib);
   copy->copy = true;
@@ -347,7 +348,10 @@ VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x) {
 }
 
 /// x.copy(), np.copy(x), x.clone().
-VarPtr copy(LibraryCall &c) { return copyOf(c.t, c.loc, c.tensorArg(0)); }
+VarPtr copy(LibraryCall &c) {
+  VarPtr x = c.tensorArg(0);
+  return copyOf(c.t, c.loc, x, c.t.isContiguous(x));
+}
 
 /// x.cpu(): the tensor itself (the tracer's tensors are on the CPU).
 VarPtr cpu(LibraryCall &c) {
@@ -365,12 +369,7 @@ VarPtr contiguous(LibraryCall &c) {
   // The tensor itself if it is contiguous, else a contiguous copy: a value of its own (a cast
   // that folds away), unlike clone's copy of a view, which keeps the view's layout.
   VarPtr x = c.tensorArg(0);
-  if (t.isContiguous(x))
-    return x;
-  Value v = dyn::CastOp::create(t.b, c.loc, x->value, TypeAttr::get(t.elementTypeOf(x->value)));
-  VarPtr copy = t.tensorVar(v, x->lib);
-  copy->copy = true;
-  return copy;
+  return t.isContiguous(x) ? x : copyOf(t, c.loc, x, /*ownValue=*/true);
 }
 
 } // namespace

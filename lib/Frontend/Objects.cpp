@@ -19,9 +19,6 @@ using namespace dynamir;
 using namespace dynamir::frontend;
 
 namespace {
-[[noreturn]] void unsupported(const std::string &what) {
-  breakTrace(dyn::BreakKind::unsupported_call, what);
-}
 
 py::handle builtinAttr(const char *type, const char *name) {
   static py::handle builtins = py::module_::import("builtins").release();
@@ -141,7 +138,8 @@ VarPtr Tracer::objectAttr(const VarPtr &obj, const std::string &name) {
         return obj->items[i];
   }
   // Data descriptors come first: properties run their getter, slots hold a value.
-  bool dataDescriptor = raw && (py::hasattr(rawType, "__set__") || py::hasattr(rawType, "__delete__"));
+  bool dataDescriptor =
+      raw && (py::hasattr(rawType, "__set__") || py::hasattr(rawType, "__delete__"));
   if (dataDescriptor) {
     if (isDescriptor(raw, "property")) {
       py::object getter = raw.attr("fget");
@@ -232,8 +230,8 @@ void Tracer::storeInstanceAttr(const VarPtr &obj, const std::string &name, const
     unsupported("assignment to a property");
   bool slot = raw && isDescriptor(raw, "slot");
   if (!slot && !py::hasattr(cls, "__dict__"))
-    unsupported("'" + std::string(py::str(cls.attr("__name__"))) +
-                "' object has no attribute '" + name + "'");
+    unsupported("'" + std::string(py::str(cls.attr("__name__"))) + "' object has no attribute '" +
+                name + "'");
   prepareMutation(obj, "an attribute store");
   for (size_t i = 0; i < obj->keys.size(); ++i)
     if (py::str(obj->keys[i]).cast<std::string>() == name) {
@@ -263,7 +261,7 @@ bool isNotImplemented(const VarPtr &r) {
 } // namespace
 
 VarPtr Tracer::binaryDunder(int kind, const VarPtr &x, const VarPtr &y) {
-  static const char *names[] = {"add", "and", "floordiv", "lshift", "matmul", "mul", "mod",
+  static const char *names[] = {"add", "and", "floordiv", "lshift", "matmul",  "mul", "mod",
                                 "or",  "pow", "rshift",   "sub",    "truediv", "xor"};
   auto instance = [&](const VarPtr &v) { return v->kind != VK::Tuple && classOf(v); };
   bool xi = instance(x), yi = instance(y);
@@ -285,8 +283,7 @@ VarPtr Tracer::binaryDunder(int kind, const VarPtr &x, const VarPtr &y) {
   if (yi)
     if (VarPtr r = callDunder(y, ("__r" + op + "__").c_str(), {x}); r && !isNotImplemented(r))
       return r;
-  unsupported("unsupported operand types for " + op + ": " + describe(x) + " and " +
-              describe(y));
+  unsupported("unsupported operand types for " + op + ": " + describe(x) + " and " + describe(y));
 }
 
 VarPtr Tracer::compareDunder(int kind, const VarPtr &x, const VarPtr &y) {

@@ -183,6 +183,11 @@ struct Break {
   throw Break{kind, std::move(reason), Value(), {}};
 }
 
+/// A break for a Python construct the tracer does not model.
+[[noreturn]] inline void unsupported(const std::string &what) {
+  breakTrace(dyn::BreakKind::unsupported_call, what);
+}
+
 /// Thrown for frames that can never be traced: the function runs eagerly.
 struct EagerOnly {
   std::string reason;

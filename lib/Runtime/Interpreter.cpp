@@ -219,26 +219,13 @@ def fma(a, b, c):
                   return fma(wide(f.getA()), wide(f.getB()), wide(f.getC()));
                 })
                 .Case([&](dyn::CastOp c) -> py::object { return get(c.getX()); })
-                .Case([&](dyn::SumOp r) {
-                  return np.attr("sum")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                        py::arg("keepdims") = r.getKeepdim());
-                })
-                .Case([&](dyn::MeanOp r) {
-                  return np.attr("mean")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                         py::arg("keepdims") = r.getKeepdim());
-                })
-                .Case([&](dyn::ProdOp r) {
-                  return np.attr("prod")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                         py::arg("keepdims") = r.getKeepdim());
-                })
-                .Case([&](dyn::MaxOp r) {
-                  return np.attr("max")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                        py::arg("keepdims") = r.getKeepdim());
-                })
-                .Case([&](dyn::MinOp r) {
-                  return np.attr("min")(get(r.getX()), py::arg("axis") = ints(r.getDims()),
-                                        py::arg("keepdims") = r.getKeepdim());
-                })
+                .Case<dyn::SumOp, dyn::MeanOp, dyn::ProdOp, dyn::MaxOp, dyn::MinOp>(
+                    [&](auto r) -> py::object { // numpy's function of the op's name
+                      std::string name = r->getName().stripDialect().str();
+                      return np.attr(name.c_str())(get(r.getX()),
+                                                   py::arg("axis") = ints(r.getDims()),
+                                                   py::arg("keepdims") = r.getKeepdim());
+                    })
                 .Case<dyn::ArgMaxOp, dyn::ArgMinOp>([&](auto r) -> py::object {
                   // Arg-reductions over several dims: move them last, flatten, reduce.
                   py::object x = get(r.getX());

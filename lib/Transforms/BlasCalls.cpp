@@ -185,10 +185,16 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       int64_t lhsRank = cast<MemRefType>(lhs.getType()).getRank();
       Value m = size(out, rank - 2), n = size(out, rank - 1);
       Value k = size(lhs, dims.transposeA ? lhsRank - 2 : lhsRank - 1);
-      auto metadata = [&](Value buffer) {
-        return memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+      // Each operand's layout and base address, read once outside the batch loops.
+      struct Operand {
+        memref::ExtractStridedMetadataOp meta;
+        Value base;
       };
-      auto lhsMeta = metadata(lhs), rhsMeta = metadata(rhs), outMeta = metadata(out);
+      auto operand = [&](Value buffer) {
+        return Operand{memref::ExtractStridedMetadataOp::create(b, loc, buffer),
+                       toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer))};
+      };
+      Operand lhsOperand = operand(lhs), rhsOperand = operand(rhs), outOperand = operand(out);
       // One call per batch element, in loops over the output's leading dimensions.
       SmallVector<Value> batchIndex;
       for (int64_t d = 0; d < rank - 2; ++d) {
@@ -199,10 +205,9 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
         batchIndex.push_back(toI64(loop.getInductionVar()));
       }
       // Address of the current batch element's first element, and its leading dimension.
-      auto matrix = [&](Value buffer, memref::ExtractStridedMetadataOp meta,
-                        AffineMap map) -> std::pair<Value, Value> {
-        ValueRange strides = meta.getStrides();
-        Value offset = toI64(meta.getOffset());
+      auto matrix = [&](Operand operand, AffineMap map) -> std::pair<Value, Value> {
+        ValueRange strides = operand.meta.getStrides();
+        Value offset = toI64(operand.meta.getOffset());
         unsigned lead = map.getNumResults() - 2;
         for (unsigned i = 0; i < lead; ++i)
           if (isa<AffineDimExpr>(map.getResult(i))) // else pinned to 0: broadcast
@@ -210,14 +215,13 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
                 b, loc, offset,
                 arith::MulIOp::create(b, loc, batchIndex[batchIndex.size() - lead + i],
                                       toI64(strides[i])));
-        Value base = toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
         Value address = arith::AddIOp::create(
-            b, loc, base, arith::MulIOp::create(b, loc, offset, constant(elementBytes)));
+            b, loc, operand.base, arith::MulIOp::create(b, loc, offset, constant(elementBytes)));
         return {address, toI64(strides[lead])};
       };
-      auto [a, lda] = matrix(lhs, lhsMeta, maps[0]);
-      auto [bm, ldb] = matrix(rhs, rhsMeta, maps[1]);
-      auto [c, ldc] = matrix(out, outMeta, maps[2]);
+      auto [a, lda] = matrix(lhsOperand, maps[0]);
+      auto [bm, ldb] = matrix(rhsOperand, maps[1]);
+      auto [c, ldc] = matrix(outOperand, maps[2]);
       func::CallOp::create(b, loc, calleeFor(dims.element),
                            ValueRange{constant(dims.transposeA), constant(dims.transposeB), m, n, k,
                                       a, lda, bm, ldb, c, ldc});
