@@ -149,8 +149,19 @@ VarPtr layerNorm(LibraryCall &c) {
   VarPtr weight = c.take(2, {"weight"});
   VarPtr bias = c.take(3, {"bias"});
   VarPtr eps = c.take(4, {"eps"});
-  int64_t rank = t.typeOf(x->value).getRank();
-  int64_t count = shape->kind == VK::Const ? 1 : static_cast<int64_t>(shape->items.size());
+  ArrayRef<int64_t> xShape = t.typeOf(x->value).getShape();
+  int64_t rank = xShape.size();
+  // A sequence of ints (a list, a tuple, a torch.Size such as x.shape[-1:]), each the size of
+  // one trailing dimension; torch raises otherwise, and so does the eager call at a break.
+  std::optional<SmallVector<int64_t>> ints = intSequence(shape);
+  if (!ints)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "layer_norm's normalized_shape is not a sequence of ints");
+  SmallVector<int64_t> sizes = *ints;
+  int64_t count = sizes.size();
+  if (count > rank || !llvm::equal(sizes, xShape.take_back(count)))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "layer_norm's normalized_shape does not match the input's trailing dimensions");
   VarPtr dims = makeVar(VK::Tuple);
   for (int64_t d = rank - count; d < rank; ++d)
     dims->items.push_back(constVar(py::int_(d)));

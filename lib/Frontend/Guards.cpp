@@ -245,8 +245,8 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
   if ((PyFloat_CheckExact(obj.ptr()) || PyLong_CheckExact(obj.ptr())) && guard &&
       llvm::is_contained(options.dynamicScalars, source)) {
     int overflow = 0;
-    if (PyFloat_CheckExact(obj.ptr()) || (PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow),
-                                          !overflow && !PyErr_Occurred()))
+    if (PyFloat_CheckExact(obj.ptr()) ||
+        (PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow), !overflow && !PyErr_Occurred()))
       return scalarInput(obj, source);
     PyErr_Clear();
   }
@@ -257,8 +257,9 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
     return constVar(py::reinterpret_borrow<py::object>(obj), source);
   }
   // Other immutable values are constants too: guarded by identity where read from outside.
+  // A torch.Size is a tuple of ints (a slice of x.shape is one too).
   if (PyBytes_CheckExact(obj.ptr()) || PyRange_Check(obj.ptr()) || obj.is(py::ellipsis()) ||
-      PyFrozenSet_CheckExact(obj.ptr())) {
+      PyFrozenSet_CheckExact(obj.ptr()) || (torch && py::isinstance(obj, torch.attr("Size")))) {
     if (guard)
       guardValue(source, obj);
     return constVar(py::reinterpret_borrow<py::object>(obj), source);
@@ -266,8 +267,7 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
   if (PySlice_Check(obj.ptr())) {
     VarPtr v = makeVar(VK::Slice);
     for (const char *part : {"start", "stop", "step"})
-      v->items.push_back(
-          wrap(obj.attr(part), source.empty() ? "" : source + "." + part, guard));
+      v->items.push_back(wrap(obj.attr(part), source.empty() ? "" : source + "." + part, guard));
     v->source = source;
     return v;
   }
@@ -303,8 +303,8 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
       });
     }
     for (const py::object &key : v->keys)
-      v->items.push_back(
-          wrap(py::reinterpret_borrow<py::dict>(obj)[key], itemSource(source, py::repr(key)), guard));
+      v->items.push_back(wrap(py::reinterpret_borrow<py::dict>(obj)[key],
+                              itemSource(source, py::repr(key)), guard));
     return v;
   }
   if (torch && py::isinstance(obj, torchNN.attr("Module"))) {

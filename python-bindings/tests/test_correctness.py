@@ -865,3 +865,24 @@ def test_half_powers_follow_each_librarys_fast_paths():
         finite = ~torch.isnan(want)
         assert torch.equal(got[finite], want[finite])
         assert torch.equal(torch.signbit(got[finite]), torch.signbit(want[finite]))
+
+
+def test_layer_norm_over_a_slice_of_the_shape():
+    """`F.layer_norm(h, h.shape[-1:])` normalized over no dimension at all: a slice of a
+    torch.Size was an opaque object, whose length the decomposition read as 0. A torch.Size is
+    a constant tuple now, and normalized_shape must name the input's trailing sizes (else eager
+    raises, and so does the compiled function)."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    x = torch.randn(2, 5, 8)
+    for fn in (lambda h: F.layer_norm(h, h.shape[-1:]), lambda h: F.layer_norm(h, h.shape[1:]),
+               lambda h: F.layer_norm(h, h.size()[-1:]), lambda h: F.layer_norm(h, [8])):
+        dynamir.reset()
+        torch.testing.assert_close(dynamir.compile(fn)(x), fn(x))
+        assert dynamir.counters()["graph_breaks_hit"] == 0
+    for wrong, error in ((lambda h: F.layer_norm(h, (5,)), RuntimeError),
+                         (lambda h: F.layer_norm(h, 8), TypeError)):
+        with pytest.raises(error):
+            wrong(x)
+        with pytest.raises(error):
+            dynamir.compile(wrong)(x)
