@@ -6,7 +6,7 @@ warm-up), the first call of each compiler (trace + compile, Dynamir from an empt
 the graph breaks each hit (Dynamir's counters; Dynamo's from torch._dynamo.utils.counters),
 and the largest difference from torch eager.
 
-    .venv/bin/python bench/models.py                   # every model, torch on all cores
+    .venv/bin/python bench/models.py                   # every model, on every core
     .venv/bin/python bench/models.py --threads 1 --only mlp block
     .venv/bin/python bench/models.py --no-torch-compile
 """
@@ -180,8 +180,8 @@ def timed_first_call(fn, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=os.cpu_count(),
-                        help="torch's intra-op threads (default: every core)")
+    parser.add_argument("--threads", type=int, default=dynamir.get_num_threads(),
+                        help="torch's intra-op threads and Dynamir's (default: every core)")
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--only", nargs="*", help="model names (prefixes)")
     parser.add_argument("--no-torch-compile", action="store_true",
@@ -190,7 +190,9 @@ def main():
     os.environ["DYNAMIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="dynamir-models-cache-")
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
-    print(f"# {os.cpu_count()} cores, torch {torch.__version__} with {args.threads} threads; "
+    dynamir.set_num_threads(args.threads)
+    print(f"# {os.cpu_count()} cores, torch {torch.__version__} and Dynamir with {args.threads} "
+          "threads; "
           "times in ms (first calls in s); breaks: Dynamir / Dynamo")
     print("| model | torch eager | torch.compile | Dynamir | vs eager | vs compile "
           "| first call: compile / Dynamir | breaks | max error |")

@@ -286,7 +286,7 @@ def make_peers(args):
     torch = jax = numba = numexpr = None
     try:
         import torch
-        torch.set_num_threads(1)
+        torch.set_num_threads(args.threads)
         # Inference throughout: Dynamir's graphs compute no gradients (a model whose
         # parameters would record them runs eagerly), and torch is measured the same way.
         torch.set_grad_enabled(False)
@@ -502,14 +502,18 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small sizes, a minute or two")
     parser.add_argument("--no-torch-compile", action="store_true",
                         help="skip torch.compile (its first compile takes ~20 s per workload)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for Dynamir's graphs and torch (default 1: one core each)")
     args = parser.parse_args()
+    dynamir.set_num_threads(args.threads)
     RESULTS.mkdir(exist_ok=True)
     # Compile costs are measured from an empty Dynamir disk cache.
     cache = tempfile.TemporaryDirectory(prefix="dynamir-bench-cache-")
     os.environ["DYNAMIR_CACHE_DIR"] = cache.name
     peers, torch, numba = make_peers(args)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"numpy {np.__version__}, times in ms (speedup over numpy)")
+          f"numpy {np.__version__}, Dynamir and torch on {args.threads} threads, "
+          "times in ms (speedup over numpy)")
     rows = run_throughput(args, peers)
     compile_costs = run_compile_costs(args, torch, numba)
     overheads = run_overheads(torch)
@@ -527,7 +531,7 @@ def main():
     for k, v in rss.items():
         print(f"{k:60} {v}")
     result = {"throughput": rows, "first_calls": first_calls, "compile": compile_costs, "overhead": overheads, "rss": rss,
-              "numpy": np.__version__, "cores": os.cpu_count()}
+              "numpy": np.__version__, "cores": os.cpu_count(), "threads": args.threads}
     (RESULTS / "results.json").write_text(json.dumps(result, indent=1))
     if plot(rows, RESULTS / "speedup.png"):
         print(f"\nwrote {RESULTS / 'results.json'} and {RESULTS / 'speedup.png'}")

@@ -9,6 +9,7 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   clang-22 lld-22 ninja-build ccache cmake libgtest-dev python3-venv
   libclang-rt-22-dev  # the sanitizer runtimes (scripts/test-sanitized.sh)
+  libomp-22-dev       # the OpenMP runtime CPU graphs run their loop nests on all cores with
 )
 
 missing=()

@@ -43,12 +43,18 @@ if subprocess.call([config.python_executable, "-c", "import torch"], env=python_
     config.available_features.add("torch")
 
 # Integration tests execute lowered IR with upstream's mlir-runner and its runtime libraries.
-config.substitutions.append(
-    ("%mlir_runner",
-     os.path.join(config.llvm_tools_dir, "mlir-runner")
-     + " -e main -entry-point-result=void -shared-libs="
-     + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_runner_utils.so") + ","
-     + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_c_runner_utils.so")))
+mlir_runner = (os.path.join(config.llvm_tools_dir, "mlir-runner")
+               + " -e main -entry-point-result=void -shared-libs="
+               + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_runner_utils.so") + ","
+               + os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_c_runner_utils.so"))
+config.substitutions.append(("%mlir_runner", mlir_runner))
+
+# Graphs split over threads (dyn-lower-to-llvm threads=N) call the OpenMP runtime, which
+# Debian's libomp-22-dev puts beside MLIR's libraries.
+libomp = os.path.join(config.llvm_tools_dir, "..", "lib", "libomp.so")
+if os.path.exists(libomp):
+    config.available_features.add("openmp")
+    config.substitutions.append(("%openmp_runner", f"{mlir_runner},{libomp}"))
 
 # ptxas from the CUDA toolkit checks that generated PTX assembles (no GPU needed). The NVVM
 # serializer finds libdevice through CUDA_HOME, which lit would otherwise not pass on.

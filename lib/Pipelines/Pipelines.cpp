@@ -67,11 +67,25 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   addBufferization(pm, options.resultsAsOutParams);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createDynStridedCopies());
-  if (options.blas)
-    pm.addPass(createDynBlas());
+  if (options.blas) {
+    DynBlasOptions blas;
+    blas.threads = options.threads;
+    pm.addPass(createDynBlas(blas));
+  }
+  DynCPUParallelOptions parallel;
+  parallel.threads = options.threads;
+  pm.addPass(createDynCPUParallel(parallel));
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createDynMathApproximation());
   pm.addPass(createLowerAffinePass());
+  if (options.threads > 1) {
+    ConvertSCFToOpenMPPassOptions openMP;
+    openMP.numThreads = options.threads;
+    pm.addPass(createConvertSCFToOpenMPPass(openMP));
+    // Each chunk's body is wrapped in a memref.alloca_scope, which must not hold the blocks
+    // scf-to-cf makes; without allocas in it (our loops have none) canonicalization inlines it.
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(createSCFToControlFlowPass());
   // expand-strided-metadata leaves affine.apply ops behind: lower-affine runs again.
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -85,6 +99,8 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  if (options.threads > 1)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include <dlfcn.h>
+#include <mutex>
 
 namespace py = pybind11;
 
@@ -25,6 +26,9 @@ template <typename T> struct Gemm {
 };
 Gemm<float> sgemm;
 Gemm<double> dgemm;
+/// OpenBLAS's thread count for the next call (`blas_cpu_number`, which its threaded builds read
+/// at every call), or null for another BLAS.
+int *blasThreads = nullptr;
 
 /// Looks `gemm` ("sgemm", "dgemm") up in `library` (null: the process), in numpy's bundled
 /// OpenBLAS spellings first. Returns the symbol found, or "".
@@ -54,6 +58,7 @@ std::string findBlas() {
       continue;
     std::string found = lookUp(library, "sgemm", sgemm);
     lookUp(library, "dgemm", dgemm);
+    blasThreads = static_cast<int *>(dlsym(library, "blas_cpu_number"));
     if (!found.empty())
       return found + " from " + file;
   }
@@ -83,6 +88,28 @@ void gemm(const Gemm<T> &blas, int64_t transA, int64_t transB, int64_t m, int64_
         C[i * ldc + j] += x * (transB ? B[j * ldb + p] : B[p * ldb + j]);
     }
 }
+/// Holds OpenBLAS at one thread while at least one serial call runs: graph threads call it
+/// concurrently, and the count is restored when the last of them returns. (Calling OpenBLAS's
+/// set_num_threads instead would start and stop its threads each time.)
+class SerialSection {
+public:
+  SerialSection() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (blasThreads && active++ == 0) {
+      saved = *blasThreads;
+      *blasThreads = 1;
+    }
+  }
+  ~SerialSection() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (blasThreads && --active == 0)
+      *blasThreads = saved;
+  }
+
+private:
+  static inline std::mutex mutex;
+  static inline int active = 0, saved = 1;
+};
 } // namespace
 
 const std::string &blasLibrary() {
@@ -97,6 +124,18 @@ void dynamirSgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t 
 
 void dynamirDgemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
                   int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  gemm(dgemm, transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void dynamirSgemmSerial(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
+                        int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  SerialSection serial;
+  gemm(sgemm, transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void dynamirDgemmSerial(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
+                        int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc) {
+  SerialSection serial;
   gemm(dgemm, transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
 }
 

@@ -29,6 +29,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -36,11 +37,13 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <mutex>
+#include <sched.h>
 
 using namespace mlir;
 using namespace dynamir::runtime;
@@ -58,8 +61,8 @@ std::string cudaToolkit() {
 /// the options for what the runtime provides. Results with static shapes become
 /// out-parameters the caller allocates (destination-passing style); a graph with a dynamic
 /// result shape returns its results instead, as buffers the caller then owns. Inputs are
-/// never written.
-OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults) {
+/// never written. CPU graphs split their work over `threads` OpenMP threads.
+OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults, int64_t threads) {
   OpPassManager pm(ModuleOp::getOperationName());
   dynamir::buildDynToLinalgPipeline(pm);
   if (options.target == Target::CUDA) {
@@ -76,6 +79,7 @@ OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults) 
   // dynamir_sgemm/_dgemm and the generic allocation functions get their bodies from
   // addRuntimeHooks: calls to the runtime's BLAS and buffer pool.
   dynamir::LowerToLLVMOptions cpu;
+  cpu.threads = threads;
   cpu.resultsAsOutParams = !returnsResults;
   cpu.blas = true;
   cpu.useGenericFunctions = true;
@@ -334,6 +338,35 @@ void rejectEntry(llvm::StringRef path, llvm::StringRef why) {
 }
 } // namespace
 
+namespace {
+std::atomic<int64_t> threadsSet{0};
+
+int64_t defaultThreadCount() {
+  if (auto env = llvm::sys::Process::GetEnv("DYNAMIR_NUM_THREADS")) {
+    int64_t threads;
+    if (!llvm::StringRef(*env).trim().getAsInteger(10, threads) && threads >= 1)
+      return threads;
+  }
+  // Cores, not hardware threads: a loop nest split across two hyperthreads of one core only
+  // shares its vector units.
+  int64_t cores = llvm::get_physical_cores();
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    cores = cores > 0 ? std::min<int64_t>(cores, CPU_COUNT(&allowed)) : CPU_COUNT(&allowed);
+  return std::max<int64_t>(cores, 1);
+}
+} // namespace
+
+int64_t dynamir::runtime::threadCount() {
+  static const int64_t initial = defaultThreadCount();
+  int64_t set = threadsSet.load();
+  return set > 0 ? set : initial;
+}
+
+void dynamir::runtime::setThreadCount(int64_t threads) {
+  threadsSet = std::max<int64_t>(threads, 1);
+}
+
 std::string CompiledGraph::cacheDirectory() {
   if (auto dir = llvm::sys::Process::GetEnv("DYNAMIR_CACHE_DIR"))
     return *dir;
@@ -401,6 +434,7 @@ bool buildEntry(ModuleOp module, const OpPassManager &pipeline, bool cuda,
     error = "translating graph '" + graphName + "' to LLVM IR failed";
     return false;
   }
+  bool usesOpenMP = llvmModule->getFunction("__kmpc_fork_call") != nullptr;
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   addPackedEntry(*llvmModule);
@@ -469,6 +503,8 @@ bool buildEntry(ModuleOp module, const OpPassManager &pipeline, bool cuda,
   llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-o", tempLibrary, objectPath};
   if (!cuda)
     args.append({"-L", libDir, "-lmlir_c_runner_utils", "-rpath", libDir});
+  if (usesOpenMP)
+    args.append({"-lomp"}); // Debian's libomp-22-dev puts libomp.so beside MLIR's libraries
   std::string linkError;
   int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &linkError);
   if (rc != 0) {
@@ -535,7 +571,11 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
   }
   if (std::string toolkit = cuda ? cudaToolkit() : ""; !toolkit.empty())
     setenv("CUDA_HOME", toolkit.c_str(), /*overwrite=*/0); // libdevice for the serializer
-  OpPassManager pipeline = graphPipeline(options, compiled->returnsResultsFlag);
+  // Without an OpenMP runtime to link (Debian's libomp-22-dev), graphs run on one thread.
+  static const bool openMP =
+      llvm::sys::fs::exists(std::string(DYNAMIR_LLVM_LIBRARY_DIR) + "/libomp.so");
+  compiled->threads = cuda || !openMP ? 1 : std::max<int64_t>(options.threads, 1);
+  OpPassManager pipeline = graphPipeline(options, compiled->returnsResultsFlag, compiled->threads);
   // The key covers every pass and option the graph is lowered with.
   std::string pipelineText;
   {
@@ -606,6 +646,13 @@ std::unique_ptr<CompiledGraph> CompiledGraph::compile(func::FuncOp graph, std::s
 }
 
 bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
+  // OpenMP's worker threads spin for 200 ms after each parallel loop before they sleep, and
+  // take the cores from whatever runs next: torch's own threads, or numpy's OpenBLAS threads
+  // (the GPT block took 28 ms on 2 threads, 4.4 ms on one, before graphs ran their products
+  // on their own threads too). Sleeping at once costs a wake-up per loop (17.6 ms). 1 ms
+  // measured like 200 (4.8 vs 4.3 ms). libomp reads this when it starts; a user's value stays.
+  static std::once_flag blocktime;
+  std::call_once(blocktime, [] { setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0); });
   handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     error = "cannot load " + library + ": " + dlerror();
@@ -630,8 +677,12 @@ bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
     *hook = poolFree;
   using Gemm = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                         int64_t, int64_t, int64_t);
-  for (auto [name, gemm] : {std::pair<const char *, Gemm>{"dynamir_sgemm_hook", dynamirSgemm},
-                            std::pair<const char *, Gemm>{"dynamir_dgemm_hook", dynamirDgemm}})
+  // A graph split over threads calls its products from each of them (dyn-blas threads=N).
+  bool serial = threads > 1;
+  for (auto [name, gemm] : {std::pair<const char *, Gemm>{
+                                "dynamir_sgemm_hook", serial ? dynamirSgemmSerial : dynamirSgemm},
+                            std::pair<const char *, Gemm>{
+                                "dynamir_dgemm_hook", serial ? dynamirDgemmSerial : dynamirDgemm}})
     if (auto *hook = static_cast<Gemm *>(dlsym(handle, name))) {
       blasLibrary(); // find it now, while the caller holds the GIL
       *hook = gemm;

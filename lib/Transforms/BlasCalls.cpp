@@ -138,6 +138,49 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
   /// The runtime function for products of `element`s; empty: they stay loops.
   std::string calleeName(Type element) const { return element.isF64() ? functionF64 : function; }
 
+  /// Opens an scf.parallel of one iteration per thread and narrows the call's operands to the
+  /// thread's rows of the product (its columns when it has more columns than rows): `m` or
+  /// `n` become the part's size (0 for a part past the end) and the addresses move to its
+  /// first row or column. Each part is its own BLAS call on one core.
+  void splitAmongThreads(OpBuilder &b, Location loc, const ProductDims &dims,
+                         ArrayRef<int64_t> outShape, int64_t elementBytes, Value &m, Value &n,
+                         Value &a, Value &lda, Value &bm, Value &ldb, Value &c, Value &ldc) const {
+    Type i64 = b.getI64Type();
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i64, v);
+    };
+    int64_t rows = outShape[outShape.size() - 2], columns = outShape.back();
+    bool byRows =
+        ShapedType::isDynamic(columns) || (!ShapedType::isDynamic(rows) && rows >= columns);
+    auto loop =
+        scf::ParallelOp::create(b, loc, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)},
+                                ValueRange{arith::ConstantIndexOp::create(b, loc, threads)},
+                                ValueRange{arith::ConstantIndexOp::create(b, loc, 1)});
+    b.setInsertionPointToStart(loop.getBody());
+    Value part = arith::IndexCastOp::create(b, loc, i64, loop.getInductionVars().front());
+    Value &total = byRows ? m : n;
+    // ceil(total / threads) per part; the last parts may be shorter or empty.
+    Value perPart = arith::CeilDivSIOp::create(b, loc, total, constant(threads));
+    Value first = arith::MulIOp::create(b, loc, part, perPart);
+    Value left =
+        arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, total, first), constant(0));
+    total = arith::MinSIOp::create(b, loc, perPart, left);
+    // Moves `address` by `first` rows or columns, `step` elements apart.
+    auto advance = [&](Value &address, Value step) {
+      Value elements = arith::MulIOp::create(b, loc, first, step);
+      address = arith::AddIOp::create(
+          b, loc, address, arith::MulIOp::create(b, loc, elements, constant(elementBytes)));
+    };
+    // Rows of C and of op(A); or columns of C and of op(B).
+    if (byRows) {
+      advance(a, dims.transposeA ? constant(1) : lda);
+      advance(c, ldc);
+    } else {
+      advance(bm, dims.transposeB ? ldb : constant(1));
+      advance(c, constant(1));
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Generics and named ops (linalg.matmul, which GPU graphs keep) alike.
@@ -195,12 +238,24 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
                        toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer))};
       };
       Operand lhsOperand = operand(lhs), rhsOperand = operand(rhs), outOperand = operand(out);
-      // One call per batch element, in loops over the output's leading dimensions.
+      // One call per batch element, in loops over the output's leading dimensions. With
+      // threads, the outermost batch loop is shared out among them when it has a batch element
+      // for each; else each call is split into one part per thread below.
+      SmallVector<int64_t> outShape(cast<MemRefType>(out.getType()).getShape());
+      bool parallelBatch = threads > 1 && rank > 2 && outShape[0] >= threads;
       SmallVector<Value> batchIndex;
       for (int64_t d = 0; d < rank - 2; ++d) {
-        auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                                       memref::DimOp::create(b, loc, out, d),
-                                       arith::ConstantIndexOp::create(b, loc, 1));
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value extent = memref::DimOp::create(b, loc, out, d);
+        if (d == 0 && parallelBatch) {
+          auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{extent},
+                                              ValueRange{one});
+          b.setInsertionPointToStart(loop.getBody());
+          batchIndex.push_back(toI64(loop.getInductionVars().front()));
+          continue;
+        }
+        auto loop = scf::ForOp::create(b, loc, zero, extent, one);
         b.setInsertionPointToStart(loop.getBody());
         batchIndex.push_back(toI64(loop.getInductionVar()));
       }
@@ -222,6 +277,8 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       auto [a, lda] = matrix(lhsOperand, maps[0]);
       auto [bm, ldb] = matrix(rhsOperand, maps[1]);
       auto [c, ldc] = matrix(outOperand, maps[2]);
+      if (threads > 1 && !parallelBatch)
+        splitAmongThreads(b, loc, dims, outShape, elementBytes, m, n, a, lda, bm, ldb, c, ldc);
       func::CallOp::create(b, loc, calleeFor(dims.element),
                            ValueRange{constant(dims.transposeA), constant(dims.transposeB), m, n, k,
                                       a, lda, bm, ldb, c, ldc});

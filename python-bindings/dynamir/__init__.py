@@ -3,7 +3,7 @@
 The native core lives in the `_dynamir` extension; this package is the public face.
 """
 
-from _dynamir import MLIRError
+from _dynamir import MLIRError, get_num_threads, set_num_threads
 
 from . import cuda, ir
 from .compiler import (BackendUnavailable, CompiledFunction, Explanation, GraphBreakError,
@@ -12,4 +12,4 @@ from .tracing import GraphBreak, Guard, TraceResult, trace
 
 __all__ = ["MLIRError", "cuda", "ir", "trace", "TraceResult", "GraphBreak", "Guard", "compile",
            "explain", "counters", "reset", "CompiledFunction", "Explanation",
-           "GraphBreakError", "BackendUnavailable"]
+           "GraphBreakError", "BackendUnavailable", "get_num_threads", "set_num_threads"]

@@ -282,6 +282,19 @@ void populateIRBindings(py::module_ &m) {
       "plan at the break or None, the constants the output structure names as _k[i], the "
       "dynamic scalars to trace again as constants).");
 
+  m.def("get_num_threads", &runtime::threadCount,
+        "Threads the CPU graphs compiled from now on split their large loop nests over.");
+  m.def(
+      "set_num_threads",
+      [](int64_t threads) {
+        if (threads < 1)
+          throw py::value_error("set_num_threads needs a positive count, not " +
+                                std::to_string(threads));
+        runtime::setThreadCount(threads);
+      },
+      py::arg("threads"),
+      "Sets the threads CPU graphs compiled from now on run their large loop nests on "
+      "(DYNAMIR_NUM_THREADS sets the initial count; graphs already compiled keep theirs).");
   m.def(
       "temporary_pool",
       [] {

@@ -1,5 +1,6 @@
 // RUN: tensor-opt %s -dyn-blas -canonicalize -cse --verify-each -split-input-file | FileCheck %s
 // RUN: tensor-opt %s -dyn-blas=function-f64= -split-input-file | FileCheck %s --check-prefix=NOF64
+// RUN: tensor-opt %s -dyn-blas=threads=2 -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=THREADS
 
 // A matrix product in m-k-n order (dyn-cpu-loop-order's): one call with M, N, K, the three
 // base addresses and leading dimensions.
@@ -17,6 +18,23 @@
 // CHECK: %[[C:.*]] = arith.index_cast %[[PC]]
 // CHECK: call @dynamir_sgemm(%[[NO]], %[[NO]], %[[M]], %[[N]], %[[K]], %[[A]], %[[K]], %[[B]], %[[N]], %[[C]], %[[N]])
 // CHECK-NOT: linalg.generic
+// With two threads, each computes 32 of the 64 rows (the last part of an uneven split is
+// shorter, or empty): A moves by 32 rows of 128 floats, C by 32 rows of 32.
+// THREADS-LABEL: func.func @matmul
+// THREADS-DAG: %[[C0:.*]] = arith.constant 0 : index
+// THREADS-DAG: %[[C2:.*]] = arith.constant 2 : index
+// THREADS: scf.parallel (%[[P:.*]]) = (%[[C0]]) to (%[[C2]])
+// THREADS: %[[PI:.*]] = arith.index_cast %[[P]] : index to i64
+// THREADS: %[[FIRST:.*]] = arith.muli %[[PI]], %c32_i64
+// THREADS: %[[LEFT:.*]] = arith.subi %c64_i64, %[[FIRST]]
+// THREADS: %[[POS:.*]] = arith.maxsi %[[LEFT]], %c0_i64
+// THREADS: %[[ROWS:.*]] = arith.minsi %[[POS]], %c32_i64
+// THREADS: %[[AOFF:.*]] = arith.muli %[[PI]], %c16384_i64
+// THREADS: %[[A:.*]] = arith.addi %{{.*}}, %[[AOFF]]
+// THREADS: %[[COFF:.*]] = arith.muli %[[PI]], %c4096_i64
+// THREADS: %[[C:.*]] = arith.addi %{{.*}}, %[[COFF]]
+// THREADS: call @dynamir_sgemm(%c0_i64, %c0_i64, %[[ROWS]], %c32_i64, %c128_i64, %[[A]], %c128_i64, %{{.*}}, %c32_i64, %[[C]], %c32_i64)
+// THREADS: scf.reduce
 func.func @matmul(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c: memref<64x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>,
                                    affine_map<(m, k, n) -> (m, n)>],
@@ -129,6 +147,12 @@ func.func @matmul_f64(%a: memref<64x128xf64, strided<[256, 1], offset: ?>>,
 // CHECK: arith.muli %[[HI]], %c4096_i64
 // CHECK: call @dynamir_sgemm(%[[NO]], %[[ONE]], %[[S]], %[[S]], %[[D]], %{{.*}}, %[[D]], %{{.*}}, %[[D]], %{{.*}}, %[[S]])
 // CHECK-NOT: linalg.generic
+// With two threads, one batch element each: the outer batch loop is the parallel one, and
+// each call is whole.
+// THREADS-LABEL: func.func @batched
+// THREADS: scf.parallel
+// THREADS: scf.for
+// THREADS: call @dynamir_sgemm(%c0_i64, %c1_i64, %c64_i64, %c64_i64, %c32_i64,
 func.func @batched(%q: memref<2x4x64x32xf32>, %k: memref<2x4x64x32xf32>, %s: memref<2x4x64x64xf32>) {
   linalg.generic {indexing_maps = [affine_map<(b, h, m, n, d) -> (b, h, m, d)>,
                                    affine_map<(b, h, m, n, d) -> (b, h, n, d)>,
@@ -166,6 +190,34 @@ func.func @broadcast_batch(%a: memref<8x1x64x128xf32>, %b: memref<128x64xf32>, %
     %p = arith.mulf %x, %y : f32
     %r = arith.addf %acc, %p : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// More columns than rows: with threads, each thread computes a part of the columns (B and C
+// move by columns).
+// CHECK-LABEL: func.func @wide
+// CHECK: call @dynamir_sgemm
+// THREADS-LABEL: func.func @wide
+// THREADS: scf.parallel
+// THREADS: %[[PI:.*]] = arith.index_cast
+// THREADS: %[[FIRST:.*]] = arith.muli %[[PI]], %c512_i64
+// THREADS: %[[COLUMNS:.*]] = arith.minsi %{{.*}}, %c512_i64
+// THREADS: %[[OFF:.*]] = arith.muli %[[PI]], %c2048_i64
+// THREADS: %[[B:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// THREADS: %[[C:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// THREADS: call @dynamir_sgemm(%c0_i64, %c0_i64, %c4_i64, %[[COLUMNS]], %c128_i64, %{{.*}}, %c128_i64, %[[B]], %c1024_i64, %[[C]], %c1024_i64)
+func.func @wide(%a: memref<4x128xf32>, %b: memref<128x1024xf32>, %c: memref<4x1024xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>,
+                                   affine_map<(m, k, n) -> (m, n)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<4x128xf32>, memref<128x1024xf32>) outs(%c : memref<4x1024xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   return
 }

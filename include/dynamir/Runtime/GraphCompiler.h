@@ -36,8 +36,17 @@ namespace dynamir::runtime {
 /// the mgpu* functions of libdynamir_cuda.so, and their buffers are device memory.
 enum class Target { CPU, CUDA };
 
+/// Threads a CPU graph's large loop nests are split over (dyn-cpu-parallel): what
+/// setThreadCount set, else DYNAMIR_NUM_THREADS, else the cores this process may run on (as
+/// torch.get_num_threads() counts them).
+int64_t threadCount();
+/// Sets threadCount() for the graphs compiled from now on (at least 1).
+void setThreadCount(int64_t threads);
+
 struct CompileOptions {
   Target target = Target::CPU;
+  /// CPU: the OpenMP threads a graph's large loop nests run on (1: no OpenMP).
+  int64_t threads = threadCount();
   /// CUDA: the GPU architecture the kernels are for.
   std::string chip = "sm_90";
   /// Load the library after compiling it (false: only put it into the cache).
@@ -102,6 +111,8 @@ private:
   std::string library;
   bool cached = false;
   bool returnsResultsFlag = false;
+  /// The threads its loop nests and products are split over (1: not split).
+  int64_t threads = 1;
   double seconds = 0;
 };
 

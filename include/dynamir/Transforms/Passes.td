@@ -311,7 +311,11 @@ def DynBlas : Pass<"dyn-blas", "mlir::ModuleOp"> {
     or size-1 batch dimensions broadcast) become `scf.for` loops over the output's batch
     dimensions around one call per batch element: a 4x64x64 attention product `q @ k.T` ran
     as a loop nest 4x slower than torch. Products of fewer than `min-flops` multiply-adds per
-    call stay loops.
+    call stay loops. With `threads` above 1 each product is shared out in an `scf.parallel`
+    of one iteration per thread (the outermost batch loop when it has an element per thread,
+    else a part of the rows per thread, or of the columns when there are more of them): the
+    runtime runs each call on its calling thread alone, so that one pool of threads runs both
+    a graph's loops and its products.
   }];
   let options = [
     Option<"function", "function", "std::string", "\"dynamir_sgemm\"",
@@ -319,10 +323,55 @@ def DynBlas : Pass<"dyn-blas", "mlir::ModuleOp"> {
     Option<"functionF64", "function-f64", "std::string", "\"dynamir_dgemm\"",
            "the runtime function to call for f64 products (empty: keep them as loops)">,
     Option<"minFlops", "min-flops", "int64_t", "32768",
-           "smallest M*N*K handed to the call">
+           "smallest M*N*K handed to the call">,
+    Option<"threads", "threads", "int64_t", "1",
+           "share each product out among this many threads (scf.parallel), one call each">
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+}
+
+def DynCPUParallel : Pass<"dyn-cpu-parallel"> {
+  let summary = "Split large loop nests on buffers into one chunk per thread";
+  let description = [{
+    Loops lowered from linalg run on one core. On bufferized IR, every linalg op of at least
+    `min-work` iterations (static sizes) is tiled along its outermost parallel loop whose size
+    is at least `threads`, into `threads` chunks of consecutive iterations: an `scf.parallel`
+    over the chunks around the op on subviews, which `convert-scf-to-openmp` turns into an
+    OpenMP worksharing loop (static schedule, `threads` threads). Each element is computed by
+    the same code whatever the thread count, and reductions stay inside one chunk (a sum over
+    every element was split into blocks by `dyn-split-reductions`, the blocks are what runs in
+    parallel), so results do not depend on the thread count. Ops nested in another parallel
+    loop, and ops with dynamic sizes, stay as they are. On this project's 2-core machines
+    `F.gelu` on 1M floats took 0.65 ms on one thread and 0.45 on two, on 256K 0.18 and 0.14,
+    and on 64K the same on both: starting a parallel loop costs about what the second core
+    saves there, hence the default `min-work`.
+
+    Example (`threads=2`):
+
+    ```mlir
+    linalg.generic {iterator_types = ["parallel", "parallel"], ...}
+        ins(%x : memref<512x1024xf32>) outs(%y : memref<512x1024xf32>)
+    ```
+
+    becomes
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c512) step (%c256) {
+      %xs = memref.subview %x[%i, 0] [256, 1024] [1, 1] : ...
+      %ys = memref.subview %y[%i, 0] [256, 1024] [1, 1] : ...
+      linalg.generic {...} ins(%xs : ...) outs(%ys : ...)
+    }
+    ```
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", "1",
+           "threads to split each loop nest for (1: leave everything alone)">,
+    Option<"minWork", "min-work", "int64_t", "131072",
+           "smallest iteration count worth a parallel region">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect"];
 }
 
 #endif // DYNAMIR_TRANSFORMS_PASSES_TD
