@@ -3,7 +3,9 @@
 // A conditional jump on a fake tensor traces both sides into detached blocks up to where they
 // rejoin; if the stacks and locals agree (tensors of equal types become results) the blocks
 // become a dyn.if, else the trace stops with a data_dependent_branch break whose live values
-// start with the predicate.
+// start with the predicate. A side that returns (`if p.max() > t: return p`) rejoins nowhere:
+// the other side is then the rest of the frame, and when it returns too the dyn.if yields the
+// value the frame returns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,6 +97,9 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   auto jumpBlock = std::make_unique<Block>();
   std::vector<VarPtr> fallStack, fallLocals;
   int64_t join = target;
+  // `if p: return x` followed by the rest of the frame: both sides end the frame, and the
+  // join is the value returned.
+  VarPtr fallReturns, jumpReturns;
   auto restore = [&] {
     --branchDepth;
     branchStart = savedBranchStart;
@@ -104,9 +109,11 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   try {
     b.setInsertionPointToEnd(fallBlock.get());
     Outcome a = runFrame(f, pc, target);
-    if (a.kind == Outcome::Return || a.kind == Outcome::Yield)
+    if (a.kind == Outcome::Yield)
       breakTrace(dyn::BreakKind::divergent_branch,
-                 "return inside one side of a data-dependent branch");
+                 "yield inside one side of a data-dependent branch");
+    if (a.kind == Outcome::Return)
+      fallReturns = a.value;
     if (a.kind == Outcome::JumpedPast)
       join = a.target;
     fallStack = f.stack;
@@ -114,14 +121,23 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     f.stack = savedStack;
     f.locals = savedLocals;
     b.setInsertionPointToEnd(jumpBlock.get());
-    if (join != target) {
+    if (fallReturns) {
+      // The other side is the rest of the frame (up to where the enclosing trace stops),
+      // which must return too.
+      Outcome c = runFrame(f, f.code->indexOf.lookup(target), stopAt);
+      if (c.kind != Outcome::Return)
+        breakTrace(dyn::BreakKind::divergent_branch,
+                   "return inside one side of a data-dependent branch whose other side does "
+                   "not return");
+      jumpReturns = c.value;
+    } else if (join != target) {
       Outcome c = runFrame(f, f.code->indexOf.lookup(target), join);
       if (c.kind != Outcome::ReachedStop)
         breakTrace(dyn::BreakKind::divergent_branch,
                    "the sides of a data-dependent branch do not rejoin");
     }
     restoreInstruction(atBranch);
-    if (fallStack.size() != f.stack.size())
+    if (!fallReturns && fallStack.size() != f.stack.size())
       breakTrace(dyn::BreakKind::divergent_branch,
                  "the sides of a data-dependent branch leave different stacks");
   } catch (Break &inner) {
@@ -143,11 +159,16 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   SmallVector<Value> fallValues, jumpValues;
   std::vector<std::pair<VarPtr, size_t>> fill;
   std::vector<VarPtr> mergedStack, mergedLocals;
+  VarPtr returned;
   try {
-    for (size_t i = 0; i < fallStack.size(); ++i)
-      mergedStack.push_back(merge(fallStack[i], f.stack[i], fallValues, jumpValues, fill));
-    for (size_t i = 0; i < fallLocals.size(); ++i)
-      mergedLocals.push_back(merge(fallLocals[i], f.locals[i], fallValues, jumpValues, fill));
+    if (fallReturns) {
+      returned = merge(fallReturns, jumpReturns, fallValues, jumpValues, fill);
+    } else {
+      for (size_t i = 0; i < fallStack.size(); ++i)
+        mergedStack.push_back(merge(fallStack[i], f.stack[i], fallValues, jumpValues, fill));
+      for (size_t i = 0; i < fallLocals.size(); ++i)
+        mergedLocals.push_back(merge(fallLocals[i], f.locals[i], fallValues, jumpValues, fill));
+    }
   } catch (Break &inner) {
     fallBlock->dropAllReferences();
     jumpBlock->dropAllReferences();
@@ -171,6 +192,12 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   dyn::YieldOp::create(yields, ifLoc, fallIsThen ? jumpValues : fallValues);
   for (auto &[placeholder, index] : fill)
     placeholder->value = ifOp.getResult(index);
+  if (returned) {
+    f.stack = savedStack;
+    f.locals = savedLocals;
+    restoreInstruction(atBranch);
+    return Outcome{Outcome::Return, returned, 0};
+  }
   f.stack = std::move(mergedStack);
   f.locals = std::move(mergedLocals);
   restoreInstruction(atBranch);

@@ -136,6 +136,10 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   Type element = dtypeToType(obj.attr("dtype"));
   if (!element)
     throw EagerOnly{source + " has unsupported dtype " + std::string(py::str(obj.attr("dtype")))};
+  // Traced code may compute in bfloat16, but graphs take their inputs as numpy arrays.
+  if (element.isBF16())
+    throw EagerOnly{source + " is a bfloat16 tensor: compiled graphs take arrays numpy can "
+                             "hold, and numpy has no bfloat16"};
   SmallVector<int64_t> shape;
   for (py::handle d : obj.attr("shape"))
     shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());

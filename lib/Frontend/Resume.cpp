@@ -355,6 +355,13 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     if (v->kind == VK::Tensor) {
       if (std::string source = callerSource(v); !source.empty())
         return source; // the caller's object itself, read back from the frame
+      // The caller's array on one side of a device branch and a new one on the other: the
+      // graph's result is a new array either way, and `f(x) is x` would change. (A branch on
+      // the host hands back the object each side had.)
+      if (v->eitherObject && options.captureControlFlow)
+        breakTrace(dyn::BreakKind::divergent_branch,
+                   "returning what is the caller's array or a view after one side of a "
+                   "data-dependent branch and a new array after the other");
       results.push_back(v->value);
       std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
       return "%" + kind + std::to_string(results.size() - 1);

@@ -77,6 +77,11 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   pm.addPass(createDynCPUParallel(parallel));
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createDynMathApproximation());
+  // math.ipowi (integers to an integer power) has no LLVM intrinsic: an outlined
+  // square-and-multiply function. math.fpowi stays llvm.powi (no exponent is 65 bits wide).
+  ConvertMathToFuncsOptions mathToFuncs;
+  mathToFuncs.minWidthOfFPowIExponent = 65;
+  pm.addPass(createConvertMathToFuncs(mathToFuncs));
   pm.addPass(createLowerAffinePass());
   if (options.threads > 1) {
     ConvertSCFToOpenMPPassOptions openMP;

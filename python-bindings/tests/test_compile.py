@@ -526,3 +526,38 @@ def test_module_settings_and_hooks_are_guarded():
         model.eval()
         model[0].register_forward_hook(lambda mod, args, out: out * 3)
         assert torch.allclose(f(model, x), model(x))
+
+
+def test_early_return_stays_on_the_device():
+    """`if p.max() > t: return p` with the rest of the frame after it: with
+    capture_control_flow=True both ends of the frame are the two sides of one dyn.if (one
+    graph, no host sync), and each input takes the side eager takes."""
+    torch.manual_seed(0)
+    head, tail = torch.nn.Linear(8, 4), torch.nn.Linear(8, 4)
+
+    def exit_early(x, threshold):
+        p = torch.softmax(head(x), dim=-1)
+        if p.max() > threshold:
+            return p
+        y = torch.tanh(x) * 2
+        return torch.softmax(tail(y), dim=-1)
+
+    compiled = dynamir.compile(exit_early, capture_control_flow=True)
+    for scale, threshold in ((10.0, 0.5), (0.01, 0.5), (10.0, 1.5)):
+        x = torch.randn(2, 8) * scale
+        e = dynamir.explain(compiled, x, threshold)
+        assert e.graph_count == 1 and e.graph_break_count == 0 and e.host_syncs == 0
+        assert close(e.result, exit_early(x, threshold))
+
+    def returns_only_on_one_side(x):
+        if x.sum() > 0:
+            return x * 2
+        x = x + 1
+        return [x]  # a list, not a tensor: the sides disagree, the branch is a break
+
+    compiled = dynamir.compile(returns_only_on_one_side, capture_control_flow=True)
+    for x in (torch.ones(3), -torch.ones(3)):
+        got, want = compiled(x), returns_only_on_one_side(x)
+        assert type(got) is type(want)
+        assert close(torch.as_tensor(got[0] if isinstance(got, list) else got),
+                     torch.as_tensor(want[0] if isinstance(want, list) else want))

@@ -886,3 +886,61 @@ def test_layer_norm_over_a_slice_of_the_shape():
             wrong(x)
         with pytest.raises(error):
             dynamir.compile(wrong)(x)
+
+
+def test_bfloat16_inputs_run_eagerly():
+    """A bfloat16 tensor cannot reach a graph (numpy has no bfloat16): the frame, or the
+    continuation after a break that made one, runs eagerly with eager's result and dtype
+    (it raised torch's TypeError from .numpy())."""
+    torch = pytest.importorskip("torch")
+    x = torch.randn(5)
+    for fn, arg in ((lambda x: x * 2, x.bfloat16()), (lambda x: x.bfloat16().sum(), x),
+                    (lambda x: (x.bfloat16() * 3).float(), x)):
+        dynamir.reset()
+        got, want = dynamir.compile(fn)(arg), fn(arg)
+        assert got.dtype == want.dtype and torch.equal(got, want)
+
+
+def test_integer_powers_compile():
+    """An integer tensor to a constant integer power (`x ** False` is x ** 0) lowered to
+    math.ipowi, which the CPU pipeline did not legalize: the graph fell back to eager with a
+    warning. convert-math-to-funcs now outlines it."""
+    import warnings
+
+    torch = pytest.importorskip("torch")
+    x = torch.arange(-3, 5)
+    for fn in (lambda x: x ** False, lambda x: x ** 3, lambda x: x ** 0, lambda x: (x * 2) ** 5):
+        dynamir.reset()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = dynamir.compile(fn)(x)
+        want = fn(x)
+        assert got.dtype == want.dtype and torch.equal(got, want)
+        assert dynamir.counters()["eager_runs"] == 0
+    a = np.arange(-3, 5)
+    dynamir.reset()
+    np.testing.assert_array_equal(dynamir.compile(lambda a: a ** 7)(a), a ** 7)
+
+
+def test_device_branch_keeps_the_identity_of_a_returned_argument():
+    """`if x.sum() > 0: x = x * 2` then `return x` under capture_control_flow=True returned a
+    new array for a negative sum, where eager returns x itself (a later write through the
+    result must reach the caller's array). Such a return now leaves the device branch; on the
+    host each side hands back its own object."""
+    def assign(x):
+        if x.sum() > 0:
+            x = x * 2
+        return x
+
+    def early(x):
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+    for fn in (assign, early):
+        for capture in (False, True):
+            for sign in (1, -1):
+                dynamir.reset()
+                x = sign * np.ones(3, np.float32)
+                got, want = dynamir.compile(fn, capture_control_flow=capture)(x), fn(x)
+                assert (got is x) == (want is x) and np.array_equal(got, want)

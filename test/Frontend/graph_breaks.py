@@ -51,9 +51,30 @@ def return_in_branch(x):
     return x
 
 
+# A return on one side: the other side is the rest of the frame, and the dyn.if yields what
+# the frame returns.
 # CHECK-LABEL: == return_in_branch
-# CHECK: dyn.graph_break data_dependent_branch "`if` on a tensor cannot stay in the graph: return inside one side of a data-dependent branch"
+# CHECK: %[[R:.*]] = dyn.if %{{.*}} : tensor<i1> -> tensor<3xf32> {
+# CHECK: %[[D:.*]] = dyn.mul %arg0
+# CHECK: dyn.yield %[[D]] : tensor<3xf32>
+# CHECK: } else {
+# CHECK: dyn.yield %arg0 : tensor<3xf32>
+# CHECK: return %[[R]] : tensor<3xf32>
+# CHECK-NOT: break
 show(return_in_branch, x)
+
+
+def return_in_loop_branch(x):
+    for i in range(2):
+        if x.sum() > i:
+            return x * 2
+    return x
+
+
+# The rest of the frame advances the loop's iterator inside the branch: a break.
+# CHECK-LABEL: == return_in_loop_branch
+# CHECK: dyn.graph_break data_dependent_branch "`if` on a tensor cannot stay in the graph: advancing an iterator inside a data-dependent branch"
+show(return_in_loop_branch, x)
 
 
 def divergent_types(x):
@@ -85,7 +106,7 @@ def item_to_python(x):
 
 
 # CHECK-LABEL: == item_to_python
-# CHECK: dyn.graph_break data_dependent_value "float() of a tensor needs its real value on the host" at "{{.*}}graph_breaks.py" : 83
+# CHECK: dyn.graph_break data_dependent_value "float() of a tensor needs its real value on the host" at "{{.*}}graph_breaks.py" : [[# @LINE - 5]]
 show(item_to_python, x)
 
 
