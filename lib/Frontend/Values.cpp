@@ -188,7 +188,24 @@ bool Tracer::isContiguous(Value v) {
         return guard.getContiguous();
     return false;
   }
-  return !isView(v.getDefiningOp());
+  if (!isView(v.getDefiningOp()))
+    return true;
+  // A view is contiguous as torch and numpy count it: row-major strides, those of size-1
+  // dimensions aside (x[...], x[0] and x[1:3] of a contiguous x are; x.T and x[:, ::2] are
+  // not). x[...].contiguous() is then x's view itself, as in torch (difftest 197577003:27).
+  std::optional<SmallVector<int64_t>> strides = stridesOf(v);
+  if (!strides)
+    return false;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
+  if (llvm::is_contained(shape, 0))
+    return true;
+  int64_t expected = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1 && (*strides)[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return true;
 }
 
 namespace {

@@ -944,3 +944,44 @@ def test_device_branch_keeps_the_identity_of_a_returned_argument():
                 x = sign * np.ones(3, np.float32)
                 got, want = dynamir.compile(fn, capture_control_flow=capture)(x), fn(x)
                 assert (got is x) == (want is x) and np.array_equal(got, want)
+
+
+def test_contiguous_of_a_contiguous_view_is_that_view():  # difftest 197577003:27
+    """torch's x[...].contiguous() is the view itself (it is contiguous already), so an
+    in-place change through it reaches x; it was traced as a copy of its own."""
+    torch = pytest.importorskip("torch")
+
+    def f(x):
+        y = x[...].contiguous()
+        y.clamp_(min=0)
+        x /= y
+        return y.sum(), x
+
+    def g(x):
+        y = x[1:3].contiguous()  # rows of a contiguous x: contiguous
+        z = x.T.contiguous()  # not contiguous: a copy
+        y.mul_(2)
+        z.add_(1)
+        return x, y, z
+
+    for fn, x in ((f, torch.tensor(-2.0)), (f, torch.tensor([1.0, -1.0])), (g, torch.ones(4, 3))):
+        dynamir.reset()
+        want = fn(x.clone())
+        got = dynamir.compile(fn)(x.clone())
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a, b, equal_nan=True)
+
+
+def test_torch_integer_powers_multiply_as_torch_does():  # difftest 197577016:11
+    """torch computes x ** 2, 3, -1 and -2 by multiplying (x * x * x rounds twice where pow
+    rounds once); a sin of the sum of float32 cubes amplified the ulp past the tolerance."""
+    torch = pytest.importorskip("torch")
+    x = torch.from_numpy(np.random.default_rng(0).standard_normal(4096).astype(np.float32) * 3)
+    for e in (2, 3, -1, -2, 2.0, 3.0):
+        dynamir.reset()
+        fn = lambda x, e=e: x ** e
+        assert torch.equal(dynamir.compile(fn)(x), fn(x)), e
+    fn = lambda x: torch.relu(torch.matmul((x ** 3).reshape(1, 8), (x ** 3).reshape(1, 8).T).sin())
+    x = torch.tensor([[-1.97, -0.94], [1.44, -2.51], [-2.64, -0.21], [0.71, 2.56]])
+    dynamir.reset()
+    torch.testing.assert_close(dynamir.compile(fn)(x), fn(x), rtol=1e-5, atol=1e-5)
