@@ -333,6 +333,17 @@ VarPtr castMethod(LibraryCall &c) {
 // one is not seen through the other); contiguous() and detach() return the tensor itself, or
 // one sharing its memory, as eagerly.
 
+/// Whether `v` may be an array of the caller's on the host: an argument, a view of one, or a
+/// result of a branch or loop (the host's branch hands back each side's own object).
+bool mayBeCallersArray(Value v) {
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (isView(def))
+    return mayBeCallersArray(def->getOperand(0));
+  return isa<dyn::IfOp, dyn::ForOp>(def);
+}
+
 /// A copy of x as a new object. With `ownValue` it holds a value of its own, a cast to the
 /// same dtype that folds away, so that a view of the copy is no view of x (a store into x then
 /// stays in the graph): the copy of a contiguous x, and contiguous() of a view. clone and
@@ -340,8 +351,13 @@ VarPtr castMethod(LibraryCall &c) {
 /// knows only as "a view" (not contiguous).
 VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x, bool ownValue) {
   Value v = x->value;
-  if (ownValue)
-    v = dyn::CastOp::create(t.b, loc, v, TypeAttr::get(t.elementTypeOf(v)));
+  if (ownValue) {
+    auto cast = dyn::CastOp::create(t.b, loc, v, TypeAttr::get(t.elementTypeOf(v)));
+    // Folded into an argument, or into what a branch on the host hands back (either side's
+    // own object), the copy would be the caller's array itself (difftest 198396022:90).
+    cast.setCopy(mayBeCallersArray(v));
+    v = cast;
+  }
   VarPtr copy = t.tensorVar(v, x->lib);
   copy->copy = true;
   return copy;

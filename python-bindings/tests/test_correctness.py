@@ -985,3 +985,35 @@ def test_torch_integer_powers_multiply_as_torch_does():  # difftest 197577016:11
     x = torch.tensor([[-1.97, -0.94], [1.44, -2.51], [-2.64, -0.21], [0.71, 2.56]])
     dynamir.reset()
     torch.testing.assert_close(dynamir.compile(fn)(x), fn(x), rtol=1e-5, atol=1e-5)
+
+
+def test_a_copy_after_a_host_branch_is_an_array_of_its_own():  # difftest 198396022:90
+    """`if c: x = x * 2` then `y = x.copy()`: the copy folded into the branch's result, which
+    on the host is the caller's x itself when c is false, so y was x (and a store into it,
+    after a break, changed the caller's argument)."""
+    def copied(x):
+        if x.sum() > 0:
+            x = x * 2
+        y = x.copy()
+        return y
+
+    def stored_after_a_break(x, y):
+        if np.all(x < 3):
+            x = x.copy()
+        x = x.copy()
+        print(float(y.sum()))
+        x[-3] = y
+        return x
+
+    for capture in (False, True):
+        for sign in (1, -1):
+            dynamir.reset()
+            x = sign * np.ones(3, np.float32)
+            got = dynamir.compile(copied, capture_control_flow=capture)(x)
+            assert got is not x and not np.shares_memory(got, x)
+            np.testing.assert_array_equal(got, copied(x))
+            x, y = sign * np.ones((5, 2), np.float32), np.full(2, 7.0, np.float32)
+            before = x.copy()
+            got = dynamir.compile(stored_after_a_break, capture_control_flow=capture)(x, y)
+            np.testing.assert_array_equal(x, before)
+            np.testing.assert_array_equal(got, stored_after_a_break(x.copy(), y))

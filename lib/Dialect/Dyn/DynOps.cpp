@@ -611,7 +611,7 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getX().getType() == getType())
-    return getX();
+    return getCopy() ? OpFoldResult() : getX();
   std::optional<ConstantElements> c = getConstantElements(adaptor.getX());
   if (!c)
     return {};
@@ -1221,8 +1221,8 @@ LogicalResult ForOp::verify() {
   SmallVector<Type> arguments = {getLower().getType()};
   arguments.append(carried.begin(), carried.end());
   if (body.getArgumentTypes() != TypeRange(arguments))
-    return emitOpError("expects a body taking ") << arguments << ", not "
-                                                 << body.getArgumentTypes();
+    return emitOpError("expects a body taking ")
+           << arguments << ", not " << body.getArgumentTypes();
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (yield && yield.getValues().getTypes() != TypeRange(carried))
     return yield.emitOpError("yields ")

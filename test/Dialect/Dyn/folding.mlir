@@ -186,6 +186,19 @@ func.func @casts() -> (tensor<3xi32>, tensor<3xi1>, tensor<3xf64>) {
 
 // -----
 
+// A cast to the same type is its operand, unless it is a copy (x.copy() of what may be the
+// caller's array): that stays, a new array.
+// CHECK-LABEL: func.func @same_type_casts
+// CHECK: %[[COPY:.*]] = dyn.cast %arg0 to f32 {copy} : tensor<3xf32>
+// CHECK: return %arg0, %[[COPY]]
+func.func @same_type_casts(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = dyn.cast %x to f32 : tensor<3xf32>
+  %1 = dyn.cast %x to f32 {copy} : tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @no_fold_nan_to_int
 func.func @no_fold_nan_to_int() -> tensor<i32> {
   %c = dyn.constant dense<0x7FC00000> : tensor<f32>

@@ -350,14 +350,18 @@ def Dyn_CastOp : Dyn_Op<"cast", [Pure, InferTypeOpAdaptor,
   let description = [{
     Converts every element to `dtype` with numpy's `astype` semantics: floats to integers
     truncate toward zero, anything to i1 tests for non-zero, i1 to numbers gives 0 or 1.
+    A cast to the element type it has folds into its operand, unless it is marked `copy`:
+    then it is `x.copy()` of an operand that may be an array of the caller's on the host (an
+    argument, or what a host branch hands back), whose copy must be an array of its own.
 
     Example:
 
     ```mlir
     %y = dyn.cast %x to f64 : tensor<3xf32>
+    %z = dyn.cast %arg0 to f32 {copy} : tensor<3xf32>
     ```
   }];
-  let arguments = (ins Dyn_Tensor:$x, TypeAttrOf<AnyType>:$dtype);
+  let arguments = (ins Dyn_Tensor:$x, TypeAttrOf<AnyType>:$dtype, UnitAttr:$copy);
   let results = (outs Dyn_Tensor:$result);
   let assemblyFormat = "$x `to` $dtype attr-dict `:` type($x)";
   let hasFolder = 1;
