@@ -1,0 +1,272 @@
+"""Scientific numpy kernels: numpy, numba (@njit), jax.jit and Dynamir side by side.
+
+The kind of code numba and JAX exist for: a stencil with a time loop, a triangular solve, a
+correlation matrix, an n-body step, a complex butterfly and a convolution written with slices.
+Each kernel is written once as plain numpy (what Dynamir compiles and what numba compiles where
+it can); JAX gets the same computation in its functional style (`.at[].set` for stores). One
+run measures every system on the same inputs: the first call (trace or JIT compile plus one
+run, Dynamir from an empty disk cache), the median of warm calls, the speedup over numpy and
+the geometric mean of the speedups. Dynamir's graph breaks and eager runs are reported, and
+every result is checked against numpy's.
+
+    scripts/bench.sh --scientific         # installs numba and jax first
+    .venv/bin/python bench/scientific.py [--threads N] [--only heat corr]
+"""
+
+import argparse
+import math
+import os
+import tempfile
+import time
+
+import numpy as np
+
+import dynamir
+from run import median_ms  # bench/run.py, beside this script
+
+# --- the kernels, in numpy -------------------------------------------------------------------
+
+
+def heat(u0, steps=20, alpha=0.1):
+    """2-D explicit heat diffusion: a 5-point stencil updated in place, `steps` times."""
+    u = u0.copy()
+    for _ in range(steps):
+        u[1:-1, 1:-1] = u[1:-1, 1:-1] + alpha * (
+            u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * u[1:-1, 1:-1])
+    return u
+
+
+def forward_substitution(L, b):
+    """x with L x = b for lower-triangular L, one row at a time."""
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - np.dot(L[i, :i], x[:i])) / L[i, i]
+    return x
+
+
+def correlation(X):
+    """Pearson correlation of the columns of X."""
+    centered = X - X.mean(axis=0)
+    cov = centered.T @ centered / (X.shape[0] - 1)
+    d = np.sqrt(np.diag(cov))
+    return cov / np.outer(d, d)
+
+
+def nbody(p, v, m, dt=0.01, eps=1e-3):
+    """One leapfrog step of n gravitating bodies (all pairs)."""
+    dx = p[None, :, :] - p[:, None, :]
+    r2 = (dx * dx).sum(axis=2) + eps
+    inv = r2 ** -1.5
+    acc = (dx * (m[None, :, None] * inv[:, :, None])).sum(axis=1)
+    v = v + dt * acc
+    return p + dt * v, v
+
+
+def butterfly(x, w):
+    """One radix-2 decimation-in-time stage of a complex FFT."""
+    even, odd = x[0::2], x[1::2]
+    t = w * odd
+    return np.concatenate([even + t, even - t])
+
+
+def conv_slices(img, k):
+    """A 3x3 filter written with shifted slices (valid region)."""
+    h, w = img.shape
+    out = np.zeros((h - 2, w - 2), img.dtype)
+    for i in range(3):
+        for j in range(3):
+            out += k[i, j] * img[i:i + h - 2, j:j + w - 2]
+    return out
+
+
+# --- numba versions where numba cannot take the numpy code as it is --------------------------
+
+
+def numba_forward_substitution(L, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= L[i, j] * x[j]
+        x[i] = s / L[i, i]
+    return x
+
+
+def numba_correlation(X):
+    centered = X - X.sum(axis=0) / X.shape[0]
+    cov = np.ascontiguousarray(centered.T) @ centered / (X.shape[0] - 1)
+    d = np.sqrt(np.diag(cov))
+    return cov / np.outer(d, d)
+
+
+NUMBA_SOURCE = {"forward_substitution": numba_forward_substitution,
+                "correlation": numba_correlation}
+
+
+# --- jax versions (functional stores) --------------------------------------------------------
+
+
+def jax_versions(jax):
+    jnp = jax.numpy
+
+    def j_heat(u, steps=20, alpha=0.1):
+        for _ in range(steps):
+            u = u.at[1:-1, 1:-1].set(u[1:-1, 1:-1] + alpha * (
+                u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * u[1:-1, 1:-1]))
+        return u
+
+    def j_forward_substitution(L, b):
+        n = b.shape[0]
+
+        def row(i, x):
+            mask = jnp.arange(n) < i
+            return x.at[i].set((b[i] - jnp.dot(jnp.where(mask, L[i], 0.0), x)) / L[i, i])
+
+        return jax.lax.fori_loop(0, n, row, jnp.zeros_like(b))
+
+    def j_correlation(X):
+        centered = X - X.mean(axis=0)
+        cov = centered.T @ centered / (X.shape[0] - 1)
+        d = jnp.sqrt(jnp.diag(cov))
+        return cov / jnp.outer(d, d)
+
+    def j_nbody(p, v, m, dt=0.01, eps=1e-3):
+        dx = p[None, :, :] - p[:, None, :]
+        r2 = (dx * dx).sum(axis=2) + eps
+        acc = (dx * (m[None, :, None] * (r2 ** -1.5)[:, :, None])).sum(axis=1)
+        v = v + dt * acc
+        return p + dt * v, v
+
+    def j_butterfly(x, w):
+        even, odd = x[0::2], x[1::2]
+        t = w * odd
+        return jnp.concatenate([even + t, even - t])
+
+    def j_conv_slices(img, k):
+        h, w = img.shape
+        out = jnp.zeros((h - 2, w - 2), img.dtype)
+        for i in range(3):
+            for j in range(3):
+                out = out + k[i, j] * img[i:i + h - 2, j:j + w - 2]
+        return out
+
+    return {"heat": j_heat, "forward_substitution": j_forward_substitution,
+            "correlation": j_correlation, "nbody": j_nbody, "butterfly": j_butterfly,
+            "conv_slices": j_conv_slices}
+
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+def kernels():
+    """name -> (numpy function, inputs)."""
+    rng = np.random.default_rng(0)
+    n = 160
+    L = np.tril(rng.standard_normal((n, n))) + n * np.eye(n)
+    bodies = 384
+    x = rng.standard_normal(1 << 16) + 1j * rng.standard_normal(1 << 16)
+    w = np.exp(-2j * np.pi * np.arange(1 << 15) / (1 << 16))
+    return {
+        "heat": (heat, (rng.random((256, 256)),)),
+        "forward_substitution": (forward_substitution, (L, rng.standard_normal(n))),
+        "correlation": (correlation, (rng.standard_normal((4000, 64)),)),
+        "nbody": (nbody, (rng.standard_normal((bodies, 3)), rng.standard_normal((bodies, 3)),
+                          rng.random(bodies) + 0.5)),
+        "butterfly": (butterfly, (x, w)),
+        "conv_slices": (conv_slices, (rng.random((1024, 1024)).astype(np.float32),
+                                      rng.random((3, 3)).astype(np.float32))),
+    }
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+def agrees(got, want):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    return all(np.allclose(np.asarray(g), w, rtol=1e-5, atol=1e-6) for g, w in zip(got, want))
+
+
+def first_and_steady(fn, args, reps, ready=lambda r: r):
+    t = time.perf_counter()
+    out = ready(fn(*args))
+    first = time.perf_counter() - t
+    return out, first, median_ms(lambda: ready(fn(*args)), reps)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1,
+                        help="Dynamir's threads (numba and numpy run on one core; default 1)")
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--only", nargs="*", help="kernel names (prefixes)")
+    args = parser.parse_args()
+    os.environ["DYNAMIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="dynamir-scientific-cache-")
+    dynamir.set_num_threads(args.threads)
+    try:
+        import numba
+    except ImportError:
+        numba = None
+    try:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        jv = jax_versions(jax)
+    except ImportError:
+        jax, jv = None, {}
+    print(f"# {os.cpu_count()} cores, numpy {np.__version__}, Dynamir on {args.threads} "
+          f"threads; steady times in ms (speedup over numpy), first calls in s")
+    print("| kernel | numpy | numba | jax.jit | Dynamir | first call: numba / jax / Dynamir "
+          "| Dynamir breaks |")
+    print("|---|---|---|---|---|---|---|")
+    speedups = {"numba": [], "jax.jit": [], "Dynamir": []}
+    for name, (fn, inputs) in kernels().items():
+        if args.only and not any(name.startswith(p) for p in args.only):
+            continue
+        want = fn(*inputs)
+        base = median_ms(lambda: fn(*inputs), args.reps)
+        cells, firsts = {}, {}
+        if numba:
+            try:
+                compiled = numba.njit(NUMBA_SOURCE.get(name, fn))
+                got, firsts["numba"], cells["numba"] = first_and_steady(compiled, inputs, args.reps)
+                if not agrees(got, want):
+                    cells["numba"] = "wrong"
+            except Exception as e:  # numba rejects the program: reported, not measured
+                cells["numba"] = f"fails ({type(e).__name__})"
+        if jax and name in jv:
+            jf = jax.jit(jv[name])
+            jinputs = [jax.numpy.asarray(a) for a in inputs]
+            block = lambda r: jax.block_until_ready(r)
+            got, firsts["jax.jit"], cells["jax.jit"] = first_and_steady(jf, jinputs, args.reps,
+                                                                        block)
+            if not agrees(got, want):
+                cells["jax.jit"] = "wrong"
+        dynamir.reset()
+        ours = dynamir.compile(fn)
+        got, firsts["Dynamir"], cells["Dynamir"] = first_and_steady(ours, inputs, args.reps)
+        if not agrees(got, want):
+            cells["Dynamir"] = "wrong"
+        c = dynamir.counters()
+        breaks = "eager" if c["eager_runs"] else str(c["graph_breaks_hit"])
+
+        def cell(peer):
+            v = cells.get(peer)
+            if not isinstance(v, float):
+                return v or "-"
+            speedups[peer].append(base / v)
+            return f"{v:.3f} ({base / v:.2f}x)"
+
+        first = " / ".join(f"{firsts[p]:.2f}" if p in firsts else "-"
+                           for p in ("numba", "jax.jit", "Dynamir"))
+        print(f"| {name} | {base:.3f} | {cell('numba')} | {cell('jax.jit')} | "
+              f"{cell('Dynamir')} | {first} | {breaks} |", flush=True)
+    means = ", ".join(
+        f"{peer} {math.exp(sum(map(math.log, s)) / len(s)):.2f}x over {len(s)}"
+        for peer, s in speedups.items() if s)
+    print(f"\ngeometric mean of the speedups over numpy: {means}")
+
+
+if __name__ == "__main__":
+    main()
