@@ -231,9 +231,9 @@ std::optional<double> magnitudeBound(Value v, unsigned depth = 0) {
 }
 
 /// sin r for |r| <= pi/2: its Taylor polynomial to r^13 (the next term is below 7e-10 there),
-/// by Horner's rule in fused multiply-adds. Upstream's sin would reduce r again and evaluate a
-/// sin and a cos polynomial to pick one; this single odd polynomial is a third of the work
-/// with the same accuracy.
+/// by Horner's rule in fused multiply-adds, or from pi/4 on the cos polynomial of pi/2 - |r|.
+/// Upstream's sin would reduce r again and evaluate a sin and a cos polynomial to pick one; this
+/// single odd polynomial is a third of the work with the same accuracy.
 Value sinOfReduced(OpBuilder &b, Location loc, Value r) {
   Type type = r.getType();
   Value r2 = arith::MulFOp::create(b, loc, r, r);
@@ -244,6 +244,25 @@ Value sinOfReduced(OpBuilder &b, Location loc, Value r) {
   // r + r^3 p(r^2), with r's sign: sin r has it on [-pi/2, pi/2], and the sum alone would
   // turn -0 into +0 (-0 * p is +0 for p < 0).
   Value sinR = math::FmaOp::create(b, loc, arith::MulFOp::create(b, loc, r, r2), p, r);
+  // Towards pi/2 the odd polynomial cancels (r + r^3 p ~ 1.57 - 0.57) and lands an ulp low:
+  // cos 0 came out 0.99999994, whose .long() is 0 (difftest 199300012:46). There, sin r is
+  // cos d, d = pi/2 - |r| <= pi/4, by cos's Taylor polynomial to d^12 (next term < 5e-13),
+  // which is 1 at d = 0.
+  Value ar = math::AbsFOp::create(b, loc, r);
+  constexpr float kHalfPiHigh = 1.57079637f;    // float(pi / 2)
+  constexpr float kHalfPiLow = -4.37113883e-8f; // pi / 2 - kHalfPiHigh
+  Value d = arith::AddFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, splat(b, loc, type, kHalfPiHigh), ar),
+      splat(b, loc, type, kHalfPiLow));
+  Value d2 = arith::MulFOp::create(b, loc, d, d);
+  Value q = splat(b, loc, type, static_cast<float>(1.0 / 479001600.0));
+  for (double factorial : {-3628800.0, 40320.0, -720.0, 24.0, -2.0})
+    q = math::FmaOp::create(b, loc, q, d2,
+                            splat(b, loc, type, static_cast<float>(1.0 / factorial)));
+  Value cosD = math::FmaOp::create(b, loc, q, d2, splat(b, loc, type, 1.0f));
+  Value nearTop = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, ar,
+                                        splat(b, loc, type, static_cast<float>(M_PI / 4)));
+  sinR = arith::SelectOp::create(b, loc, nearTop, cosD, sinR);
   return math::CopySignOp::create(b, loc, sinR, r);
 }
 

@@ -1017,3 +1017,18 @@ def test_a_copy_after_a_host_branch_is_an_array_of_its_own():  # difftest 198396
             got = dynamir.compile(stored_after_a_break, capture_control_flow=capture)(x, y)
             np.testing.assert_array_equal(x, before)
             np.testing.assert_array_equal(got, stored_after_a_break(x.copy(), y))
+
+
+def test_cos_of_zero_is_one():  # difftest 199300012:46
+    """The odd polynomial for sin r lost an ulp towards r = pi/2, where cos x lands for x near
+    0: cos(0) was 0.99999994, and torch.cos(mask).long() gave 0 where eager gives 1."""
+    torch = pytest.importorskip("torch")
+    x = np.concatenate([[0.0, -0.0], np.linspace(-1e-3, 1e-3, 101)]).astype(np.float32)
+    got = dynamir.compile(lambda x: np.cos(x))(x)
+    np.testing.assert_array_equal(got, np.cos(x.astype(np.float64)).astype(np.float32))
+    half_pi = np.float32(np.pi / 2) + np.linspace(-1e-3, 1e-3, 101).astype(np.float32)
+    got = dynamir.compile(lambda x: np.sin(x))(half_pi)
+    np.testing.assert_array_equal(got, np.sin(half_pi.astype(np.float64)).astype(np.float32))
+    fn = lambda x: torch.cos(torch.eq(x, 2)).long()
+    t = torch.tensor([5, 2], dtype=torch.int32)
+    assert torch.equal(dynamir.compile(fn)(t), fn(t))
