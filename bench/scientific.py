@@ -14,6 +14,7 @@ every result is checked against numpy's.
 """
 
 import argparse
+import functools
 import math
 import os
 import tempfile
@@ -45,16 +46,17 @@ def forward_substitution(L, b):
     return x
 
 
-def correlation(X):
-    """Pearson correlation of the columns of X."""
+def correlation(X, xp=np):
+    """Pearson correlation of the columns of X (`xp`: numpy, or jax.numpy for jax)."""
     centered = X - X.mean(axis=0)
     cov = centered.T @ centered / (X.shape[0] - 1)
-    d = np.sqrt(np.diag(cov))
-    return cov / np.outer(d, d)
+    d = xp.sqrt(xp.diag(cov))
+    return cov / xp.outer(d, d)
 
 
 def nbody(p, v, m, dt=0.01, eps=1e-3):
-    """One leapfrog step of n gravitating bodies (all pairs)."""
+    """One leapfrog step of n gravitating bodies (all pairs; operators only, so jax runs it
+    as it is)."""
     dx = p[None, :, :] - p[:, None, :]
     r2 = (dx * dx).sum(axis=2) + eps
     inv = r2 ** -1.5
@@ -63,11 +65,11 @@ def nbody(p, v, m, dt=0.01, eps=1e-3):
     return p + dt * v, v
 
 
-def butterfly(x, w):
+def butterfly(x, w, xp=np):
     """One radix-2 decimation-in-time stage of a complex FFT."""
     even, odd = x[0::2], x[1::2]
     t = w * odd
-    return np.concatenate([even + t, even - t])
+    return xp.concatenate([even + t, even - t])
 
 
 def conv_slices(img, k):
@@ -105,7 +107,7 @@ NUMBA_SOURCE = {"forward_substitution": numba_forward_substitution,
                 "correlation": numba_correlation}
 
 
-# --- jax versions (functional stores) --------------------------------------------------------
+# --- jax versions of the kernels that store (functional updates) ----------------------------
 
 
 def jax_versions(jax):
@@ -126,24 +128,6 @@ def jax_versions(jax):
 
         return jax.lax.fori_loop(0, n, row, jnp.zeros_like(b))
 
-    def j_correlation(X):
-        centered = X - X.mean(axis=0)
-        cov = centered.T @ centered / (X.shape[0] - 1)
-        d = jnp.sqrt(jnp.diag(cov))
-        return cov / jnp.outer(d, d)
-
-    def j_nbody(p, v, m, dt=0.01, eps=1e-3):
-        dx = p[None, :, :] - p[:, None, :]
-        r2 = (dx * dx).sum(axis=2) + eps
-        acc = (dx * (m[None, :, None] * (r2 ** -1.5)[:, :, None])).sum(axis=1)
-        v = v + dt * acc
-        return p + dt * v, v
-
-    def j_butterfly(x, w):
-        even, odd = x[0::2], x[1::2]
-        t = w * odd
-        return jnp.concatenate([even + t, even - t])
-
     def j_conv_slices(img, k):
         h, w = img.shape
         out = jnp.zeros((h - 2, w - 2), img.dtype)
@@ -153,8 +137,8 @@ def jax_versions(jax):
         return out
 
     return {"heat": j_heat, "forward_substitution": j_forward_substitution,
-            "correlation": j_correlation, "nbody": j_nbody, "butterfly": j_butterfly,
-            "conv_slices": j_conv_slices}
+            "correlation": functools.partial(correlation, xp=jnp), "nbody": nbody,
+            "butterfly": functools.partial(butterfly, xp=jnp), "conv_slices": j_conv_slices}
 
 
 # --- inputs ----------------------------------------------------------------------------------

@@ -352,18 +352,20 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
         x->kind == VK::Tensor && isa<FloatType>(element) &&
         (lib == Lib::Torch || (numpyFunction ? element.isF32() || element.isF64() : !x->scalar));
     bool torchProducts = fastPath && lib == Lib::Torch && (element.isF32() || element.isF64());
-    Value one = scalarConstant(py::float_(1.0), element);
+    // 1 / v, its constant made only where a fast path needs it.
+    auto reciprocal = [&](Value v) {
+      return create<dyn::DivOp>({scalarConstant(py::float_(1.0), element), v});
+    };
     if (fastPath && exponent == 0.5)
       r = dyn::SqrtOp::create(b, loc(), a);
     else if (fastPath && lib == Lib::Torch && exponent == -0.5)
-      r = create<dyn::DivOp>({one, Value(dyn::SqrtOp::create(b, loc(), a))});
+      r = reciprocal(dyn::SqrtOp::create(b, loc(), a));
     else if (torchProducts && (exponent == 2 || exponent == -2))
-      r = exponent > 0 ? create<dyn::MulOp>({a, a})
-                       : create<dyn::DivOp>({one, create<dyn::MulOp>({a, a})});
+      r = exponent > 0 ? create<dyn::MulOp>({a, a}) : reciprocal(create<dyn::MulOp>({a, a}));
     else if (torchProducts && exponent == 3)
       r = create<dyn::MulOp>({create<dyn::MulOp>({a, a}), a});
     else if (torchProducts && exponent == -1)
-      r = create<dyn::DivOp>({one, a});
+      r = reciprocal(a);
     else
       r = create<dyn::PowOp>({a, c});
     break;
