@@ -4,7 +4,10 @@
 
 #include <pybind11/pybind11.h>
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <dlfcn.h>
+#include <limits>
 #include <mutex>
 
 namespace py = pybind11;
@@ -20,7 +23,13 @@ using Gemm64 = void (*)(int, int, int, int64_t, int64_t, int64_t, T, const T *, 
 template <typename T>
 using Gemm32 = void (*)(int, int, int, int32_t, int32_t, int32_t, T, const T *, int32_t, const T *,
                         int32_t, T, T *, int32_t);
+// The Fortran sgemm_ / dgemm_ (column-major, 32-bit integers) that torch's MKL exports.
+template <typename T>
+using GemmFortran = void (*)(const char *, const char *, const int32_t *, const int32_t *,
+                             const int32_t *, const T *, const T *, const int32_t *, const T *,
+                             const int32_t *, const T *, T *, const int32_t *);
 template <typename T> struct Gemm {
+  GemmFortran<T> mkl = nullptr;
   Gemm64<T> ilp64 = nullptr;
   Gemm32<T> lp64 = nullptr;
 };
@@ -29,6 +38,8 @@ Gemm<double> dgemm;
 /// OpenBLAS's thread count for the next call (`blas_cpu_number`, which its threaded builds read
 /// at every call), or null for another BLAS.
 int *blasThreads = nullptr;
+/// MKL's thread count for the calling thread alone (0: its global count); returns the old one.
+int (*mklLocalThreads)(int) = nullptr;
 
 /// Looks `gemm` ("sgemm", "dgemm") up in `library` (null: the process), in numpy's bundled
 /// OpenBLAS spellings first. Returns the symbol found, or "".
@@ -44,7 +55,40 @@ template <typename T> std::string lookUp(void *library, const std::string &gemm,
   return "";
 }
 
+/// torch's MKL, when torch is already imported (it is not imported for this): libtorch_cpu
+/// links MKL in and exports its Fortran sgemm_/dgemm_. On the small products of convolutions
+/// and attention it ran 2-3x faster than numpy's OpenBLAS here (a 32x288 by 288x1024 product:
+/// 0.12 ms against 0.24 ms), and it is what torch eager multiplies with. Returns "" when torch is
+/// not loaded or was built without MKL.
+std::string findTorchMkl() {
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (!modules.contains("torch"))
+    return "";
+  py::object path = py::module_::import("os.path");
+  py::object torchFile = modules["torch"].attr("__dict__").attr("get")("__file__");
+  if (torchFile.is_none())
+    return "";
+  std::string file = path.attr("join")(path.attr("dirname")(torchFile), "lib", "libtorch_cpu.so")
+                         .cast<std::string>();
+  void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!library)
+    return "";
+  auto localThreads = reinterpret_cast<int (*)(int)>(dlsym(library, "MKL_Set_Num_Threads_Local"));
+  auto s = reinterpret_cast<GemmFortran<float>>(dlsym(library, "sgemm_"));
+  auto d = reinterpret_cast<GemmFortran<double>>(dlsym(library, "dgemm_"));
+  if (!localThreads || !s || !d) { // another BLAS inside torch: numpy's is as good
+    dlclose(library);
+    return "";
+  }
+  mklLocalThreads = localThreads;
+  sgemm.mkl = s;
+  dgemm.mkl = d;
+  return "sgemm_ (MKL) from " + file;
+}
+
 std::string findBlas() {
+  // numpy's OpenBLAS too: MKL's Fortran calls take 32-bit sizes, numpy's up to 64 bits.
+  std::string mkl = findTorchMkl();
   // numpy's wheels bundle OpenBLAS in numpy.libs/ next to the package, with prefixed symbols.
   py::object glob = py::module_::import("glob").attr("glob");
   py::object path = py::module_::import("os.path");
@@ -60,13 +104,18 @@ std::string findBlas() {
     lookUp(library, "dgemm", dgemm);
     blasThreads = static_cast<int *>(dlsym(library, "blas_cpu_number"));
     if (!found.empty())
-      return found + " from " + file;
+      return mkl.empty() ? found + " from " + file : mkl;
   }
   // A BLAS already in the process (numpy linked against the system's).
   lookUp<double>(nullptr, "dgemm", dgemm);
   if (std::string found = lookUp<float>(nullptr, "sgemm", sgemm); !found.empty())
-    return found + " from the process";
-  return "";
+    return mkl.empty() ? found + " from the process" : mkl;
+  return mkl;
+}
+
+/// Whether MKL's 32-bit sizes hold every size of a product.
+bool fitsInt32(std::initializer_list<int64_t> sizes) {
+  return llvm::all_of(sizes, [](int64_t v) { return v <= std::numeric_limits<int32_t>::max(); });
 }
 
 /// C += op(A) op(B) through the BLAS, or a plain loop nest without one.
@@ -76,6 +125,14 @@ void gemm(const Gemm<T> &blas, int64_t transA, int64_t transB, int64_t m, int64_
   auto *A = reinterpret_cast<const T *>(a);
   auto *B = reinterpret_cast<const T *>(b);
   auto *C = reinterpret_cast<T *>(c);
+  if (blas.mkl && fitsInt32({m, n, k, lda, ldb, ldc})) {
+    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same buffers with
+    // the operands swapped.
+    int32_t m32 = m, n32 = n, k32 = k, lda32 = lda, ldb32 = ldb, ldc32 = ldc;
+    T one = 1;
+    return blas.mkl(transB ? "T" : "N", transA ? "T" : "N", &n32, &m32, &k32, &one, B, &ldb32, A,
+                    &lda32, &one, C, &ldc32);
+  }
   int ta = transA ? kTrans : kNoTrans, tb = transB ? kTrans : kNoTrans;
   if (blas.ilp64)
     return blas.ilp64(kRowMajor, ta, tb, m, n, k, T(1), A, lda, B, ldb, T(1), C, ldc);
@@ -88,12 +145,15 @@ void gemm(const Gemm<T> &blas, int64_t transA, int64_t transB, int64_t m, int64_
         C[i * ldc + j] += x * (transB ? B[j * ldb + p] : B[p * ldb + j]);
     }
 }
-/// Holds OpenBLAS at one thread while at least one serial call runs: graph threads call it
-/// concurrently, and the count is restored when the last of them returns. (Calling OpenBLAS's
-/// set_num_threads instead would start and stop its threads each time.)
+/// Holds the BLAS at one thread while at least one serial call runs: graph threads call it
+/// concurrently. OpenBLAS's count is process-wide, restored when the last of them returns
+/// (calling its set_num_threads instead would start and stop its threads each time); MKL's is
+/// set for the calling thread alone.
 class SerialSection {
 public:
   SerialSection() {
+    if (mklLocalThreads)
+      savedMkl = mklLocalThreads(1);
     std::lock_guard<std::mutex> lock(mutex);
     if (blasThreads && active++ == 0) {
       saved = *blasThreads;
@@ -101,12 +161,15 @@ public:
     }
   }
   ~SerialSection() {
+    if (mklLocalThreads)
+      mklLocalThreads(savedMkl);
     std::lock_guard<std::mutex> lock(mutex);
     if (blasThreads && --active == 0)
       *blasThreads = saved;
   }
 
 private:
+  int savedMkl = 0;
   static inline std::mutex mutex;
   static inline int active = 0, saved = 1;
 };
