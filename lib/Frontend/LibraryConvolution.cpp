@@ -1,11 +1,11 @@
 //===- LibraryConvolution.cpp - Convolutions and batch norm of torch ------===//
 //
-// F.conv1d / F.conv2d as im2col and one matrix product: the input (zero-padded) is read through
-// kh x kw strided slices into columns [N, C*kh*kw, OH*OW], and weight[F, C*kh*kw] @ columns is
-// a product per image that dyn-blas hands to BLAS, so a convolution runs at GEMM speed on every
-// backend, the eager one included. F.batch_norm in inference is torch's own per-channel
-// scale and shift. Grouped convolutions and batch norm in training mode (which updates the
-// running statistics) are breaks.
+// F.conv1d / F.conv2d as im2col and one matrix product: dyn.unfold reads the zero-padded
+// input's windows into columns [N, C*kh*kw, OH*OW], and weight[F, C*kh*kw] @ columns is a
+// product per image that dyn-blas hands to BLAS, so a convolution runs at GEMM speed on every
+// backend, the eager one included. F.batch_norm in inference is torch's
+// own per-channel scale and shift. Grouped convolutions and batch norm in training mode (which
+// updates the running statistics) are breaks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,49 +33,25 @@ Value reshaped(Tracer &t, Location loc, Value v, ArrayRef<int64_t> shape) {
   return dyn::ReshapeOp::create(t.b, loc, type.clone(shape), v);
 }
 
-/// x [N, C, H, W] with `pad` zero rows on both sides of dimension `dim`.
-Value zeroPad(Tracer &t, Location loc, Value x, int64_t dim, int64_t pad) {
-  if (pad == 0)
-    return x;
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[dim] = pad;
-  Type element = type.getElementType();
-  Value zeros = dyn::FullOp::create(t.b, loc, type.clone(shape), t.b.getFloatAttr(element, 0.0));
-  return dyn::ConcatOp::create(t.b, loc, ValueRange{zeros, x, zeros}, dim);
-}
-
-/// The convolution of x [N, C, H, W] with w [F, C, KH, KW] (im2col and a product per image).
+/// The convolution of x [N, C, H, W] with w [F, C, KH, KW]: the windows as columns
+/// (dyn.unfold) and one product per image.
 Value convolve(LibraryCall &c, Value x, Value w, std::pair<int64_t, int64_t> stride,
                std::pair<int64_t, int64_t> pad, std::pair<int64_t, int64_t> dilation) {
   Tracer &t = c.t;
   Location loc = c.loc;
-  x = zeroPad(t, loc, zeroPad(t, loc, x, 2, pad.first), 3, pad.second);
   ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape();
   ArrayRef<int64_t> ws = cast<RankedTensorType>(w.getType()).getShape();
   int64_t n = xs[0], channels = xs[1], filters = ws[0], kh = ws[2], kw = ws[3];
-  int64_t oh = (xs[2] - dilation.first * (kh - 1) - 1) / stride.first + 1;
-  int64_t ow = (xs[3] - dilation.second * (kw - 1) - 1) / stride.second + 1;
-  if (oh <= 0 || ow <= 0) // torch raises: the kernel is larger than the padded input
+  int64_t oh = (xs[2] + 2 * pad.first - dilation.first * (kh - 1) - 1) / stride.first + 1;
+  int64_t ow = (xs[3] + 2 * pad.second - dilation.second * (kw - 1) - 1) / stride.second + 1;
+  if (xs[2] + 2 * pad.first - dilation.first * (kh - 1) <= 0 ||
+      xs[3] + 2 * pad.second - dilation.second * (kw - 1) <= 0) // torch raises
     breakTrace(dyn::BreakKind::unsupported_call, c.name + ": kernel size can't be greater than "
                                                           "the padded input size");
-  // One strided slice per kernel offset: columns[n, c, i*kw + j, oy*ow + ox].
-  SmallVector<Value> offsets;
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
-      int64_t y0 = i * dilation.first, x0 = j * dilation.second;
-      SmallVector<int64_t> starts = {0, 0, y0, x0};
-      SmallVector<int64_t> stops = {n, channels, y0 + (oh - 1) * stride.first + 1,
-                                    x0 + (ow - 1) * stride.second + 1};
-      SmallVector<int64_t> steps = {1, 1, stride.first, stride.second};
-      Value window =
-          dyn::SliceOp::create(t.b, loc, x, t.b.getDenseI64ArrayAttr(starts),
-                               t.b.getDenseI64ArrayAttr(stops), t.b.getDenseI64ArrayAttr(steps));
-      offsets.push_back(reshaped(t, loc, window, {n, channels, 1, oh * ow}));
-    }
-  Value columns = offsets.size() == 1 ? offsets.front()
-                                      : dyn::ConcatOp::create(t.b, loc, offsets, 2).getResult();
-  columns = reshaped(t, loc, columns, {n, channels * kh * kw, oh * ow});
+  Value columns = dyn::UnfoldOp::create(t.b, loc, x, t.b.getDenseI64ArrayAttr({kh, kw}),
+                                        t.b.getDenseI64ArrayAttr({dilation.first, dilation.second}),
+                                        t.b.getDenseI64ArrayAttr({pad.first, pad.second}),
+                                        t.b.getDenseI64ArrayAttr({stride.first, stride.second}));
   Value weights = reshaped(t, loc, w, {filters, channels * kh * kw});
   VarPtr product =
       t.callTensorOp(Lib::Torch, "matmul",

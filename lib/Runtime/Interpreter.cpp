@@ -294,6 +294,33 @@ def fma(a, b, c):
                       get(s.getSource());
                   return result;
                 })
+                .Case([&](dyn::UnfoldOp u) -> py::object {
+                  // One strided slice of the padded images per kernel offset, stacked after
+                  // the channels: [N, C, kh * kw, OH, OW] (typed() reshapes it to the result).
+                  ArrayRef<int64_t> kernel = u.getKernel(), dilation = u.getDilation();
+                  ArrayRef<int64_t> padding = u.getPadding(), stride = u.getStride();
+                  py::list pads;
+                  for (int64_t p : {int64_t(0), int64_t(0), padding[0], padding[1]})
+                    pads.append(py::make_tuple(p, p));
+                  py::object x = np.attr("pad")(get(u.getX()), pads);
+                  py::tuple sizes = x.attr("shape");
+                  int64_t extent[2] = {sizes[2].cast<int64_t>(), sizes[3].cast<int64_t>()};
+                  py::list windows;
+                  for (int64_t i = 0; i < kernel[0]; ++i)
+                    for (int64_t j = 0; j < kernel[1]; ++j) {
+                      int64_t start[2] = {i * dilation[0], j * dilation[1]}, stop[2];
+                      for (int64_t d = 0; d < 2; ++d)
+                        stop[d] = start[d] +
+                                  (extent[d] - dilation[d] * (kernel[d] - 1) - 1) / stride[d] *
+                                      stride[d] +
+                                  1;
+                      windows.append(x[sliceIndex(
+                          {0, 0, start[0], start[1]},
+                          {sizes[0].cast<int64_t>(), sizes[1].cast<int64_t>(), stop[0], stop[1]},
+                          {1, 1, stride[0], stride[1]})]);
+                    }
+                  return np.attr("stack")(windows, py::arg("axis") = 2);
+                })
                 .Default([&](Operation *) -> py::object {
                   throw std::runtime_error("the eager backend cannot run " + name.str());
                 });

@@ -5,6 +5,7 @@
 // into the rows, and the result expands back. A rank-2 product is what dyn-blas hands to
 // BLAS; a rank-3 generic was a loop nest (the 4x64x256 GELU MLP's two linears: 23 ms, torch
 // 1.3 ms). Batched products keep their batch loops; dyn-blas calls BLAS once per batch.
+// dyn.unfold, the im2col that turns a convolution into such a product, is here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -252,8 +253,61 @@ struct LinearLowering : OpConversionPattern<LinearOp> {
   }
 };
 
+/// unfold: the zero-padded images (tensor.pad, when there is padding), then one generic that
+/// reads every window through an affine map, cols[n, c, i, j, oy, ox] = x[n, c, oy * sy + i *
+/// dy, ox * sx + j * dx], collapsed to [N, C * kh * kw, OH * OW]. The innermost loop walks a row
+/// of the image, so with stride 1 LLVM vectorizes the copy.
+struct UnfoldLowering : OpConversionPattern<UnfoldOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(UnfoldOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getX();
+    RankedTensorType in = tensorType(x);
+    auto out = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> kernel = op.getKernel(), dilation = op.getDilation();
+    ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride();
+    Type et = in.getElementType();
+    if (llvm::any_of(padding, [](int64_t p) { return p > 0; })) {
+      SmallVector<int64_t> shape(in.getShape());
+      SmallVector<OpFoldResult> pads(2, rewriter.getIndexAttr(0));
+      for (int64_t d = 0; d < 2; ++d) {
+        shape[d + 2] += 2 * padding[d];
+        pads.push_back(rewriter.getIndexAttr(padding[d]));
+      }
+      x = tensor::PadOp::create(rewriter, loc, in.clone(shape), x, pads, pads,
+                                scalarConstant(rewriter, loc, et, 0));
+    }
+    int64_t oh = (tensorType(x).getDimSize(2) - dilation[0] * (kernel[0] - 1) - 1) / stride[0] + 1;
+    int64_t ow = (tensorType(x).getDimSize(3) - dilation[1] * (kernel[1] - 1) - 1) / stride[1] + 1;
+    // Loops (n, c, i, j, oy, ox).
+    auto windows = RankedTensorType::get(
+        {in.getDimSize(0), in.getDimSize(1), kernel[0], kernel[1], oh, ow}, et);
+    auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(6, 0,
+                       {dim(0), dim(1), dim(4) * stride[0] + dim(2) * dilation[0],
+                        dim(5) * stride[1] + dim(3) * dilation[1]},
+                       ctx),
+        AffineMap::getMultiDimIdentityMap(6, ctx)};
+    Value init = emptyLike(rewriter, loc, windows, {{x, 0}});
+    Value cols = linalg::GenericOp::create(
+                     rewriter, loc, TypeRange{windows}, ValueRange{x}, ValueRange{init}, maps,
+                     SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+                     [](OpBuilder &nb, Location l, ValueRange args) {
+                       linalg::YieldOp::create(nb, l, args[0]);
+                     })
+                     .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, out, cols, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    return success();
+  }
+};
+
 } // namespace
 
 void dynamir::populateDynContractionLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulLowering, LinearLowering>(patterns.getContext());
+  patterns.add<MatmulLowering, LinearLowering, UnfoldLowering>(patterns.getContext());
 }

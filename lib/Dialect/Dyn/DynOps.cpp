@@ -752,6 +752,40 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult UnfoldOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, adaptor.getX());
+  if (failed(type))
+    return failure();
+  ArrayRef<int64_t> kernel = adaptor.getKernel(), dilation = adaptor.getDilation();
+  ArrayRef<int64_t> padding = adaptor.getPadding(), stride = adaptor.getStride();
+  if (type->getRank() != 4 || llvm::any_of(type->getShape().drop_front(), ShapedType::isDynamic))
+    return emitOptionalError(loc, "unfold expects images [N, C, H, W] with static C, H and W, got ",
+                             *type);
+  if (kernel.size() != 2 || dilation.size() != 2 || padding.size() != 2 || stride.size() != 2)
+    return emitOptionalError(loc, "unfold takes two kernel, dilation, padding and stride sizes");
+  int64_t rows = type->getDimSize(1), columns = 1;
+  for (int64_t d = 0; d < 2; ++d) {
+    if (kernel[d] <= 0 || dilation[d] <= 0 || stride[d] <= 0 || padding[d] < 0)
+      return emitOptionalError(loc, "unfold needs positive kernel, dilation and stride sizes and "
+                                    "non-negative padding");
+    // Sizes of at most 2^20 per attribute keep every product below in range.
+    if (kernel[d] > (1 << 20) || dilation[d] > (1 << 20) || padding[d] > (1 << 20))
+      return emitOptionalError(loc, "unfold sizes beyond 2^20 are not supported");
+    int64_t extent = type->getDimSize(d + 2) + 2 * padding[d] - dilation[d] * (kernel[d] - 1);
+    if (extent <= 0)
+      return emitOptionalError(loc, "unfold kernel ", kernel[d], " with dilation ", dilation[d],
+                               " does not fit the padded size ",
+                               type->getDimSize(d + 2) + 2 * padding[d]);
+    if (llvm::MulOverflow(rows, kernel[d], rows) ||
+        llvm::MulOverflow(columns, (extent - 1) / stride[d] + 1, columns))
+      return emitOptionalError(loc, "unfold result size overflows int64");
+  }
+  inferred.push_back(
+      RankedTensorType::get({type->getDimSize(0), rows, columns}, type->getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//

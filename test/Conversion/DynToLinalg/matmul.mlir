@@ -92,3 +92,32 @@ func.func @batched_times_matrix(%a: tensor<2x3x4x5xf32>, %b: tensor<5x6xf32>) ->
   %0 = dyn.matmul %a, %b : tensor<2x3x4x5xf32>, tensor<5x6xf32>
   return %0 : tensor<2x3x4x6xf32>
 }
+
+// -----
+
+// unfold: the padded images, then one generic whose input map walks each window (with the
+// stride on the output position and the dilation on the kernel offset), collapsed to columns.
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 3, d3 + d5)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-LABEL: func.func @unfold
+// CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 2] high[0, 0, 1, 2]
+// CHECK: tensor.yield %{{.*}} : f32
+// CHECK: } : tensor<?x3x8x9xf32> to tensor<?x3x10x13xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x3x2x2x4x12xf32>
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[WIN]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[P]] : tensor<?x3x10x13xf32>) outs(%[[E]] : tensor<?x3x2x2x4x12xf32>)
+// CHECK: tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<?x3x2x2x4x12xf32> into tensor<?x12x48xf32>
+func.func @unfold(%x: tensor<?x3x8x9xf32>) -> tensor<?x12x48xf32> {
+  %0 = dyn.unfold %x kernel [2, 2] dilation [3, 1] padding [1, 2] stride [2, 1] : tensor<?x3x8x9xf32>
+  return %0 : tensor<?x12x48xf32>
+}
+
+// -----
+
+// Without padding the generic reads the images themselves.
+// CHECK-LABEL: func.func @unfold_unpadded
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x1x5x5xf32>)
+func.func @unfold_unpadded(%x: tensor<2x1x5x5xf32>) -> tensor<2x9x9xf32> {
+  %0 = dyn.unfold %x kernel [3, 3] dilation [1, 1] padding [0, 0] stride [1, 1] : tensor<2x1x5x5xf32>
+  return %0 : tensor<2x9x9xf32>
+}

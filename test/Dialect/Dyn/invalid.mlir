@@ -510,3 +510,43 @@ func.func @fma_mixed_types(%a: tensor<3xf32>, %b: tensor<3xf64>) {
   %0 = dyn.fma %a, %b, %a : tensor<3xf32>, tensor<3xf64>, tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @unfold_rank(%x: tensor<3x9x7xf32>) {
+  // expected-error@+1 {{unfold expects images [N, C, H, W] with static C, H and W}}
+  %0 = dyn.unfold %x kernel [3, 3] dilation [1, 1] padding [0, 0] stride [1, 1] : tensor<3x9x7xf32>
+  return
+}
+
+// -----
+
+func.func @unfold_too_large(%x: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{unfold kernel 3 with dilation 2 does not fit the padded size 4}}
+  %0 = dyn.unfold %x kernel [3, 3] dilation [2, 1] padding [0, 0] stride [1, 1] : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @unfold_stride(%x: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{unfold needs positive kernel, dilation and stride sizes and non-negative padding}}
+  %0 = dyn.unfold %x kernel [1, 1] dilation [1, 1] padding [0, 0] stride [1, 0] : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @unfold_sizes(%x: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{unfold takes two kernel, dilation, padding and stride sizes}}
+  %0 = dyn.unfold %x kernel [1] dilation [1, 1] padding [0, 0] stride [1, 1] : tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @unfold_huge(%x: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{unfold sizes beyond 2^20 are not supported}}
+  %0 = dyn.unfold %x kernel [1, 1] dilation [1, 1] padding [0, 2000000] stride [1, 1] : tensor<1x3x4x4xf32>
+  return
+}

@@ -215,6 +215,16 @@ func.func @shapes(%x: tensor<2x6xf32>, %y: tensor<4x3xf32>, %z: tensor<1x3x1xf32
   return
 }
 
+// The result shape is inferred: (9 + 2 - 2 * 2 - 1) / 2 + 1 = 4 rows of windows, 7 columns.
+// CHECK-LABEL: func.func @unfold
+func.func @unfold(%x: tensor<?x3x9x7xf32>) {
+  // CHECK: %[[U:.*]] = dyn.unfold %{{.*}} kernel [3, 1] dilation [2, 1] padding [1, 0] stride [2, 1] : tensor<?x3x9x7xf32>
+  %0 = dyn.unfold %x kernel [3, 1] dilation [2, 1] padding [1, 0] stride [2, 1] : tensor<?x3x9x7xf32>
+  // CHECK: dyn.neg %[[U]] : tensor<?x9x28xf32>
+  %1 = dyn.neg %0 : tensor<?x9x28xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @host_boundary
 func.func @host_boundary(%s: tensor<f32>, %p: tensor<i1>) -> (f32, i1, !dyn.pyobj) {
   // CHECK: %[[V:.*]] = dyn.item %{{.*}} : tensor<f32>

@@ -13,7 +13,8 @@
 namespace dynamir {
 
 /// dyn.matmul and dyn.linear to linalg contractions (rank-2 where the right operand is one
-/// matrix, so that dyn-blas can call BLAS on them).
+/// matrix, so that dyn-blas can call BLAS on them), and dyn.unfold to the loop nest that
+/// gathers a convolution's columns.
 void populateDynContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 /// dyn.if (kept on the device) to scf.if, dyn.yield to scf.yield.

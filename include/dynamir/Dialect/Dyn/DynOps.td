@@ -210,6 +210,39 @@ def Dyn_LinearOp : Dyn_Op<"linear", [Pure, InferTypeOpAdaptor]> {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+def Dyn_UnfoldOp : Dyn_Op<"unfold", [Pure, InferTypeOpAdaptor]> {
+  let summary = "sliding blocks of batched images as columns (torch's F.unfold, im2col)";
+  let description = [{
+    `torch.nn.functional.unfold(x, kernel, dilation, padding, stride)` on a batch of images
+    `x : [N, C, H, W]`: every `kernel[0] x kernel[1]` window of the zero-padded images, read
+    with the given dilation and stride, becomes one column of the result
+    `[N, C * kh * kw, OH * OW]`, where `OH = (H + 2 * padding[0] - dilation[0] * (kh - 1) - 1)
+    / stride[0] + 1` (and OW likewise). Row `(c * kh + i) * kw + j` of column `oy * OW + ox`
+    holds `x[n, c, oy * stride[0] + i * dilation[0] - padding[0], ox * stride[1] + j *
+    dilation[1] - padding[1]]`, zero outside the image. A convolution is a matrix product
+    with these columns; as one op the columns are written once by a single loop nest (made of
+    slices and a concatenation they were copied twice, in one loop nest per window). `C`, `H`
+    and `W` must be static, the windows must fit the padded image, kernel, dilation and stride
+    positive and padding non-negative.
+
+    Example:
+
+    ```mlir
+    %cols = dyn.unfold %x kernel [3, 3] dilation [1, 1] padding [1, 1] stride [1, 1]
+        : tensor<4x32x16x16xf32>
+    // %cols : tensor<4x288x256xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_NumericTensor:$x, DenseI64ArrayAttr:$kernel,
+                   DenseI64ArrayAttr:$dilation, DenseI64ArrayAttr:$padding,
+                   DenseI64ArrayAttr:$stride);
+  let results = (outs Dyn_NumericTensor:$result);
+  let assemblyFormat = [{
+    $x `kernel` $kernel `dilation` $dilation `padding` $padding `stride` $stride attr-dict `:`
+    type($x)
+  }];
+}
+
 def Dyn_ReshapeOp : Dyn_Op<"reshape", [Pure]> {
   let summary = "same elements, new shape";
   let description = [{
