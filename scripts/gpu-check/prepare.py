@@ -1,12 +1,18 @@
 """Builds the GPU check bundle: each workload traced with numpy, its graph compiled for CUDA
 (cubin for sm_90 when ptxas is here, else PTX), reference outputs from numpy for the checked
 sizes, the runner, the CUDA runtime and the torch peer script, all in one folder small enough
-to carry to the GPU machine (64 MiB).
+to carry to the GPU machine (64 MiB). The models of bench/model_zoo.py come too: each traced
+from torch into one graph whose inputs (the model's input and its parameters and buffers) the
+runner generates, with reference outputs from torch eager on the CPU with those values.
 
     python scripts/gpu-check/prepare.py build/gpu-check
 """
 
+import copy
+import inspect
+import operator
 import os
+import re
 import shutil
 import sys
 
@@ -15,16 +21,124 @@ import numpy as np
 import _dynamir
 import dynamir
 
-sys.path.insert(0, os.path.dirname(__file__))
-from workloads import WORKLOADS, bytes_moved, output_shape  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+from workloads import WORKLOADS, bytes_moved, model_slug, output_shape  # noqa: E402
 
 
-def generated(shape, k):
-    """Input k of a workload, exactly as dynamir-gpu-run generates it."""
+def generated(shape, k, positive=False):
+    """Input k of a workload, exactly as dynamir-gpu-run generates it: in [-1, 1), or in
+    [0.5, 1.5] for a positive input (a variance)."""
     n = int(np.prod(shape))
     i = np.arange(n, dtype=np.uint64)
     h = (i * np.uint64(2654435761) + np.uint64((k + 1) * 40503)) % np.uint64(4294967296)
-    return (h.astype(np.float64) / 4294967296.0 * 2.0 - 1.0).astype(np.float32).reshape(shape)
+    x = (h.astype(np.float64) / 4294967296.0 * 2.0 - 1.0).astype(np.float32)
+    if positive:
+        x = np.abs(x) + np.float32(0.5)
+    return x.reshape(shape)
+
+
+def shape_text(shape):
+    return "x".join(map(str, shape)) or "scalar"
+
+
+def model_workloads(bundle, manifest):
+    """The models as workloads; a model that does not compile into one graph of float32 inputs
+    is reported and left out."""
+    import torch
+    from model_zoo import models
+
+    for name, (module, inputs, options) in models().items():
+        slug = model_slug(name)
+        module.eval()
+        with torch.no_grad():
+            traced = dynamir.trace(module, *inputs,
+                                   capture_control_flow=options.get("capture_control_flow", False))
+        if traced.graph_breaks or traced.eager_reason:
+            print(f"{slug}: left out (does not compile whole: "
+                  f"{traced.eager_reason or traced.graph_breaks[0].reason})")
+            continue
+        traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+        text = str(traced.module)
+        graphs = [f for f in traced.module.functions if "_graph" in f]
+        call = re.search(r"(%\w+)(?::\d+)? = call @" + (graphs[0] if graphs else "-") +
+                         r"\(([^)]*)\)", text)
+        returned = re.search(r"^\s*return ([^:]*) :", text, re.M)
+        if len(graphs) != 1 or not call or not returned:
+            print(f"{slug}: left out (not one graph called by the host: {graphs})")
+            continue
+        # Each graph input is a guarded tensor of the call: the model's input or a parameter.
+        sources = dict((arg, src) for src, arg in
+                       re.findall(r'dyn\.guard\.tensor_match "([^"]+)", (%arg\d+)', text))
+        operands = [o.strip() for o in call.group(2).split(",")]
+        if not all(o in sources for o in operands):
+            print(f"{slug}: left out (a graph input is not a guarded tensor)")
+            continue
+        params = list(inspect.signature(module.forward).parameters)
+        args = list(inputs)
+        replica = copy.deepcopy(module)
+        lines, supported = [], True
+        for k, operand in enumerate(operands):
+            source = sources[operand]
+            named = re.fullmatch(r"L\['(\w+)'\]", source)
+            path = re.fullmatch(r"L\['self'\]\.([\w.]+)", source)
+            value = (args[params.index(named.group(1))] if named
+                     else operator.attrgetter(path.group(1))(module))
+            if value.dtype == torch.bool:  # a mask: its own values, carried in a file
+                x = value
+                data = f"{slug}.input{k}.bin"
+                value.numpy().astype(np.uint8).tofile(os.path.join(bundle, data))
+                lines += [f"input bool {shape_text(value.shape)}", f"data {data}"]
+            elif value.dtype == torch.float32:
+                positive = source.endswith("running_var")
+                x = torch.from_numpy(generated(tuple(value.shape), k, positive))
+                lines.append(f"input f32 {shape_text(value.shape)}")
+                if positive:
+                    lines.append("positive")
+            else:
+                print(f"{slug}: left out (input {source} is neither float32 nor bool)")
+                supported = False
+                break
+            if named:
+                args[params.index(named.group(1))] = x
+            else:
+                *parents, leaf = path.group(1).split(".")
+                owner = operator.attrgetter(".".join(parents))(replica) if parents else replica
+                if leaf in owner._parameters:
+                    owner._parameters[leaf] = torch.nn.Parameter(x, requires_grad=False)
+                else:
+                    owner._buffers[leaf] = x
+        if not supported:
+            continue
+        with torch.no_grad():
+            want = replica(*args)
+        want = want if isinstance(want, tuple) else (want,)
+        # The host returns the graph's results, perhaps reordered: expected files by result.
+        results = [r.strip() for r in returned.group(1).split(",")]
+        by_result = {}
+        for r, w in zip(results, want):
+            base, _, index = r.partition("#")
+            if base != call.group(1):
+                break
+            by_result[int(index or 0)] = w
+        if len(results) != len(want) or sorted(by_result) != list(range(len(results))):
+            print(f"{slug}: left out (the host does more than return the graph's results)")
+            continue
+        library = _dynamir.compile_graph(traced.module._native, graphs[0], "cuda", "sm_90")
+        shutil.copy(library, os.path.join(bundle, f"{slug}.so"))
+        moved = 4 * (sum(int(np.prod(v.shape)) for v in module.state_dict().values()) +
+                     sum(int(np.prod(w.shape)) for w in want) +
+                     sum(int(np.prod(a.shape)) for a in inputs))
+        manifest.append(f"workload {slug} {slug}.so {moved}")
+        manifest.append("tolerance 0.01")
+        manifest.extend(lines)
+        for r in range(len(by_result)):
+            expected = f"{slug}.expected{r}.bin"
+            by_result[r].numpy().astype(np.float32).tofile(os.path.join(bundle, expected))
+            manifest.append(f"output f32 {shape_text(by_result[r].shape)} {expected}")
+        manifest.append("end")
+        print(f"{slug}: {graphs[0]} -> {slug}.so")
 
 
 def numpy_version(fn, name, arity):
@@ -38,8 +152,7 @@ def numpy_version(fn, name, arity):
 
 def main():
     bundle = sys.argv[1] if len(sys.argv) > 1 else "build/gpu-check"
-    here = os.path.dirname(os.path.abspath(__file__))
-    build = os.path.join(here, "..", "..", "build")
+    build = os.path.join(HERE, "..", "..", "build")
     shutil.rmtree(bundle, ignore_errors=True)
     os.makedirs(bundle)
     manifest = []
@@ -65,12 +178,14 @@ def main():
                         f" {expected}")
         manifest.append("end")
         print(f"{name}: {graphs[0]} -> {name}.so")
+    model_workloads(bundle, manifest)
     with open(os.path.join(bundle, "manifest.txt"), "w") as f:
         f.write("\n".join(manifest) + "\n")
     shutil.copy(os.path.join(build, "bin", "dynamir-gpu-run"), bundle)
     shutil.copy(os.path.join(build, "python_packages", "libdynamir_cuda.so"), bundle)
     for script in ("run.sh", "torch_peer.py", "workloads.py"):
-        shutil.copy(os.path.join(here, script), bundle)
+        shutil.copy(os.path.join(HERE, script), bundle)
+    shutil.copy(os.path.join(HERE, "..", "..", "bench", "model_zoo.py"), bundle)
     size = sum(os.path.getsize(os.path.join(bundle, f)) for f in os.listdir(bundle))
     print(f"bundle {bundle}: {len(os.listdir(bundle))} files, {size / 2**20:.1f} MiB")
     if size > 60 * 2**20:

@@ -4,8 +4,11 @@ and torch_peer.py (torch eager and torch.compile on the GPU machine).
 Each workload: name, the function (written once against a namespace `m` that is numpy or
 torch), input shapes, whether outputs are checked against numpy, and the minimum bytes a call
 must move (every input read once, every output written once): the bandwidth figures divide
-that by the time per call, as peak-bandwidth comparisons do.
+that by the time per call, as peak-bandwidth comparisons do. The models of bench/model_zoo.py
+are workloads too (prepare.py traces them; model_slug names them).
 """
+
+import re
 
 
 def chain(m, x):
@@ -41,6 +44,11 @@ WORKLOADS = [
     ("linear_relu_256x1024", linear_relu, [(256, 1024), (1024, 1024), (1024,)], True),
     ("linear_relu_4096x4096", linear_relu, [(4096, 4096), (4096, 4096), (4096,)], False),
 ]
+
+
+def model_slug(name):
+    """A model's name in bench/model_zoo.py as a workload name: "lenet (batch 64)" -> "lenet_batch_64"."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 def output_shape(name, shapes):

@@ -3,14 +3,17 @@
 // The GPU machine Dynamir is checked on has a driver but no LLVM, MLIR or Python of ours: this
 // tool (C++ only, linked to libdynamir_cuda.so) loads graph libraries compiled elsewhere for
 // CUDA (scripts/gpu-check/prepare.py), feeds them generated inputs, compares their outputs
-// with numpy's (files written when the bundle was made) and measures the time per call.
+// with numpy's or torch's (files written when the bundle was made) and measures the time per call.
 //
 //   dynamir-gpu-run <bundle dir> <results.json>
 //
 // The bundle's manifest.txt lists workloads, one block each:
 //
 //   workload <name> <library.so> <bytes moved per call (minimum traffic)>
-//   input <dtype> <d0>x<d1>...          (values: see generated(); dtype f32)
+//   tolerance <t>                       (optional: see Workload::tolerance)
+//   input <dtype> <d0>x<d1>...          (values: see generated(); dtype f32, or bool with data)
+//   positive                            (optional, after an input: see Tensor::positive)
+//   data <file>                         (optional, after an input: see Tensor::data)
 //   output <dtype> <shape> <expected.bin | ->
 //   end
 //
@@ -25,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -33,7 +37,10 @@
 namespace {
 struct Tensor {
   std::vector<int64_t> shape;
-  std::string expected; // file of expected values, "-" for none
+  std::string expected;  // file of expected values, "-" for none
+  bool positive = false; // an input generated in [0.5, 1.5] (a variance), not [-1, 1)
+  std::string data;      // an input read from this file instead (a bool mask: one byte each)
+  bool isBool = false;
   size_t elements() const {
     size_t n = 1;
     for (int64_t d : shape)
@@ -45,6 +52,9 @@ struct Tensor {
 struct Workload {
   std::string name, library;
   double bytesMoved = 0;
+  // Relative errors are taken against max(|expected|, tolerance): the models' outputs pass
+  // through long sums whose near-zero results differ absolutely, not relatively.
+  double tolerance = 1e-6;
   std::vector<Tensor> inputs, outputs;
 };
 
@@ -52,7 +62,7 @@ std::vector<int64_t> parseShape(const std::string &text) {
   std::vector<int64_t> shape;
   std::stringstream in(text);
   std::string part;
-  while (std::getline(in, part, 'x'))
+  while (text != "scalar" && std::getline(in, part, 'x'))
     shape.push_back(std::stoll(part));
   return shape;
 }
@@ -78,14 +88,22 @@ bool readManifest(const std::string &path, std::vector<Workload> &workloads) {
       std::string dtype, shape;
       Tensor t;
       in >> dtype >> shape;
-      if (dtype != "f32") {
-        std::fprintf(stderr, "only f32 tensors are supported, got %s\n", dtype.c_str());
+      t.isBool = dtype == "bool";
+      if (dtype != "f32" && !(t.isBool && word == "input")) {
+        std::fprintf(stderr, "only f32 tensors and bool inputs are supported, got %s\n",
+                     dtype.c_str());
         return false;
       }
       t.shape = parseShape(shape);
       if (word == "output")
         in >> t.expected;
       (word == "input" ? current.inputs : current.outputs).push_back(t);
+    } else if (word == "data" && !current.inputs.empty()) {
+      in >> current.inputs.back().data;
+    } else if (word == "positive" && !current.inputs.empty()) {
+      current.inputs.back().positive = true;
+    } else if (word == "tolerance") {
+      in >> current.tolerance;
     } else if (word == "end") {
       workloads.push_back(current);
     }
@@ -183,12 +201,20 @@ int main(int argc, char **argv) {
     std::vector<size_t> starts;
     for (size_t k = 0; status == "ok" && k < work.inputs.size(); ++k) {
       const Tensor &t = work.inputs[k];
-      std::vector<float> host(t.elements());
+      std::vector<float> host(t.isBool ? 0 : t.elements());
+      std::vector<char> bytes(t.elements() * (t.isBool ? 1 : sizeof(float)));
       for (size_t i = 0; i < host.size(); ++i)
-        host[i] = generated(i, k);
-      void *d = dynamir_cuda_alloc(host.size() * sizeof(float));
+        host[i] = t.positive ? std::fabs(generated(i, k)) + 0.5f : generated(i, k);
+      if (!host.empty())
+        std::memcpy(bytes.data(), host.data(), bytes.size());
+      if (!t.data.empty()) {
+        std::ifstream in(bundle + "/" + t.data, std::ios::binary);
+        if (!in.read(bytes.data(), bytes.size()))
+          fail("cannot read " + t.data);
+      }
+      void *d = dynamir_cuda_alloc(bytes.size());
       device.push_back(d);
-      if (!d || !dynamir_cuda_copy(d, host.data(), host.size() * sizeof(float)))
+      if (status == "ok" && (!d || !dynamir_cuda_copy(d, bytes.data(), bytes.size())))
         fail("copying input " + std::to_string(k) + ": " + takeError());
       starts.push_back(appendDescriptor(words, d, t.shape));
     }
@@ -223,8 +249,8 @@ int main(int argc, char **argv) {
         break;
       }
       for (size_t i = 0; i < got.size(); ++i) {
-        double error =
-            std::fabs(double(got[i]) - want[i]) / std::max(1e-6, std::fabs(double(want[i])));
+        double error = std::fabs(double(got[i]) - want[i]) /
+                       std::max(work.tolerance, std::fabs(double(want[i])));
         if (std::isnan(got[i]) != std::isnan(want[i]))
           error = INFINITY;
         maxError = std::max(maxError, error);
