@@ -278,7 +278,7 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
     for (const std::vector<LibraryFunction> &family :
          {host, elementwiseFunctions(), mathFunctions(), activationFunctions(),
           reductionFunctions(), shapeFunctions(), rearrangeFunctions(), constructorFunctions(),
-          poolingFunctions(), convolutionFunctions(), decomposedFunctions()})
+          poolingFunctions(), convolutionFunctions(), decomposedFunctions(), scientificFunctions()})
       for (const LibraryFunction &function : family) {
         bool added = all.try_emplace(function.name, function.handler).second;
         assert(added && "a library function is listed by two handlers");

@@ -24,6 +24,8 @@
 //   LibraryPooling.cpp       avg/max pooling whose windows tile the input (by a reshape)
 //   Decompositions.cpp       functions made of other calls (var, std, gelu, silu, layer_norm,
 //                            clip, square, stack), linear and dropout
+//   LibraryScientific.cpp    numpy functions of numerical kernels made of other calls (diff,
+//                            vdot, meshgrid, cov, corrcoef, einsum) and numpy scalar types
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +138,7 @@ std::vector<LibraryFunction> constructorFunctions(); // LibraryConstructors.cpp
 std::vector<LibraryFunction> poolingFunctions();     // LibraryPooling.cpp
 std::vector<LibraryFunction> convolutionFunctions(); // LibraryConvolution.cpp
 std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
+std::vector<LibraryFunction> scientificFunctions();  // LibraryScientific.cpp
 
 } // namespace dynamir::frontend
 

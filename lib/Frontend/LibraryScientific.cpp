@@ -1,0 +1,358 @@
+//===- LibraryScientific.cpp - numpy functions of scientific kernels ------===//
+//
+// Functions that numerical kernels call, modelled as the calls they are made of, each then
+// checked and promoted as if the program had made it: diff (slices), vdot (a dot of the
+// flattened arrays), meshgrid (broadcast ranges), cov and corrcoef (centred rows and one
+// product, in float64 as numpy computes them), einsum of one or two operands (sums, a
+// transpose, and one batched product that dyn-blas hands to BLAS), and the numpy scalar
+// types called on Python constants (np.float32(0.5), np.int64(3)).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Library.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+
+VarPtr intVar(int64_t v) { return constVar(py::int_(v)); }
+
+/// x[lo:hi] along `dim` of a static-sized dimension.
+VarPtr sliceAlong(LibraryCall &c, const VarPtr &x, int64_t dim, int64_t lo, int64_t hi) {
+  RankedTensorType type = c.t.typeOf(x->value);
+  SmallVector<int64_t> starts(type.getRank(), 0), stops(type.getShape()), steps(type.getRank(), 1);
+  starts[dim] = lo;
+  stops[dim] = hi;
+  return c.result(dyn::SliceOp::create(c.t.b, c.loc, x->value, c.t.b.getDenseI64ArrayAttr(starts),
+                                       c.t.b.getDenseI64ArrayAttr(stops),
+                                       c.t.b.getDenseI64ArrayAttr(steps)));
+}
+
+/// np.diff(a, n=1, axis=-1): a[1:] - a[:-1] along the axis, n times.
+VarPtr diff(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr nArg = c.take(1, {"n"}), axisArg = c.take(2, {"axis"});
+  VarPtr prepend = c.take(3, {"prepend"}), append = c.take(4, {"append"});
+  if (c.args.size() > 5 || !isNone(prepend) || !isNone(append))
+    return nullptr;
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t n = isNone(nArg) ? 1 : intOf(nArg);
+  if (type.getRank() == 0 || n < 0)
+    breakTrace(dyn::BreakKind::unsupported_call, "diff of a 0-d array or with n < 0 (raises)");
+  if (t.elementTypeOf(x->value).isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "diff of booleans (numpy uses not_equal)");
+  int64_t dim = isNone(axisArg) ? type.getRank() - 1 : singleDim(axisArg, type.getRank());
+  if (type.isDynamicDim(dim))
+    breakTrace(dyn::BreakKind::unsupported_call, "diff along a dimension of dynamic size");
+  for (int64_t i = 0, size = type.getDimSize(dim); i < n && size > 0; ++i, --size)
+    x = t.binary(NB_SUBTRACT, sliceAlong(c, x, dim, 1, size), sliceAlong(c, x, dim, 0, size - 1));
+  return x;
+}
+
+/// np.vdot(a, b) of real arrays: the dot product of both flattened.
+VarPtr vdot(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy || c.args.size() != 2)
+    return nullptr;
+  VarPtr a = t.callTensorOp(c.lib, "reshape", {c.tensorArg(0), intTuple({-1})}, {});
+  VarPtr b = t.callTensorOp(c.lib, "reshape", {c.tensorArg(1), intTuple({-1})}, {});
+  return t.callTensorOp(c.lib, "dot", {a, b}, {});
+}
+
+/// np.meshgrid(*xi, indexing="xy") / torch.meshgrid(*tensors, indexing="ij"): one array per
+/// input, each input along its own dimension and broadcast along the others (with "xy" the
+/// first two dimensions swap). A tuple, as both return.
+VarPtr meshgrid(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr indexing = c.take(SIZE_MAX, {"indexing"});
+  VarPtr sparse = c.lib == Lib::Numpy ? c.take(SIZE_MAX, {"sparse"}) : nullptr;
+  VarPtr copy = c.lib == Lib::Numpy ? c.take(SIZE_MAX, {"copy"}) : nullptr;
+  if (flagOf(sparse, "sparse") || (copy && !isNone(copy) && !flagOf(copy, "copy")))
+    breakTrace(dyn::BreakKind::unsupported_call, "meshgrid with sparse=True or copy=False");
+  std::string mode = isNone(indexing) ? (c.lib == Lib::Numpy ? "xy" : "ij")
+                                      : constant(indexing, "indexing").cast<std::string>();
+  if (mode != "xy" && mode != "ij")
+    breakTrace(dyn::BreakKind::unsupported_call, "meshgrid indexing '" + mode + "' (raises)");
+  std::vector<VarPtr> inputs = c.args;
+  if (inputs.size() == 1 && (inputs[0]->kind == VK::Tuple || inputs[0]->kind == VK::List))
+    inputs = inputs[0]->items;
+  SmallVector<int64_t> shape;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const VarPtr &x = inputs[i];
+    if (x->kind != VK::Tensor)
+      return nullptr;
+    RankedTensorType type = t.typeOf(x->value);
+    if (c.lib == Lib::Torch && type.getRank() > 1)
+      breakTrace(dyn::BreakKind::unsupported_call, "torch.meshgrid of tensors of rank above 1");
+    if (!type.hasStaticShape())
+      breakTrace(dyn::BreakKind::unsupported_call, "meshgrid of arrays of dynamic size");
+    shape.push_back(type.getNumElements());
+  }
+  bool swap = mode == "xy" && shape.size() >= 2;
+  if (swap)
+    std::swap(shape[0], shape[1]);
+  VarPtr out = makeVar(VK::Tuple);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    size_t at = swap && i < 2 ? 1 - i : i;
+    SmallVector<int64_t> along(shape.size(), 1);
+    along[at] = -1;
+    VarPtr x = t.callTensorOp(c.lib, "reshape", {inputs[i], intTuple(along)}, {});
+    x = t.callTensorOp(c.lib, c.lib == Lib::Numpy ? "broadcast_to" : "expand", {x, intTuple(shape)},
+                       {});
+    // numpy copies (copy=True); torch returns views, which a graph's value semantics match.
+    out->items.push_back(c.lib == Lib::Numpy ? t.callTensorOp(c.lib, "copy", {x}, {}) : x);
+  }
+  return out;
+}
+
+/// np.cov(m, rowvar=True, bias=False, ddof=None) of one 1-D or 2-D array: in float64, rows
+/// are variables; c = X X^T / (N - ddof) with X centred.
+VarPtr cov(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy)
+    return nullptr;
+  VarPtr m = c.tensorArg(0);
+  VarPtr y = c.take(1, {"y"}), rowvar = c.take(2, {"rowvar"}), bias = c.take(3, {"bias"});
+  VarPtr ddofArg = c.take(4, {"ddof"}), fweights = c.take(5, {"fweights"});
+  VarPtr aweights = c.take(6, {"aweights"}), dtype = c.take(7, {"dtype"});
+  if (c.args.size() > 8 || !isNone(y) || !isNone(fweights) || !isNone(aweights) || !isNone(dtype))
+    return nullptr;
+  RankedTensorType type = t.typeOf(m->value);
+  if (type.getRank() > 2 || type.getRank() == 0 || !type.hasStaticShape())
+    breakTrace(dyn::BreakKind::unsupported_call, "cov of an array of rank other than 1 or 2");
+  VarPtr x = t.callTensorOp(c.lib, "astype", {m, constVar(t.dtypeObject(c.lib, t.f64()))}, {});
+  if (type.getRank() == 1)
+    x = t.callTensorOp(c.lib, "reshape", {x, intTuple({1, -1})}, {});
+  else if (!isNone(rowvar) && !flagOf(rowvar, "rowvar"))
+    x = t.callTensorOp(c.lib, "transpose", {x}, {});
+  int64_t observations = t.typeOf(x->value).getDimSize(1);
+  int64_t ddof = !isNone(ddofArg) ? intOf(ddofArg) : flagOf(bias, "bias") ? 0 : 1;
+  if (observations - ddof <= 0)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "cov with no more observations than ddof (numpy warns and divides by zero)");
+  VarPtr mean =
+      t.callTensorOp(c.lib, "mean", {x, intVar(1)}, {{"keepdims", constVar(py::bool_(true))}});
+  VarPtr centred = t.binary(NB_SUBTRACT, x, mean);
+  VarPtr product =
+      t.binary(NB_MATRIX_MULTIPLY, centred, t.callTensorOp(c.lib, "transpose", {centred}, {}));
+  // numpy multiplies by the reciprocal of the count.
+  VarPtr scaled = t.binary(NB_MULTIPLY, product,
+                           constVar(py::float_(1.0 / static_cast<double>(observations - ddof))));
+  return t.callTensorOp(c.lib, "squeeze", {scaled}, {});
+}
+
+/// np.corrcoef(x, rowvar=True) of a 2-D array: cov divided by the standard deviations of
+/// both variables, clipped to [-1, 1].
+VarPtr corrcoef(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr y = c.take(1, {"y"}), rowvar = c.take(2, {"rowvar"}), dtype = c.take(3, {"dtype"});
+  if (c.args.size() > 4 || !isNone(y) || !isNone(dtype))
+    return nullptr;
+  if (t.typeOf(x->value).getRank() != 2)
+    breakTrace(dyn::BreakKind::unsupported_call, "corrcoef of an array of rank other than 2");
+  KwArgs kw;
+  if (!isNone(rowvar))
+    kw.push_back({"rowvar", rowvar});
+  VarPtr covariance = t.callTensorOp(c.lib, "cov", {x}, kw);
+  if (t.typeOf(covariance->value).getRank() != 2)
+    breakTrace(dyn::BreakKind::unsupported_call, "corrcoef of a single variable");
+  VarPtr deviations =
+      t.callTensorOp(c.lib, "sqrt", {t.callTensorOp(c.lib, "diag", {covariance}, {})}, {});
+  VarPtr column = t.callTensorOp(c.lib, "reshape", {deviations, intTuple({-1, 1})}, {});
+  VarPtr row = t.callTensorOp(c.lib, "reshape", {deviations, intTuple({1, -1})}, {});
+  VarPtr r = t.binary(NB_TRUE_DIVIDE, t.binary(NB_TRUE_DIVIDE, covariance, column), row);
+  return t.callTensorOp(c.lib, "clip", {r, constVar(py::int_(-1)), constVar(py::int_(1))}, {});
+}
+
+/// An einsum operand: its subscripts and value.
+struct Term {
+  std::string subscripts;
+  VarPtr value;
+};
+
+/// `x` with the subscripts in `keep` only (the others summed out), ordered as `order`.
+Term reduceTo(LibraryCall &c, Term x, llvm::StringRef keep) {
+  Tracer &t = c.t;
+  SmallVector<int64_t> summed;
+  std::string kept;
+  for (auto [d, s] : llvm::enumerate(x.subscripts))
+    if (keep.contains(s))
+      kept.push_back(s);
+    else
+      summed.push_back(d);
+  if (summed.empty())
+    return x;
+  return {kept, t.callTensorOp(c.lib, "sum", {x.value, intTuple(summed)}, {})};
+}
+
+/// `x` transposed to the subscripts `order` (a permutation of its own).
+VarPtr permuted(LibraryCall &c, const Term &x, llvm::StringRef order) {
+  SmallVector<int64_t> perm;
+  for (char s : order)
+    perm.push_back(x.subscripts.find(s));
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return x.value;
+  return c.t.callTensorOp(c.lib, c.lib == Lib::Numpy ? "transpose" : "permute",
+                          {x.value, intTuple(perm)}, {});
+}
+
+/// np.einsum / torch.einsum of one or two operands with explicit letters (no ellipsis, no
+/// repeated letter within an operand): letters of one operand that the output lacks are
+/// summed first; then batch letters (both operands and the output), contracted letters (both,
+/// not the output) and the free letters of each become one batched product
+/// [batch, free_a, k] @ [batch, k, free_b], reshaped and transposed to the output.
+VarPtr einsum(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.args.empty() || c.args[0]->kind != VK::Const || !py::isinstance<py::str>(c.args[0]->obj))
+    return nullptr;
+  if (c.lib == Lib::Numpy)
+    for (const char *ignored : {"optimize"}) // a contraction order: the same result
+      c.take(SIZE_MAX, {ignored});
+  std::string spec;
+  for (char ch : c.args[0]->obj.cast<std::string>())
+    if (ch != ' ')
+      spec.push_back(ch);
+  std::vector<VarPtr> operands(c.args.begin() + 1, c.args.end());
+  if (operands.size() == 1 && (operands[0]->kind == VK::Tuple || operands[0]->kind == VK::List))
+    operands = operands[0]->items;
+  size_t arrow = spec.find("->");
+  std::string inputs = spec.substr(0, arrow);
+  SmallVector<StringRef> parts;
+  StringRef(inputs).split(parts, ',');
+  if (parts.size() != operands.size() || operands.size() > 2 || operands.empty())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "einsum of more than two operands, or subscripts that do not match them");
+  std::vector<Term> terms;
+  for (auto [letters, v] : llvm::zip(parts, operands)) {
+    if (v->kind != VK::Tensor || !llvm::all_of(letters, llvm::isAlpha) ||
+        static_cast<int64_t>(letters.size()) != t.typeOf(v->value).getRank() ||
+        !t.typeOf(v->value).hasStaticShape())
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "einsum with an ellipsis, a non-letter subscript, a rank that does not match, "
+                 "or a dynamic size");
+    for (char s : letters)
+      if (llvm::count(letters, s) > 1)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "einsum with a repeated subscript in one operand (a diagonal)");
+    terms.push_back({letters.str(), v});
+  }
+  std::string output;
+  if (arrow != std::string::npos) {
+    output = spec.substr(arrow + 2);
+  } else { // implicit: the letters that appear once, in alphabetical order
+    if (llvm::any_of(inputs, llvm::isUpper))
+      breakTrace(dyn::BreakKind::unsupported_call, "einsum in implicit mode with capitals");
+    for (char s = 'a'; s <= 'z'; ++s)
+      if (llvm::count(inputs, s) == 1)
+        output.push_back(s);
+  }
+  for (char s : output)
+    if (!llvm::isAlpha(s) || llvm::count(output, s) > 1 || !llvm::is_contained(inputs, s))
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "einsum output subscripts '" + output + "' that are not input letters once each");
+  // Sizes must agree (numpy and torch raise otherwise).
+  std::map<char, int64_t> sizes;
+  for (const Term &term : terms)
+    for (auto [d, s] : llvm::enumerate(term.subscripts)) {
+      int64_t size = t.typeOf(term.value->value).getDimSize(d);
+      auto [it, fresh] = sizes.try_emplace(s, size);
+      if (!fresh && it->second != size)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "einsum operands disagree on a subscript's size (raises)");
+    }
+  VarPtr result;
+  if (terms.size() == 1) {
+    Term reduced = reduceTo(c, terms[0], output);
+    result = permuted(c, reduced, output);
+  } else {
+    auto inOther = [&](const Term &self, const Term &other) {
+      std::string keep;
+      for (char s : self.subscripts)
+        if (llvm::is_contained(output, s) || llvm::is_contained(other.subscripts, s))
+          keep.push_back(s);
+      return keep;
+    };
+    Term a = reduceTo(c, terms[0], inOther(terms[0], terms[1]));
+    Term b = reduceTo(c, terms[1], inOther(terms[1], terms[0]));
+    std::string batch, contracted, freeA, freeB;
+    for (char s : a.subscripts)
+      (llvm::is_contained(b.subscripts, s) ? (llvm::is_contained(output, s) ? batch : contracted)
+                                           : freeA)
+          .push_back(s);
+    for (char s : b.subscripts)
+      if (!llvm::is_contained(a.subscripts, s))
+        freeB.push_back(s);
+    auto product = [&](llvm::StringRef letters) {
+      int64_t n = 1;
+      for (char s : letters)
+        n *= sizes[s];
+      return n;
+    };
+    SmallVector<int64_t> lhsShape, rhsShape, outShape;
+    for (char s : batch) {
+      lhsShape.push_back(sizes[s]);
+      rhsShape.push_back(sizes[s]);
+      outShape.push_back(sizes[s]);
+    }
+    lhsShape.append({product(freeA), product(contracted)});
+    rhsShape.append({product(contracted), product(freeB)});
+    VarPtr lhs = t.callTensorOp(
+        c.lib, "reshape", {permuted(c, a, batch + freeA + contracted), intTuple(lhsShape)}, {});
+    VarPtr rhs = t.callTensorOp(
+        c.lib, "reshape", {permuted(c, b, batch + contracted + freeB), intTuple(rhsShape)}, {});
+    VarPtr p = t.binary(NB_MATRIX_MULTIPLY, lhs, rhs);
+    for (char s : freeA + freeB)
+      outShape.push_back(sizes[s]);
+    p = t.callTensorOp(c.lib, "reshape", {p, intTuple(outShape)}, {});
+    result = permuted(c, {batch + freeA + freeB, p}, output);
+  }
+  if (c.lib == Lib::Numpy && t.typeOf(result->value).getRank() == 0)
+    return c.ufunc(result->value); // a numpy scalar, as einsum returns
+  return result;
+}
+
+/// np.float32(0.5), np.int64(3), np.bool_(True) of a Python number: a numpy scalar of that
+/// dtype, typed strongly in promotion (np.float64(0.5) * float32 array is float64) as a numpy
+/// scalar argument is.
+VarPtr scalarType(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy || c.args.size() != 1 || c.args[0]->kind != VK::Const)
+    return nullptr;
+  py::handle value = c.args[0]->obj;
+  if (!PyLong_Check(value.ptr()) && !PyFloat_Check(value.ptr()))
+    return nullptr;
+  py::object type = py::module_::import("numpy").attr(c.name.c_str());
+  // The value as numpy rounds or wraps it (np.float32(0.1), np.int32(2**31) raises).
+  py::object converted = t.callReal(type, py::make_tuple(value));
+  Type element = t.dtypeToType(converted.attr("dtype"));
+  if (!element)
+    return nullptr;
+  py::object python = converted.attr("item")();
+  return c.ufunc(t.scalarConstant(python, element));
+}
+} // namespace
+
+std::vector<LibraryFunction> dynamir::frontend::scientificFunctions() {
+  std::vector<LibraryFunction> functions = {
+      {"diff", diff},          {"vdot", vdot},
+      {"meshgrid", meshgrid},  {"cov", cov},
+      {"corrcoef", corrcoef},  {"einsum", einsum},
+      {"float32", scalarType}, {"float64", scalarType},
+      {"int64", scalarType},   {"int32", scalarType},
+      {"bool_", scalarType},
+  };
+  return functions;
+}

@@ -1,0 +1,91 @@
+"""numpy functions of numerical kernels that the tracer models as other calls (diff, vdot,
+meshgrid, cov, corrcoef, einsum, the numpy scalar types): compared with eager numpy or torch in
+type, dtype, shape and value, with no graph break, and a break where a form is not modelled."""
+
+import numpy as np
+import pytest
+
+from test_library_breadth import FLOATS, array, check, torch
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+def test_diff(dtype):
+    x = array((4, 6), dtype)
+    check(lambda x: np.diff(x), x)
+    check(lambda x: np.diff(x, 2, axis=0), x)
+    check(lambda x: np.diff(x, n=0), x)
+    check(lambda x: np.diff(x, n=9), x)  # past the size: empty
+    check(lambda x: np.diff(x, prepend=0), x, breaks=1)
+    check(lambda x: np.diff(x > 0), x, breaks=1)  # booleans: not_equal
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+def test_vdot(dtype):
+    check(lambda x, y: np.vdot(x, y), array((3, 4), dtype), array((12,), dtype), rtol=1e-6)
+
+
+def test_meshgrid():
+    x, y, z = np.arange(4.0), array((3,), np.float32), array((2,), np.int64)
+    check(lambda x, y: np.meshgrid(x, y), x, y)
+    check(lambda x, y, z: np.meshgrid(x, y, z, indexing="ij"), x, y, z)
+    check(lambda x, y, z: np.meshgrid(x, y, z), x, y, z)
+    check(lambda x, y: np.meshgrid(x, y, sparse=True), x, y, breaks=1)
+    tx, ty = torch.arange(4.0), torch.randn(3)
+    check(lambda x, y: torch.meshgrid(x, y, indexing="ij"), tx, ty)
+    check(lambda x, y: torch.meshgrid(x, y, indexing="xy"), tx, ty)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+def test_cov_and_corrcoef(dtype):
+    x = array((3, 7), dtype)
+    check(lambda x: np.cov(x), x, rtol=1e-12)
+    check(lambda x: np.cov(x, rowvar=False), x, rtol=1e-12)
+    check(lambda x: np.cov(x, bias=True), x, rtol=1e-12)
+    check(lambda x: np.cov(x, ddof=2), x, rtol=1e-12)
+    check(lambda x: np.cov(x[0]), x, rtol=1e-12)  # one variable: a 0-d array
+    check(lambda x: np.corrcoef(x), x, rtol=1e-12)
+    check(lambda x: np.corrcoef(x, rowvar=False), x, rtol=1e-12)
+    check(lambda x: np.cov(x, ddof=7), x, breaks=1)  # divides by zero (numpy warns)
+    check(lambda x: np.cov(x, x), x, breaks=1)
+
+
+EINSUM = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),  # implicit output: ik
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("bij,jk->bki", [(2, 3, 4), (4, 5)]),
+    ("i,i->", [(6,), (6,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ij,ij->i", [(3, 4), (3, 4)]),
+    ("ijk,ik->j", [(2, 3, 4), (2, 4)]),
+    ("ij->j", [(3, 4)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij", [(3, 4)]),
+    ("ijk->", [(2, 3, 4)]),
+]
+
+
+@pytest.mark.parametrize("spec,shapes", EINSUM, ids=[s for s, _ in EINSUM])
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+def test_einsum(spec, shapes, dtype):
+    xs = [array(s, dtype) for s in shapes]
+    check(lambda *xs: np.einsum(spec, *xs), *xs, rtol=1e-5)
+    if dtype != np.int64:
+        ts = [torch.from_numpy(x) for x in xs]
+        check(lambda *ts: torch.einsum(spec, *ts), *ts, rtol=1e-5)
+
+
+def test_einsum_forms_not_modelled_break():
+    x = array((3, 3), np.float32)
+    check(lambda x: np.einsum("ii->i", x), x, breaks=1)  # a diagonal
+    check(lambda x: np.einsum("...i,i->...", x, x[0]), x, breaks=1)
+    check(lambda x: np.einsum("ij,jk,kl->il", x, x, x), x, breaks=1)
+    check(lambda x: np.einsum("ij,jk->ik", x, x[:2]), x)  # sizes disagree: raises
+
+
+def test_numpy_scalar_types_of_constants_promote_strongly():
+    x = array((5,), np.float32)
+    check(lambda x: x * np.float64(0.5), x)  # float64, as a numpy scalar makes it
+    check(lambda x: x * np.float32(0.1) + np.int64(3), x)
+    check(lambda x: np.int32(7) * (x > 0), x)
+    check(lambda x: x + np.int32(2**40), x)  # raises OverflowError
