@@ -11,7 +11,8 @@
 //                            operators, with torch's alpha and rounding_mode), maximum,
 //                            minimum, where; casts and copies
 //   LibraryMath.cpp          elementwise functions of several ops: sign, isnan/isinf/isfinite,
-//                            isclose, logical_*, fmod, hypot, outer, lerp, addcmul, addcdiv
+//                            isclose, logical_*, fmod, hypot, arctan2, outer, lerp, addcmul,
+//                            addcdiv
 //   LibraryActivations.cpp   torch.nn.functional's activations (leaky_relu, elu, selu,
 //                            softplus, hardtanh, relu6, hardsigmoid, hardswish, mish)
 //   LibraryReductions.cpp    sum, mean, prod (with dtype), max, min, argmax, ..., any, all,

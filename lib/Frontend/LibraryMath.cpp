@@ -1,8 +1,9 @@
 //===- LibraryMath.cpp - Elementwise math made of dyn ops -----------------===//
 //
 // Elementwise functions that are several dyn ops: sign, the float predicates (isnan, isinf,
-// isfinite, isclose), the logical functions (logical_and/or/xor/not), fmod, hypot, outer, and
-// torch's fused ones (lerp, addcmul, addcdiv: dyn.fma where torch fuses a multiply-add).
+// isfinite, isclose), the logical functions (logical_and/or/xor/not), fmod, hypot, arctan2,
+// outer, and torch's fused ones (lerp, addcmul, addcdiv: dyn.fma where torch fuses a
+// multiply-add).
 //
 //===----------------------------------------------------------------------===//
 
@@ -238,6 +239,24 @@ VarPtr hypot(LibraryCall &c) {
   return c.ufunc(t.castTo(t.castTo(r, t.f32()), element));
 }
 
+/// np.arctan2(y, x) / torch.atan2 / torch.arctan2 / y.atan2(x): promoted as an operator is,
+/// integers in the float type each library computes them in (numpy: float64, float16 for
+/// bools); dyn.atan2 is libm's atan2f/atan2, which numpy calls (16-bit floats through float32,
+/// as numpy computes them).
+VarPtr atan2(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.args.size() != 2)
+    return nullptr;
+  VarPtr y = c.tensorArg(0), x = c.args[1];
+  Type element = t.promoted(c.lib, y, x);
+  Type floatType = c.lib == Lib::Numpy && element.isInteger(1) ? Float16Type::get(t.ctx)
+                                                               : t.floatFor(c.lib, element);
+  Type computed = floatType.getIntOrFloatBitWidth() < 32 ? t.f32() : floatType;
+  Value a = t.castTo(t.castTo(t.operandAs(y, element), floatType), computed);
+  Value b = t.castTo(t.castTo(t.operandAs(x, element), floatType), computed);
+  return c.ufunc(t.castTo(t.create<dyn::Atan2Op>({a, b}), floatType));
+}
+
 /// np.outer(a, b) (of the flattened arrays), torch.outer / torch.ger / x.outer (of vectors):
 /// a[:, None] * b[None, :], promoted as the product is.
 VarPtr outer(LibraryCall &c) {
@@ -359,12 +378,16 @@ VarPtr reciprocal(LibraryCall &c) {
 
 std::vector<LibraryFunction> dynamir::frontend::mathFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"sign", sign},           {"sgn", sign},           {"isnan", predicate},
-      {"isinf", predicate},     {"isfinite", predicate}, {"isclose", isClose},
-      {"logical_and", logical}, {"logical_or", logical}, {"logical_xor", logical},
-      {"logical_not", logical}, {"fmod", fmod},          {"hypot", hypot},
-      {"outer", outer},         {"ger", outer},          {"lerp", lerp},
-      {"addcmul", addcmulDiv},  {"addcdiv", addcmulDiv}, {"reciprocal", reciprocal},
+      {"sign", sign},           {"sgn", sign},
+      {"isnan", predicate},     {"isinf", predicate},
+      {"isfinite", predicate},  {"isclose", isClose},
+      {"logical_and", logical}, {"logical_or", logical},
+      {"logical_xor", logical}, {"logical_not", logical},
+      {"fmod", fmod},           {"hypot", hypot},
+      {"outer", outer},         {"arctan2", atan2},
+      {"atan2", atan2},         {"ger", outer},
+      {"lerp", lerp},           {"addcmul", addcmulDiv},
+      {"addcdiv", addcmulDiv},  {"reciprocal", reciprocal},
   };
   return functions;
 }

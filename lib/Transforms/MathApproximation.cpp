@@ -61,6 +61,32 @@ void keepSubnormalExp(math::ExpOp op) {
   op.erase();
 }
 
+/// Upstream's f32 tanh is 1 for every |x| above 7.9988, but tanh(8) is 0.99999976, 4 ulp
+/// below 1, and tanh rounds to 1 only from about 9 on: a cast to an integer or a comparison
+/// with 1 turned those ulp into wrong answers (difftest 221405013:27); from 7 to 7.5 it was 3
+/// ulp off. From |x| = 0.625 up, tanh is 1 - 2 / (exp(2|x|) + 1) with x's sign, at most 1.3
+/// ulp from 0.625 to 2 and 0.56 beyond (exp's overflow to infinity past 44 gives exactly 1);
+/// below, upstream's polynomial (4.2 ulp at most). The exp here is approximated like any other.
+void saturateTanh(math::TanhOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type type = op.getType();
+  Value x = op.getOperand();
+  Value ax = math::AbsFOp::create(b, loc, x);
+  Value e = math::ExpOp::create(b, loc, arith::AddFOp::create(b, loc, ax, ax));
+  Value tail = arith::SubFOp::create(
+      b, loc, splat(b, loc, type, 1.0f),
+      arith::DivFOp::create(b, loc, splat(b, loc, type, 2.0f),
+                            arith::AddFOp::create(b, loc, e, splat(b, loc, type, 1.0f))));
+  Value far =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, ax, splat(b, loc, type, 0.625f));
+  Value near = math::TanhOp::create(b, loc, x);
+  op.replaceAllUsesWith(
+      arith::SelectOp::create(b, loc, far, math::CopySignOp::create(b, loc, tail, x), near)
+          .getResult());
+  op.erase();
+}
+
 /// Like `type` (a scalar or a vector), with elements of type `element`.
 Type withElement(Type type, Type element) {
   if (auto vector = dyn_cast<VectorType>(type))
@@ -351,6 +377,7 @@ void reduceSinCos(Operation *op, std::optional<double> bound, ModuleOp module) {
 struct MathApproximationPass : dynamir::impl::DynMathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     SmallVector<math::ExpOp> exps;
+    SmallVector<math::TanhOp> tanhs;
     // Bounds are taken before any rewrite: a rewritten sin is no longer recognizably in [-1, 1].
     SmallVector<std::pair<Operation *, std::optional<double>>> sinCos;
     getOperation()->walk([&](Operation *op) {
@@ -358,18 +385,35 @@ struct MathApproximationPass : dynamir::impl::DynMathApproximationBase<MathAppro
         return;
       if (auto exp = dyn_cast<math::ExpOp>(op))
         exps.push_back(exp);
+      else if (auto tanh = dyn_cast<math::TanhOp>(op))
+        tanhs.push_back(tanh);
       else if (isa<math::SinOp, math::CosOp>(op))
         sinCos.push_back({op, magnitudeBound(op->getOperand(0))});
     });
+    // Its exp of 2|x| is at least 1: no subnormal to keep.
+    for (math::TanhOp tanh : tanhs)
+      saturateTanh(tanh);
     for (math::ExpOp exp : exps)
       keepSubnormalExp(exp);
     for (auto [op, bound] : sinCos)
       reduceSinCos(op, bound, getOperation());
     RewritePatternSet patterns(&getContext());
-    // The legacy entry point enables exactly the f32 expansions and approximations that are
-    // accurate to float32 rounding (sin, cos, exp, expm1, log, log1p, log2, tanh, erf, atan,
-    // atan2, rsqrt with AVX2 off).
-    populateMathPolynomialApproximationPatterns(patterns);
+    // Upstream's legacy set of f32 expansions and approximations, accurate to float32
+    // rounding, less atan and atan2: upstream's atan2 was 41 ulp from numpy's arctan2 on
+    // values of magnitude 3 (libm's atan2f, which the lowering calls instead, is within 1).
+    auto approximated = [](StringRef name) {
+      return llvm::is_contained({math::TanhOp::getOperationName(), math::LogOp::getOperationName(),
+                                 math::Log2Op::getOperationName(),
+                                 math::Log1pOp::getOperationName(), math::ErfOp::getOperationName(),
+                                 math::ErfcOp::getOperationName(), math::AsinOp::getOperationName(),
+                                 math::AcosOp::getOperationName(), math::ExpOp::getOperationName(),
+                                 math::ExpM1Op::getOperationName(),
+                                 math::CbrtOp::getOperationName(), math::SinOp::getOperationName(),
+                                 math::CosOp::getOperationName()},
+                                name);
+    };
+    populateMathF32ExpansionPatterns(patterns, approximated);
+    populateMathPolynomialApproximationPatterns(patterns, approximated);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

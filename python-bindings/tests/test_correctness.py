@@ -1032,3 +1032,17 @@ def test_cos_of_zero_is_one():  # difftest 199300012:46
     fn = lambda x: torch.cos(torch.eq(x, 2)).long()
     t = torch.tensor([5, 2], dtype=torch.int32)
     assert torch.equal(dynamir.compile(fn)(t), fn(t))
+
+
+def test_tanh_rounds_to_one_where_tanh_does():  # difftest 221405013:27
+    """Upstream's float32 tanh was 1 for every |x| above 7.9988, where tanh is still up to 4 ulp
+    below 1 (tanh(8) = 0.99999976): `np.tanh(x).astype('int32')` gave 1 where eager gives 0."""
+    x = np.linspace(7.0, 10.0, 3001, dtype=np.float32)
+    x = np.concatenate([x, -x, [np.inf, -np.inf, 44.0, 100.0]]).astype(np.float32)
+    got = dynamir.compile(lambda x: np.tanh(x))(x)
+    exact = np.tanh(x.astype(np.float64)).astype(np.float32)  # correctly rounded here
+    assert np.max(np.abs(got.astype(np.float64) - exact) / np.spacing(np.float32(1))) <= 1
+    assert np.array_equal(got == 1, exact == 1) and np.array_equal(got == -1, exact == -1)
+    fn = lambda x: np.tanh(x @ x.T).astype("int32")
+    a = np.array([[1.18], [2.83]], np.float32)
+    np.testing.assert_array_equal(dynamir.compile(fn)(a), fn(a))

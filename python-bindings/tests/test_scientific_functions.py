@@ -1,11 +1,15 @@
-"""numpy functions of numerical kernels that the tracer models as other calls (diff, vdot,
-meshgrid, cov, corrcoef, einsum, the numpy scalar types): compared with eager numpy or torch in
+"""numpy functions of numerical kernels that the tracer models (diff, vdot, meshgrid, cov,
+corrcoef, einsum, the numpy scalar types as other calls; arctan2 as dyn.atan2): compared with eager numpy or torch in
 type, dtype, shape and value, with no graph break, and a break where a form is not modelled."""
+
+import pathlib
 
 import numpy as np
 import pytest
 
-from test_library_breadth import FLOATS, array, check, torch
+import _dynamir
+import dynamir
+from test_library_breadth import FLOATS, array, check, special_floats, torch, ulps
 
 
 @pytest.mark.parametrize("dtype", FLOATS + [np.int64])
@@ -89,3 +93,23 @@ def test_numpy_scalar_types_of_constants_promote_strongly():
     check(lambda x: x * np.float32(0.1) + np.int64(3), x)
     check(lambda x: np.int32(7) * (x > 0), x)
     check(lambda x: x + np.int32(2**40), x)  # raises OverflowError
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.float16, np.int64, np.bool_])
+def test_arctan2(dtype):
+    y = special_floats(dtype) if dtype in FLOATS + [np.float16] else array((139,), dtype)
+    x = array(y.shape, dtype)
+    tol = ulps(np.float32) if dtype != np.float64 else ulps(np.float64)
+    check(lambda y, x: np.arctan2(y, x), y, x, rtol=tol, atol=1e-30)
+    check(lambda y: np.arctan2(y, 2.0), y, rtol=tol, atol=1e-30)
+    if dtype in FLOATS:
+        ty, tx = torch.from_numpy(y), torch.from_numpy(x)
+        check(lambda y, x: torch.atan2(y, x) + y.arctan2(x), ty, tx, rtol=tol, atol=1e-6)
+
+
+def test_arctan2_lowers_for_the_gpu():
+    traced = dynamir.trace(lambda y, x: np.arctan2(y, x) * 2, np.ones(8, np.float32),
+                           np.ones(8, np.float32))
+    traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+    graph = [f for f in traced.module.functions if "_graph" in f][0]
+    assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()

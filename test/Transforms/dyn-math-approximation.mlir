@@ -16,6 +16,32 @@ func.func @approx(%x: f32, %y: vector<8xf32>, %z: f64) -> (f32, vector<8xf32>, f
   return %0, %1, %2 : f32, vector<8xf32>, f64
 }
 
+// atan2 stays a libm call (atan2f): upstream's approximation was 41 ulp from numpy's arctan2.
+// CHECK-LABEL: func.func @atan2_stays
+// CHECK: math.atan2 %{{.*}}, %{{.*}} : f32
+// CHECK: math.atan2 %{{.*}}, %{{.*}} : vector<8xf32>
+func.func @atan2_stays(%x: f32, %y: vector<8xf32>) -> (f32, vector<8xf32>) {
+  %0 = math.atan2 %x, %x : f32
+  %1 = math.atan2 %y, %y : vector<8xf32>
+  return %0, %1 : f32, vector<8xf32>
+}
+
+// tanh from |x| = 0.625 on is 1 - 2 / (exp(2|x|) + 1) with x's sign, which rounds to 1 where
+// tanh does (upstream's polynomial, kept below, was 1 from 7.9988 on).
+// CHECK-LABEL: func.func @tanh_saturates
+// CHECK-DAG: %[[CUT:.*]] = arith.constant 6.250000e-01 : f32
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[AX:.*]] = math.absf %[[X:.*]] : f32
+// CHECK: %[[Q:.*]] = arith.divf %[[TWO]], %{{.*}} : f32
+// CHECK: %[[FAR:.*]] = arith.cmpf ogt, %[[AX]], %[[CUT]] : f32
+// CHECK: %[[TAIL:.*]] = math.copysign %{{.*}}, %[[X]] : f32
+// CHECK: arith.select %[[FAR]], %[[TAIL]], %{{.*}} : f32
+// CHECK-NOT: math.tanh
+func.func @tanh_saturates(%x: f32) -> f32 {
+  %0 = math.tanh %x : f32
+  return %0 : f32
+}
+
 // exp keeps numpy's subnormal results: below -87 the input is shifted by 32 ln 2 into the
 // normal range and the approximation's result scaled by 2^-32.
 // CHECK-LABEL: func.func @subnormal_exp
@@ -89,3 +115,4 @@ func.func @exact_reduction_vector(%x: vector<4xf32>) -> vector<4xf32> {
 // CHECK-COUNT-3: memref.load %[[TABLE]]
 // CHECK: arith.sitofp %{{.*}} : i64 to f64
 // CHECK-NOT: func.func private @__dynamir_lanewise_sin
+

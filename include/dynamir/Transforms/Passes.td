@@ -76,9 +76,11 @@ def DynSplitGraphs : Pass<"dyn-split-graphs", "mlir::ModuleOp"> {
 def DynMathApproximation : Pass<"dyn-math-approximation", "::mlir::ModuleOp"> {
   let summary = "Replace f32 transcendental math ops by vectorizable polynomial approximations";
   let description = [{
-    Rewrites `math.sin`, `cos`, `exp`, `log`, `tanh`, `erf`, `atan`, ... on f32 (scalars and
-    vectors) into upstream's polynomial approximations, plain arithmetic accurate to float32
-    rounding. A call to libm in a loop stops LLVM's vectorizer; the approximations let a fused
+    Rewrites `math.sin`, `cos`, `exp`, `log`, `tanh`, `erf`, ... on f32 (scalars and vectors)
+    into upstream's polynomial approximations, plain arithmetic accurate to float32 rounding
+    (not `atan` and `atan2`: upstream's atan2 was 41 ulp off; they stay libm calls). tanh from
+    |x| = 0.625 on is `1 - 2 / (exp(2|x|) + 1)` with x's sign: upstream's was 1 for every |x|
+    above 7.9988, up to 4 ulp before tanh rounds to 1. A call to libm in a loop stops LLVM's vectorizer; the approximations let a fused
     elementwise loop vectorize to the host's full vector width. f64 ops are left to libm.
     Upstream's exp flushes results below 2^-126 to zero; inputs below -87 are shifted into the
     normal range first and the result scaled back, so subnormal results stay numpy's. Upstream's

@@ -226,6 +226,9 @@ def Dyn_FModOp : Dyn_BinaryOp<"fmod", Dyn_NumericTensor, "std::fmod(a, b)",
 def Dyn_PowOp : Dyn_BinaryOp<"pow", Dyn_NumericTensor, "std::pow(a, b)",
     "b < 0 ? std::nullopt : std::optional<int64_t>(intPow(a, b))", "power", ufunc = "power",
     floatOp = "::mlir::math::PowFOp", intOp = "::mlir::math::IPowIOp">;
+def Dyn_Atan2Op : Dyn_BinaryOp<"atan2", Dyn_FloatTensor, "std::atan2(a, b)", "",
+    "the arctangent of lhs / rhs in the quadrant of (rhs, lhs) (numpy's arctan2(y, x))", "",
+    ufunc = "arctan2", floatOp = "::mlir::math::Atan2Op">;
 def Dyn_MaximumOp : Dyn_BinaryOp<"maximum", Dyn_NumericTensor,
     "::llvm::maximum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a > b ? a : b",
     "maximum (NaN-propagating, -0 < +0)", ufunc = "maximum",
