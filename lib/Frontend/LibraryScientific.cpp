@@ -4,8 +4,9 @@
 // checked and promoted as if the program had made it: diff (slices), vdot (a dot of the
 // flattened arrays), meshgrid (broadcast ranges), cov and corrcoef (centred rows and one
 // product, in float64 as numpy computes them), einsum of one or two operands (sums, a
-// transpose, and one batched product that dyn-blas hands to BLAS), and the numpy scalar
-// types called on Python constants (np.float32(0.5), np.int64(3)).
+// transpose, and one batched product that dyn-blas hands to BLAS), cumsum and cumprod (numpy's
+// and torch's, dyn's scans), and the numpy scalar types called on Python constants
+// (np.float32(0.5), np.int64(3)).
 //
 //===----------------------------------------------------------------------===//
 
@@ -324,6 +325,46 @@ VarPtr einsum(LibraryCall &c) {
   return result;
 }
 
+/// np.cumsum(a, axis=None, dtype=None) / torch.cumsum(x, dim, dtype=None) / x.cumsum(dim), and
+/// cumprod: dyn.cumsum / dyn.cumprod in the dtype both accumulate in (integers and bools in
+/// int64, floats in their own; torch's float32 in float64), over the flattened array when
+/// numpy's axis is None.
+VarPtr scan(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis", "dim"}), dtype = c.take(2, {"dtype"});
+  VarPtr out = c.lib == Lib::Numpy ? c.take(3, {"out"}) : nullptr;
+  if (c.args.size() > 3 || !isNone(out) || (c.lib == Lib::Torch && isNone(axis)))
+    return nullptr;
+  RankedTensorType type = t.typeOf(x->value);
+  if (!type.hasStaticShape() || (type.getRank() == 0 && !isNone(axis)))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               c.name + " of a 0-d array along a dimension, or of a dynamic shape");
+  Type element = t.elementTypeOf(x->value), accumulated = element;
+  if (!isNone(dtype))
+    accumulated = t.dtypeArgument(c.lib, dtype);
+  else if (isa<IntegerType>(element))
+    accumulated = t.i64();
+  Value v = t.castTo(x->value, accumulated);
+  // torch accumulates float32 in float64 (its CPU acc_type) and rounds each output.
+  Type result = accumulated;
+  if (c.lib == Lib::Torch && accumulated.isF32())
+    v = t.castTo(v, t.f64());
+  int64_t dim = 0;
+  if (isNone(axis))
+    v = dyn::ReshapeOp::create(t.b, c.loc,
+                               RankedTensorType::get({type.getNumElements()}, accumulated), v);
+  else
+    dim = singleDim(axis, type.getRank());
+  Value scanned = c.name == "cumsum" ? Value(dyn::CumsumOp::create(t.b, c.loc, v, dim))
+                                     : Value(dyn::CumprodOp::create(t.b, c.loc, v, dim));
+  // torch's sum starts from +0 (0 + x[0]), so it never gives -0.0; numpy's copies x[0].
+  Type scannedType = t.elementTypeOf(scanned);
+  if (c.lib == Lib::Torch && c.name == "cumsum" && isa<FloatType>(scannedType))
+    scanned = t.create<dyn::AddOp>({scanned, t.scalarConstant(py::float_(0.0), scannedType)});
+  return c.result(t.castTo(scanned, result));
+}
+
 /// np.float32(0.5), np.int64(3), np.bool_(True) of a Python number: a numpy scalar of that
 /// dtype, typed strongly in promotion (np.float64(0.5) * float32 array is float64) as a numpy
 /// scalar argument is.
@@ -350,6 +391,7 @@ std::vector<LibraryFunction> dynamir::frontend::scientificFunctions() {
       {"diff", diff},          {"vdot", vdot},
       {"meshgrid", meshgrid},  {"cov", cov},
       {"corrcoef", corrcoef},  {"einsum", einsum},
+      {"cumsum", scan},        {"cumprod", scan},
       {"float32", scalarType}, {"float64", scalarType},
       {"int64", scalarType},   {"int32", scalarType},
       {"bool_", scalarType},

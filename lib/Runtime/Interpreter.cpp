@@ -294,6 +294,14 @@ def fma(a, b, c):
                       get(s.getSource());
                   return result;
                 })
+                .Case<dyn::CumsumOp, dyn::CumprodOp>([&](auto s) -> py::object {
+                  // In the operand's own dtype: 16-bit floats round at every step.
+                  std::string name = s->getName().stripDialect().str();
+                  py::object x =
+                      np.attr("asarray")(get(s.getX()), dtypeOf(getElementTypeOrSelf(s.getX())));
+                  return np.attr(name.c_str())(x,
+                                               py::arg("axis") = static_cast<int64_t>(s.getDim()));
+                })
                 .Case([&](dyn::UnfoldOp u) -> py::object {
                   // One strided slice of the padded images per kernel offset, stacked after
                   // the channels: [N, C, kh * kw, OH, OW] (typed() reshapes it to the result).

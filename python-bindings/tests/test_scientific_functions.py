@@ -1,6 +1,7 @@
 """numpy functions of numerical kernels that the tracer models (diff, vdot, meshgrid, cov,
-corrcoef, einsum, the numpy scalar types as other calls; arctan2 as dyn.atan2): compared with eager numpy or torch in
-type, dtype, shape and value, with no graph break, and a break where a form is not modelled."""
+corrcoef, einsum, the numpy scalar types as other calls; arctan2 as dyn.atan2; cumsum and
+cumprod as dyn's scans): compared with eager numpy or torch in type, dtype, shape and value,
+with no graph break, and a break where a form is not modelled."""
 
 import pathlib
 
@@ -113,3 +114,30 @@ def test_arctan2_lowers_for_the_gpu():
     traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
     graph = [f for f in traced.module.functions if "_graph" in f][0]
     assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.float16, np.int32, np.int64, np.bool_])
+def test_cumsum_and_cumprod(dtype):
+    x = array((4, 6), dtype, scale=2)
+    if dtype in FLOATS:
+        x[0, 0] = -0.0  # numpy keeps a leading -0.0 (it copies the first element)
+    for name in ("cumsum", "cumprod"):
+        fn = getattr(np, name)
+        check(lambda x: fn(x, axis=1), x, backends=("llvm", "eager"))
+        check(lambda x: fn(x, 0), x)
+        check(lambda x: fn(x), x)  # flattened
+        check(lambda x: getattr(x, name)(axis=1), x)
+        check(lambda x: fn(x[:0], axis=0), x)  # empty
+    check(lambda x: np.cumsum(x, axis=1, dtype=np.float64), x)
+    check(lambda x: np.cumsum(x, axis=2), x)  # raises AxisError
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bool])
+def test_torch_cumsum_and_cumprod(dtype):
+    x = torch.from_numpy(array((4, 6), np.float64, scale=2)).to(dtype)
+    if dtype.is_floating_point:
+        x[0, 0] = -0.0  # torch's sum starts from +0: the result's first element is 0.0
+    check(lambda x: torch.cumsum(x, 1), x)
+    check(lambda x: torch.cumprod(x, dim=0), x)
+    check(lambda x: x.cumsum(0), x)
+    check(lambda x: x.cumsum(dim=-1, dtype=torch.float64), x)

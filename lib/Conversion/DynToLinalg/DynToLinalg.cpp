@@ -640,6 +640,7 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
                  BroadcastToLowering, ConcatLowering, SliceLowering, InsertSliceLowering,
                  ConstantLowering, FullLowering, ArangeLowering, ItemLowering, ToBoolLowering>(ctx);
     populateDynContractionLoweringPatterns(patterns);
+    populateDynScanLoweringPatterns(patterns);
     populateDynControlFlowLoweringPatterns(patterns);
     lowerDynForLoops(getOperation());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

@@ -550,3 +550,11 @@ func.func @unfold_huge(%x: tensor<1x3x4x4xf32>) {
   %0 = dyn.unfold %x kernel [1, 1] dilation [1, 1] padding [0, 2000000] stride [1, 1] : tensor<1x3x4x4xf32>
   return
 }
+
+// -----
+
+func.func @cumsum_dim(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{dim 2 is out of range for a tensor of rank 2}}
+  %0 = dyn.cumsum %x dim 2 : tensor<4x8xf32>
+  return
+}

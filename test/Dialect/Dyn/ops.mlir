@@ -225,6 +225,15 @@ func.func @unfold(%x: tensor<?x3x9x7xf32>) {
   return
 }
 
+// CHECK-LABEL: func.func @scans
+func.func @scans(%x: tensor<4x8xf32>, %i: tensor<3xi64>) {
+  // CHECK: dyn.cumsum %{{.*}} dim 1 : tensor<4x8xf32>
+  %0 = dyn.cumsum %x dim 1 : tensor<4x8xf32>
+  // CHECK: dyn.cumprod %{{.*}} dim 0 : tensor<3xi64>
+  %1 = dyn.cumprod %i dim 0 : tensor<3xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @host_boundary
 func.func @host_boundary(%s: tensor<f32>, %p: tensor<i1>) -> (f32, i1, !dyn.pyobj) {
   // CHECK: %[[V:.*]] = dyn.item %{{.*}} : tensor<f32>

@@ -161,6 +161,43 @@ class Dyn_SoftmaxLikeOp<string mnemonic, string formula>
 def Dyn_SoftmaxOp : Dyn_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
 def Dyn_LogSoftmaxOp : Dyn_SoftmaxLikeOp<"log_softmax", "x - log(sum(exp(x)))">;
 
+class Dyn_ScanOp<string mnemonic, string what, string combine>
+    : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "running " # what # " along one dimension";
+  let description = [{
+    Element `k` along `dim` of the result is the }] # what # [{ of elements `0..k` of `x`
+    along `dim`, accumulated in order, `r[k] = r[k-1] }] # combine # [{ x[k]` (numpy's and
+    torch's sequential loop, so float results round as theirs do). The result has `x`'s type:
+    the frontend casts to the dtype numpy or torch accumulates in first.
+
+    Example:
+
+    ```mlir
+    %r = dyn.}] # mnemonic # [{ %x dim 1 : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_NumericTensor:$x, I64Attr:$dim);
+  let results = (outs Dyn_NumericTensor:$result);
+  let assemblyFormat = "$x `dim` $dim attr-dict `:` type($x)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      auto type = ::llvm::cast<::mlir::RankedTensorType>(adaptor.getX().getType());
+      int64_t dim = static_cast<int64_t>(adaptor.getDim());
+      if (dim < 0 || dim >= type.getRank())
+        return ::mlir::emitOptionalError(loc, "dim ", dim,
+                                         " is out of range for a tensor of rank ",
+                                         type.getRank());
+      inferred.push_back(type);
+      return ::mlir::success();
+    }
+  }];
+}
+
+def Dyn_CumsumOp : Dyn_ScanOp<"cumsum", "sum", "+">;
+def Dyn_CumprodOp : Dyn_ScanOp<"cumprod", "product", "*">;
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,106 @@
+//===- Scans.cpp - dyn.cumsum and dyn.cumprod to an scf.for of slices -----===//
+//
+// A running sum or product along one dimension is a sequence, which no linalg op expresses:
+// the first slice along the dimension is copied, then an scf.for over the rest combines each
+// slice of the input with the result's slice before it (one elementwise generic) and inserts
+// it. The additions happen in numpy's and torch's order (r[k] = r[k-1] + x[k]), so float
+// results round as theirs; copying the first slice keeps a leading -0.0 that 0 + x would lose.
+// Bufferization updates the result in place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dynamir/Conversion/DynToLinalg/DynToLinalg.h"
+
+#include "dynamir/Dialect/Dyn/DynOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::dyn;
+
+namespace {
+
+template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+
+  LogicalResult matchAndRewrite(OpTy op, Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t dim = static_cast<int64_t>(op.getDim()), rank = type.getRank();
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "a scan of a dynamic shape");
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, x);
+      return success();
+    }
+    // Slices of one element along `dim` at index `at`.
+    SmallVector<int64_t> sliceShape(type.getShape());
+    sliceShape[dim] = 1;
+    auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+    auto bounds = [&](OpFoldResult at) {
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes, strides;
+      offsets[dim] = at;
+      for (int64_t size : sliceShape)
+        sizes.push_back(rewriter.getIndexAttr(size));
+      strides.assign(rank, rewriter.getIndexAttr(1));
+      return std::make_tuple(offsets, sizes, strides);
+    };
+    auto slice = [&](OpBuilder &b, Value from, OpFoldResult at) {
+      auto [offsets, sizes, strides] = bounds(at);
+      return tensor::ExtractSliceOp::create(b, loc, sliceType, from, offsets, sizes, strides)
+          .getResult();
+    };
+    auto insert = [&](OpBuilder &b, Value piece, Value into, OpFoldResult at) {
+      auto [offsets, sizes, strides] = bounds(at);
+      return tensor::InsertSliceOp::create(b, loc, piece, into, offsets, sizes, strides)
+          .getResult();
+    };
+    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+    result = insert(rewriter, slice(rewriter, x, rewriter.getIndexAttr(0)), result,
+                    rewriter.getIndexAttr(0));
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value size = arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(dim));
+    auto loop = scf::ForOp::create(
+        rewriter, loc, one, size, one, ValueRange{result},
+        [&](OpBuilder &b, Location, Value k, ValueRange carried) {
+          Value before = arith::SubIOp::create(b, loc, k, one);
+          Value previous = slice(b, carried[0], before), current = slice(b, x, k);
+          MLIRContext *ctx = b.getContext();
+          SmallVector<AffineMap> maps(3, AffineMap::getMultiDimIdentityMap(rank, ctx));
+          Value init = tensor::EmptyOp::create(b, loc, sliceShape, type.getElementType());
+          Value combined =
+              linalg::GenericOp::create(
+                  b, loc, TypeRange{sliceType}, ValueRange{previous, current}, ValueRange{init},
+                  maps, SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                  [](OpBuilder &nb, Location l, ValueRange args) {
+                    bool isFloat = isa<FloatType>(args[0].getType());
+                    Value r;
+                    if constexpr (std::is_same_v<OpTy, CumsumOp>)
+                      r = isFloat ? arith::AddFOp::create(nb, l, args[0], args[1]).getResult()
+                                  : arith::AddIOp::create(nb, l, args[0], args[1]).getResult();
+                    else
+                      r = isFloat ? arith::MulFOp::create(nb, l, args[0], args[1]).getResult()
+                                  : arith::MulIOp::create(nb, l, args[0], args[1]).getResult();
+                    linalg::YieldOp::create(nb, l, r);
+                  })
+                  .getResult(0);
+          scf::YieldOp::create(b, loc, insert(b, combined, carried[0], k));
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void dynamir::populateDynScanLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ScanLowering<CumsumOp>, ScanLowering<CumprodOp>>(patterns.getContext());
+}
