@@ -3,9 +3,9 @@
 // F.conv1d / F.conv2d as im2col and one matrix product: dyn.unfold reads the zero-padded
 // input's windows into columns [N, C*kh*kw, OH*OW], and weight[F, C*kh*kw] @ columns is a
 // product per image that dyn-blas hands to BLAS, so a convolution runs at GEMM speed on every
-// backend, the eager one included. F.batch_norm in inference is torch's
-// own per-channel scale and shift. Grouped convolutions and batch norm in training mode (which
-// updates the running statistics) are breaks.
+// backend, the eager one included; grouped (and depthwise) convolutions are a product per
+// image and group. F.batch_norm in inference is torch's own per-channel scale and shift; in
+// training mode (which updates the running statistics) it is a break.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,10 +33,12 @@ Value reshaped(Tracer &t, Location loc, Value v, ArrayRef<int64_t> shape) {
   return dyn::ReshapeOp::create(t.b, loc, type.clone(shape), v);
 }
 
-/// The convolution of x [N, C, H, W] with w [F, C, KH, KW]: the windows as columns
-/// (dyn.unfold) and one product per image.
+/// The convolution of x [N, C, H, W] with w [F, C / groups, KH, KW]: the windows as columns
+/// (dyn.unfold) and one product per image (per image and group: the columns of a group's
+/// channels are consecutive rows).
 Value convolve(LibraryCall &c, Value x, Value w, std::pair<int64_t, int64_t> stride,
-               std::pair<int64_t, int64_t> pad, std::pair<int64_t, int64_t> dilation) {
+               std::pair<int64_t, int64_t> pad, std::pair<int64_t, int64_t> dilation,
+               int64_t groups) {
   Tracer &t = c.t;
   Location loc = c.loc;
   ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape();
@@ -52,7 +54,12 @@ Value convolve(LibraryCall &c, Value x, Value w, std::pair<int64_t, int64_t> str
                                         t.b.getDenseI64ArrayAttr({dilation.first, dilation.second}),
                                         t.b.getDenseI64ArrayAttr({pad.first, pad.second}),
                                         t.b.getDenseI64ArrayAttr({stride.first, stride.second}));
-  Value weights = reshaped(t, loc, w, {filters, channels * kh * kw});
+  int64_t rows = channels / groups * kh * kw;
+  Value weights = reshaped(t, loc, w, {filters, rows});
+  if (groups > 1) {
+    columns = reshaped(t, loc, columns, {n, groups, rows, oh * ow});
+    weights = reshaped(t, loc, weights, {groups, filters / groups, rows});
+  }
   VarPtr product =
       t.callTensorOp(Lib::Torch, "matmul",
                      {t.tensorVar(weights, Lib::Torch), t.tensorVar(columns, Lib::Torch)}, {});
@@ -73,13 +80,15 @@ VarPtr conv(LibraryCall &c) {
   VarPtr dilationArg = c.take(5, {"dilation"}), groupsArg = c.take(6, {"groups"});
   if (c.args.size() > 7)
     return nullptr;
-  if (!isNone(groupsArg) && intOf(groupsArg) != 1)
-    breakTrace(dyn::BreakKind::unsupported_call, c.name + " with groups");
+  int64_t groups = isNone(groupsArg) ? 1 : intOf(groupsArg);
   bool batched = t.typeOf(x->value).getRank() == spatial + 2;
   RankedTensorType xt = convOperand(c, x, spatial + (batched ? 2 : 1), "input");
   RankedTensorType wt = convOperand(c, w, spatial + 2, "weight");
-  if (wt.getElementType() != xt.getElementType() ||
-      wt.getDimSize(1) != xt.getDimSize(batched ? 1 : 0))
+  int64_t channels = xt.getDimSize(batched ? 1 : 0);
+  if (groups <= 0 || channels % groups != 0 || wt.getDimSize(0) % groups != 0)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               c.name + ": groups that do not divide the channels and filters (raises)");
+  if (wt.getElementType() != xt.getElementType() || wt.getDimSize(1) * groups != channels)
     breakTrace(dyn::BreakKind::unsupported_call,
                c.name + ": the weight's dtype or channels differ from the input's (raises)");
   // Everything as 2-D: conv1d is a conv2d of height 1.
@@ -124,7 +133,7 @@ VarPtr conv(LibraryCall &c) {
   SmallVector<int64_t> wshape(wt.getShape());
   if (is1d)
     wshape.insert(wshape.begin() + 2, 1);
-  Value out = convolve(c, x4, reshaped(t, c.loc, w->value, wshape), stride, pad, dilation);
+  Value out = convolve(c, x4, reshaped(t, c.loc, w->value, wshape), stride, pad, dilation, groups);
   ArrayRef<int64_t> os = cast<RankedTensorType>(out.getType()).getShape();
   if (!isNone(bias)) {
     RankedTensorType bt = convOperand(c, bias, 1, "bias");

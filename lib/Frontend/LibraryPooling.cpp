@@ -1,10 +1,12 @@
-//===- LibraryPooling.cpp - Pooling whose windows tile the input ----------===//
+//===- LibraryPooling.cpp - Max and average pooling of torch --------------===//
 //
 // F.avg_pool2d and F.max_pool2d with the stride equal to the kernel, no padding, dilation 1 and
 // floor mode, and F.adaptive_avg_pool2d / adaptive_max_pool2d to an output size that divides
 // the input: the windows tile the input (after dropping the rows and columns floor mode drops),
 // so each is a reshape to (..., H', kh, W', kw) and a mean or max over the window dimensions.
-// Other forms (overlapping or padded windows, ceil mode, indices) are not modelled.
+// Overlapping, padded or dilated windows are read as columns by dyn.unfold (each channel an
+// image of its own) and reduced over the window. Ceil mode, indices and average pooling that
+// leaves padding out of its count are not modelled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,9 +68,79 @@ VarPtr poolTiles(LibraryCall &c, const VarPtr &x, int64_t kh, int64_t kw, bool i
   return t.binary(NB_TRUE_DIVIDE, sum, constVar(py::int_(*divisor)));
 }
 
+/// x [..., H, W] with `pad` rows and columns of `value` around its last two dimensions.
+Value padded(Tracer &t, Location loc, Value x, std::pair<int64_t, int64_t> pad, double value) {
+  for (auto [dim, n] : {std::pair(-2, pad.first), std::pair(-1, pad.second)}) {
+    if (n == 0)
+      continue;
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t d = type.getRank() + dim;
+    SmallVector<int64_t> shape(type.getShape());
+    shape[d] = n;
+    Value slab = dyn::FullOp::create(t.b, loc, type.clone(shape),
+                                     t.b.getFloatAttr(type.getElementType(), value));
+    x = dyn::ConcatOp::create(t.b, loc, ValueRange{slab, x, slab}, d);
+  }
+  return x;
+}
+
+/// Windows that overlap, are padded or dilated: each channel as an image of its own, its
+/// windows as columns (dyn.unfold, [N*C, kh*kw, OH*OW]) reduced over the window. Max pooling
+/// pads with -inf; average pooling with zeros that count (torch's count_include_pad).
+VarPtr poolColumns(LibraryCall &c, const VarPtr &x, std::pair<int64_t, int64_t> kernel,
+                   std::pair<int64_t, int64_t> stride, std::pair<int64_t, int64_t> padding,
+                   std::pair<int64_t, int64_t> dilation, bool isMax,
+                   std::optional<int64_t> divisor) {
+  Tracer &t = c.t;
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank();
+  if (!type.hasStaticShape())
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a tensor of dynamic shape");
+  int64_t h = type.getDimSize(rank - 2), w = type.getDimSize(rank - 1);
+  for (auto [k, s, p, d] :
+       {std::tuple(kernel.first, stride.first, padding.first, dilation.first),
+        std::tuple(kernel.second, stride.second, padding.second, dilation.second)})
+    if (k <= 0 || s <= 0 || d <= 0 || p < 0 || 2 * p > k)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 c.name + ": non-positive sizes or padding above half the kernel (raises)");
+  if (h + 2 * padding.first - dilation.first * (kernel.first - 1) <= 0 ||
+      w + 2 * padding.second - dilation.second * (kernel.second - 1) <= 0)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + ": the output would be empty (raises)");
+  if (isMax && !isa<FloatType>(type.getElementType()) && padding != std::pair<int64_t, int64_t>())
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of an integer tensor with padding");
+  int64_t oh = (h + 2 * padding.first - dilation.first * (kernel.first - 1) - 1) / stride.first + 1;
+  int64_t ow =
+      (w + 2 * padding.second - dilation.second * (kernel.second - 1) - 1) / stride.second + 1;
+  int64_t images = type.getNumElements() / (h * w);
+  Value v = dyn::ReshapeOp::create(t.b, c.loc, type.clone({images, 1, h, w}), x->value);
+  if (isMax) {
+    v = padded(t, c.loc, v, padding, -INFINITY);
+    padding = {0, 0};
+  }
+  Value columns =
+      dyn::UnfoldOp::create(t.b, c.loc, v, t.b.getDenseI64ArrayAttr({kernel.first, kernel.second}),
+                            t.b.getDenseI64ArrayAttr({dilation.first, dilation.second}),
+                            t.b.getDenseI64ArrayAttr({padding.first, padding.second}),
+                            t.b.getDenseI64ArrayAttr({stride.first, stride.second}));
+  VarPtr windows = c.result(columns), dim = constVar(py::int_(1));
+  VarPtr pooled;
+  if (isMax)
+    pooled = t.callTensorOp(Lib::Torch, "amax", {windows, dim}, {});
+  else if (!divisor)
+    pooled = t.callTensorOp(Lib::Torch, "mean", {windows, dim}, {});
+  else if (t.elementTypeOf(columns).getIntOrFloatBitWidth() == 16)
+    breakTrace(dyn::BreakKind::unsupported_call, "divisor_override of a 16-bit float tensor");
+  else
+    pooled = t.binary(NB_TRUE_DIVIDE, t.callTensorOp(Lib::Torch, "sum", {windows, dim}, {}),
+                      constVar(py::int_(*divisor)));
+  SmallVector<int64_t> shape(type.getShape().drop_back(2));
+  shape.append({oh, ow});
+  return c.result(dyn::ReshapeOp::create(t.b, c.loc, type.clone(shape), pooled->value));
+}
+
 /// F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
 /// divisor_override) and F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
-/// return_indices) where the windows tile the input.
+/// return_indices) in floor mode.
 VarPtr pool2d(LibraryCall &c) {
   if (c.lib != Lib::Torch)
     return nullptr;
@@ -78,7 +150,7 @@ VarPtr pool2d(LibraryCall &c) {
   std::pair<int64_t, int64_t> stride = intPair(c.take(2, {"stride"}), kernel);
   std::pair<int64_t, int64_t> padding = intPair(c.take(3, {"padding"}), {0, 0});
   std::pair<int64_t, int64_t> dilation = {1, 1};
-  bool ceil;
+  bool ceil, countIncludePad = true;
   std::optional<int64_t> divisor;
   if (isMax) {
     dilation = intPair(c.take(4, {"dilation"}), {1, 1});
@@ -87,7 +159,8 @@ VarPtr pool2d(LibraryCall &c) {
       breakTrace(dyn::BreakKind::unsupported_call, "max_pool2d with return_indices");
   } else {
     ceil = flagOf(c.take(4, {"ceil_mode"}), "ceil_mode");
-    c.take(5, {"count_include_pad"}); // without padding every window counts its own elements
+    VarPtr include = c.take(5, {"count_include_pad"});
+    countIncludePad = isNone(include) || flagOf(include, "count_include_pad");
     VarPtr override = c.take(6, {"divisor_override"});
     if (!isNone(override)) {
       divisor = intOf(override);
@@ -95,11 +168,15 @@ VarPtr pool2d(LibraryCall &c) {
         breakTrace(dyn::BreakKind::unsupported_call, "divisor_override of 0 raises");
     }
   }
-  if (c.args.size() > 7 || stride != kernel || padding != std::make_pair<int64_t, int64_t>(0, 0) ||
-      dilation != std::make_pair<int64_t, int64_t>(1, 1) || ceil)
+  if (c.args.size() > 7 || ceil)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " in ceil mode");
+  if (stride == kernel && padding == std::pair<int64_t, int64_t>() &&
+      dilation == std::pair<int64_t, int64_t>(1, 1))
+    return poolTiles(c, x, kernel.first, kernel.second, isMax, divisor);
+  if (!countIncludePad && padding != std::pair<int64_t, int64_t>())
     breakTrace(dyn::BreakKind::unsupported_call,
-               c.name + " with overlapping, padded, dilated or ceil-mode windows");
-  return poolTiles(c, x, kernel.first, kernel.second, isMax, divisor);
+               "avg_pool2d with count_include_pad=False and padding");
+  return poolColumns(c, x, kernel, stride, padding, dilation, isMax, divisor);
 }
 
 /// F.adaptive_avg_pool2d(x, output_size) / F.adaptive_max_pool2d(x, output_size) where the

@@ -1,5 +1,5 @@
-"""Convolutions (im2col and a BLAS product) and batch norm in inference, against torch eager,
-on the compiled CPU backend and the eager backend, with no graph break."""
+"""Convolutions (im2col and a BLAS product, one per group) and batch norm in inference, against
+torch eager, on the compiled CPU backend and the eager backend, with no graph break."""
 import numpy as np
 import pytest
 import torch
@@ -41,6 +41,21 @@ def test_conv2d(kwargs, backend):
     check(lambda x, w, b: F.conv2d(x, w, b, **kwargs), x, w, b, backend=backend)
 
 
+@pytest.mark.parametrize("backend", [None, "eager"])
+@pytest.mark.parametrize("groups,filters,kwargs", [(2, 4, dict()), (4, 8, dict(padding=1)),
+                                                   (8, 8, dict(stride=2, padding=1)),  # depthwise
+                                                   (8, 16, dict(dilation=2))], ids=str)
+def test_grouped_conv2d(groups, filters, kwargs, backend):
+    x, w = torch.randn(2, 8, 10, 9), torch.randn(filters, 8 // groups, 3, 3)
+    check(lambda x, w: F.conv2d(x, w, groups=groups, **kwargs), x, w, backend=backend)
+
+
+def test_grouped_conv1d_and_module():
+    check(lambda x, w: F.conv1d(x, w, groups=2), torch.randn(2, 4, 20), torch.randn(6, 2, 3))
+    conv = torch.nn.Conv2d(6, 6, 3, padding=1, groups=6).eval()
+    check(lambda x: conv(x), torch.randn(1, 6, 7, 7))
+
+
 def test_conv2d_shapes_and_dtypes():
     check(lambda x, w: F.conv2d(x, w), torch.randn(3, 9, 9), torch.randn(4, 3, 2, 2))  # unbatched
     check(lambda x, w: F.conv2d(x, w), torch.randn(2, 16, 8, 8), torch.randn(32, 16, 1, 1))
@@ -71,12 +86,14 @@ def test_conv_modules_and_batch_norm_in_eval():
 def test_what_torch_rejects_raises_the_same():
     # A kernel larger than the input, and channels that do not match: torch raises, so must
     # the compiled function (the call runs eagerly).
-    for x, w in [(torch.randn(1, 1, 2, 2), torch.randn(1, 1, 3, 3)),
-                 (torch.randn(1, 2, 5, 5), torch.randn(1, 3, 3, 3))]:
+    for x, w, groups in [(torch.randn(1, 1, 2, 2), torch.randn(1, 1, 3, 3), 1),
+                         (torch.randn(1, 2, 5, 5), torch.randn(1, 3, 3, 3), 1),
+                         (torch.randn(1, 6, 5, 5), torch.randn(4, 2, 3, 3), 3),  # 4 filters
+                         (torch.randn(1, 6, 5, 5), torch.randn(6, 3, 3, 3), 3)]:  # 3 per group
         with pytest.raises(RuntimeError):
-            F.conv2d(x, w)
+            F.conv2d(x, w, groups=groups)
         with pytest.raises(RuntimeError):
-            dynamir.compile(lambda x, w: F.conv2d(x, w))(x, w)
+            dynamir.compile(lambda x, w: F.conv2d(x, w, groups=groups))(x, w)
 
 
 def test_training_batch_norm_updates_statistics_eagerly():

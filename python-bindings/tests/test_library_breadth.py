@@ -910,6 +910,12 @@ POOLS = [
     ("adaptive avg 1", lambda x: F.adaptive_avg_pool2d(x, 1)),
     ("adaptive avg 2x3", lambda x: F.adaptive_avg_pool2d(x, (2, 3))),
     ("adaptive max None", lambda x: F.adaptive_max_pool2d(x, (4, None))),
+    # overlapping, padded and dilated windows (dyn.unfold); max pooling pads with -inf
+    ("max 3 stride 2 pad 1", lambda x: F.max_pool2d(x, 3, stride=2, padding=1)),
+    ("max 2 stride 1 dilation 2", lambda x: F.max_pool2d(x, 2, stride=1, dilation=2)),
+    ("avg 3 stride 1 pad 1", lambda x: F.avg_pool2d(x, 3, stride=1, padding=1)),
+    ("avg 3x2 stride (2, 1) divisor", lambda x: F.avg_pool2d(x, (3, 2), (2, 1), (1, 0),
+                                                             divisor_override=5)),
     ("MaxPool2d", torch.nn.MaxPool2d(2)),
     ("AvgPool2d", torch.nn.AvgPool2d((4, 3))),
     ("AdaptiveAvgPool2d", torch.nn.AdaptiveAvgPool2d((1, 1))),
@@ -928,14 +934,15 @@ def test_pooling(name, fn, shape, dtype):
 
 def test_pooling_of_other_dtypes():
     check(lambda x: F.max_pool2d(x, 2), torch.arange(64).reshape(1, 8, 8))
+    check(lambda x: F.max_pool2d(x, 3, stride=1), torch.arange(64).reshape(1, 8, 8))
     check(lambda x: F.avg_pool2d(x, 2), torch.randn(1, 4, 4).half(), rtol=1e-3)
     check(lambda x: F.avg_pool2d(x, 2), torch.arange(16).reshape(1, 4, 4), breaks=1)
 
 
 def test_pooling_breaks():
     x = torch.randn(1, 2, 8, 8)
-    check(lambda x: F.avg_pool2d(x, 3, stride=1), x, breaks=1)  # overlapping windows
-    check(lambda x: F.max_pool2d(x, 2, padding=1), x, breaks=1)
+    check(lambda x: F.avg_pool2d(x, 3, 1, 1, count_include_pad=False), x, breaks=1)
+    check(lambda x: F.max_pool2d(x, 2, padding=2), x)  # padding above half the kernel raises
     check(lambda x: F.max_pool2d(x, 2, ceil_mode=True), x, breaks=1)
     check(lambda x: F.max_pool2d(x, 2, return_indices=True), x, breaks=1)
     check(lambda x: F.adaptive_avg_pool2d(x, 3), x, breaks=1)  # 3 does not divide 8
