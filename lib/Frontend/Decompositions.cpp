@@ -2,7 +2,8 @@
 //
 // Functions modelled as the calls they are made of (clip, square, var and std, silu, gelu,
 // layer_norm, stack), each of which is then checked and promoted as if the program had made it;
-// and torch.nn.functional's linear (an op of its own) and dropout (the identity in eval mode).
+// and torch.nn.functional's linear (an op of its own), dropout (the identity in eval mode) and
+// scaled_dot_product_attention (products, a mask and a softmax).
 //
 //===----------------------------------------------------------------------===//
 
@@ -235,6 +236,59 @@ VarPtr maskedFill(LibraryCall &c) {
   return c.result(t.create<dyn::WhereOp>({mask->value, filled, x->value}));
 }
 
+/// F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
+/// scale=None, enable_gqa=False) in inference: softmax(q k^T * scale + mask) v over the last two
+/// dimensions, with scale 1/sqrt(E) by default; is_causal keeps key j <= query i (torch's
+/// upper-left triangle), a bool attn_mask keeps where it is true, a float one is added.
+VarPtr scaledDotProductAttention(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr q = c.tensorArg(0), k = c.tensorArg(1), v = c.tensorArg(2);
+  VarPtr mask = c.take(3, {"attn_mask"}), dropout = c.take(4, {"dropout_p"});
+  VarPtr causal = c.take(5, {"is_causal"}), scaleArg = c.take(6, {"scale"});
+  VarPtr gqa = c.take(7, {"enable_gqa"});
+  if (c.args.size() > 8)
+    return nullptr;
+  if (!isNone(dropout) && constant(dropout, "dropout_p").cast<double>() != 0.0)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "scaled_dot_product_attention with dropout (random)");
+  if (flagOf(gqa, "enable_gqa"))
+    breakTrace(dyn::BreakKind::unsupported_call, "scaled_dot_product_attention with enable_gqa");
+  RankedTensorType qt = t.typeOf(q->value), kt = t.typeOf(k->value);
+  if (qt.getRank() < 2 || kt.getRank() != qt.getRank() || !qt.hasStaticShape() ||
+      !kt.hasStaticShape() || !isa<FloatType>(qt.getElementType()))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "scaled_dot_product_attention of tensors that are not float with static shapes of "
+               "one rank");
+  double scale = isNone(scaleArg) ? 1.0 / std::sqrt(static_cast<double>(qt.getShape().back()))
+                                  : constant(scaleArg, "scale").cast<double>();
+  VarPtr keys = t.callTensorOp(Lib::Torch, "transpose",
+                               {k, constVar(py::int_(-2)), constVar(py::int_(-1))}, {});
+  VarPtr scores =
+      t.binary(NB_MULTIPLY, t.binary(NB_MATRIX_MULTIPLY, q, keys), constVar(py::float_(scale)));
+  VarPtr minusInf = constVar(py::float_(-INFINITY));
+  if (flagOf(causal, "is_causal")) {
+    if (!isNone(mask))
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "scaled_dot_product_attention with is_causal and attn_mask raises");
+    int64_t rank = qt.getRank();
+    VarPtr ones = t.callTensorOp(
+        Lib::Torch, "ones",
+        {constVar(py::int_(qt.getDimSize(rank - 2))), constVar(py::int_(kt.getDimSize(rank - 2)))},
+        {{"dtype", constVar(py::module_::import("torch").attr("bool"))}});
+    mask = t.callTensorOp(Lib::Torch, "tril", {ones}, {});
+  }
+  if (!isNone(mask) && mask->kind == VK::Tensor && t.elementTypeOf(mask->value).isInteger(1))
+    scores = t.callTensorOp(
+        Lib::Torch, "masked_fill",
+        {scores, t.callTensorOp(Lib::Torch, "logical_not", {mask}, {}), minusInf}, {});
+  else if (!isNone(mask))
+    scores = t.binary(NB_ADD, scores, mask);
+  VarPtr weights = t.callTensorOp(Lib::Torch, "softmax", {scores, constVar(py::int_(-1))}, {});
+  return t.binary(NB_MATRIX_MULTIPLY, weights, v);
+}
+
 /// tril/triu(x, k): x where the column minus the row is at most (tril) or at least (triu) k,
 /// else zero, over the last two dimensions.
 VarPtr triangle(LibraryCall &c) {
@@ -264,10 +318,21 @@ VarPtr triangle(LibraryCall &c) {
 
 std::vector<LibraryFunction> dynamir::frontend::decomposedFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"clip", clip},     {"clamp", clip},    {"square", square},   {"var", variance},
-      {"std", variance},  {"silu", silu},     {"gelu", gelu},       {"layer_norm", layerNorm},
-      {"stack", stack},   {"linear", linear}, {"dropout", dropout}, {"masked_fill", maskedFill},
-      {"tril", triangle}, {"triu", triangle},
+      {"clip", clip},
+      {"clamp", clip},
+      {"square", square},
+      {"var", variance},
+      {"std", variance},
+      {"silu", silu},
+      {"gelu", gelu},
+      {"layer_norm", layerNorm},
+      {"stack", stack},
+      {"linear", linear},
+      {"dropout", dropout},
+      {"masked_fill", maskedFill},
+      {"tril", triangle},
+      {"triu", triangle},
+      {"scaled_dot_product_attention", scaledDotProductAttention},
   };
   return functions;
 }

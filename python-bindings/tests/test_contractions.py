@@ -69,6 +69,32 @@ def test_attention_scores_and_values():
     check(attention, q, k, v, rtol=1e-4)
 
 
+SDPA = [dict(), dict(is_causal=True), dict(scale=0.3), dict(dropout_p=0.0)]
+
+
+@pytest.mark.parametrize("kwargs", SDPA, ids=str)
+@pytest.mark.parametrize("lengths", [(16, 16), (16, 20), (20, 12)], ids=str)
+def test_scaled_dot_product_attention(kwargs, lengths):
+    F = torch.nn.functional
+    q = torch.from_numpy(rand(2, 4, lengths[0], 8))
+    k, v = (torch.from_numpy(rand(2, 4, lengths[1], 8)) for _ in range(2))
+    with torch.no_grad():
+        check(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, **kwargs), q, k, v)
+        keep = torch.from_numpy(RNG.random(lengths) > 0.3)
+        keep[:, 0] = True  # no query without a key (a row of -inf is NaN)
+        check(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=keep), q, k, v)
+        bias = torch.from_numpy(rand(*lengths))
+        check(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=bias), q, k, v)
+
+
+def test_scaled_dot_product_attention_with_dropout_breaks():
+    F = torch.nn.functional
+    q = torch.from_numpy(rand(1, 2, 4, 8))
+    fn = lambda q: F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)  # random: eager
+    assert [b.reason for b in dynamir.explain(fn, q).break_reasons] == [
+        "scaled_dot_product_attention with dropout (random)"]
+
+
 def test_activation_between_products_is_computed_once():
     # The GELU MLP of the models issue: GELU between two linears on a 3-D input.
     fc1, fc2 = torch.nn.Linear(256, 1024), torch.nn.Linear(1024, 256)
