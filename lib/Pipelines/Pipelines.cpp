@@ -23,7 +23,7 @@ using namespace mlir;
 namespace {
 /// Bufferizes every function, its signature included (identity layouts: the runtime passes
 /// plain strided descriptors), and inserts the deallocations.
-void addBufferization(OpPassManager &pm, bool resultsAsOutParams) {
+void addBufferization(OpPassManager &pm, bool resultsAsOutParams, bool copyBeforeWrite) {
   // A tensor returned twice would be one buffer returned twice (see dyn-distinct-results).
   pm.addPass(dynamir::createDynDistinctResults());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -32,6 +32,7 @@ void addBufferization(OpPassManager &pm, bool resultsAsOutParams) {
   // allocations, which the deallocation pipeline frees one iteration later.
   bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.copyBeforeWrite = copyBeforeWrite;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (resultsAsOutParams) {
     bufferization::BufferResultsToOutParamsPassOptions outParams;
@@ -64,7 +65,7 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   pm.addPass(createDynStripGuards());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createDynCPULoopOrder());
-  addBufferization(pm, options.resultsAsOutParams);
+  addBufferization(pm, options.resultsAsOutParams, options.copyBeforeWrite);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createDynStridedCopies());
   if (options.blas) {
@@ -116,7 +117,7 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
 /// that ptxas rejects).
 void dynamir::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOptions &options) {
   pm.addPass(createDynStripGuards());
-  addBufferization(pm, /*resultsAsOutParams=*/true);
+  addBufferization(pm, /*resultsAsOutParams=*/true, /*copyBeforeWrite=*/false);
   DynBlasOptions blas;
   blas.function = "dynamir_cuda_sgemm";
   blas.functionF64 = ""; // the CUDA runtime has no dgemm yet: f64 products stay kernels

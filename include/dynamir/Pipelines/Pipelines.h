@@ -35,6 +35,12 @@ struct LowerToLLVMOptions : mlir::PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Allocate and free through _mlir_memref_to_llvm_alloc and _free instead of "
                      "malloc and free: the runtime routes them to its buffer pool"),
       llvm::cl::init(false)};
+  Option<bool> copyBeforeWrite{
+      *this, "copy-before-write",
+      llvm::cl::desc("Bufferize without the in-place analysis: every in-place write copies "
+                     "its destination first (for graphs of many stores, whose analysis time "
+                     "grows faster than quadratically)"),
+      llvm::cl::init(false)};
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("Split large loop nests into this many chunks run by "
                                          "OpenMP threads (dyn-cpu-parallel; 1: one thread, no "
