@@ -2,11 +2,11 @@
 //
 // Functions that numerical kernels call, modelled as the calls they are made of, each then
 // checked and promoted as if the program had made it: diff (slices), vdot (a dot of the
-// flattened arrays), meshgrid (broadcast ranges), cov and corrcoef (centred rows and one
-// product, in float64 as numpy computes them), einsum of one or two operands (sums, a
-// transpose, and one batched product that dyn-blas hands to BLAS), cumsum and cumprod (numpy's
-// and torch's, dyn's scans), and the numpy scalar types called on Python constants
-// (np.float32(0.5), np.int64(3)).
+// flattened arrays), inner (one product of the rows of both), meshgrid (broadcast ranges), cov
+// and corrcoef (centred rows and one product, in float64 as numpy computes them), einsum of one
+// or two operands (sums, a transpose, and one batched product that dyn-blas hands to BLAS),
+// cumsum and cumprod (numpy's and torch's, dyn's scans), and the numpy scalar types called on
+// Python constants (np.float32(0.5), np.int64(3)).
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +68,31 @@ VarPtr vdot(LibraryCall &c) {
   VarPtr a = t.callTensorOp(c.lib, "reshape", {c.tensorArg(0), intTuple({-1})}, {});
   VarPtr b = t.callTensorOp(c.lib, "reshape", {c.tensorArg(1), intTuple({-1})}, {});
   return t.callTensorOp(c.lib, "dot", {a, b}, {});
+}
+
+/// np.inner(a, b): sums over the last axes, of shape a.shape[:-1] + b.shape[:-1] (a product
+/// when either is 0-d): the rows of both, flattened, as one product a_rows @ b_rows^T.
+VarPtr inner(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy || c.args.size() != 2)
+    return nullptr;
+  VarPtr a = c.tensorArg(0), b = c.tensorArg(1);
+  RankedTensorType at = t.typeOf(a->value), bt = t.typeOf(b->value);
+  if (at.getRank() == 0 || bt.getRank() == 0)
+    return t.binary(NB_MULTIPLY, a, b);
+  if (!at.hasStaticShape() || !bt.hasStaticShape() || at.getShape().back() != bt.getShape().back())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "inner of dynamic shapes, or of last dimensions that differ (raises)");
+  if (at.getRank() == 1 && bt.getRank() == 1)
+    return t.callTensorOp(c.lib, "dot", {a, b}, {});
+  int64_t k = at.getShape().back();
+  VarPtr rows = t.callTensorOp(c.lib, "reshape", {a, intTuple({-1, k})}, {});
+  VarPtr columns = t.callTensorOp(
+      c.lib, "transpose", {t.callTensorOp(c.lib, "reshape", {b, intTuple({-1, k})}, {})}, {});
+  SmallVector<int64_t> shape(at.getShape().drop_back());
+  shape.append(bt.getShape().begin(), bt.getShape().end() - 1);
+  return t.callTensorOp(c.lib, "reshape",
+                        {t.binary(NB_MATRIX_MULTIPLY, rows, columns), intTuple(shape)}, {});
 }
 
 /// np.meshgrid(*xi, indexing="xy") / torch.meshgrid(*tensors, indexing="ij"): one array per
@@ -388,12 +413,19 @@ VarPtr scalarType(LibraryCall &c) {
 
 std::vector<LibraryFunction> dynamir::frontend::scientificFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"diff", diff},          {"vdot", vdot},
-      {"meshgrid", meshgrid},  {"cov", cov},
-      {"corrcoef", corrcoef},  {"einsum", einsum},
-      {"cumsum", scan},        {"cumprod", scan},
-      {"float32", scalarType}, {"float64", scalarType},
-      {"int64", scalarType},   {"int32", scalarType},
+      {"diff", diff},
+      {"vdot", vdot},
+      {"inner", inner},
+      {"meshgrid", meshgrid},
+      {"cov", cov},
+      {"corrcoef", corrcoef},
+      {"einsum", einsum},
+      {"cumsum", scan},
+      {"cumprod", scan},
+      {"float32", scalarType},
+      {"float64", scalarType},
+      {"int64", scalarType},
+      {"int32", scalarType},
       {"bool_", scalarType},
   };
   return functions;

@@ -1,4 +1,4 @@
-"""numpy functions of numerical kernels that the tracer models (diff, vdot, meshgrid, cov,
+"""numpy functions of numerical kernels that the tracer models (diff, vdot, inner, meshgrid, cov,
 corrcoef, einsum, the numpy scalar types as other calls; arctan2 as dyn.atan2; cumsum and
 cumprod as dyn's scans): compared with eager numpy or torch in type, dtype, shape and value,
 with no graph break, and a break where a form is not modelled."""
@@ -27,6 +27,15 @@ def test_diff(dtype):
 @pytest.mark.parametrize("dtype", FLOATS + [np.int64])
 def test_vdot(dtype):
     check(lambda x, y: np.vdot(x, y), array((3, 4), dtype), array((12,), dtype), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+def test_inner(dtype):
+    check(lambda x, y: np.inner(x, y), array((6,), dtype), array((6,), dtype), rtol=1e-5, atol=1e-5)
+    check(lambda x, y: np.inner(x, y), array((2, 3, 6), dtype), array((4, 6), dtype), rtol=1e-5,
+          atol=1e-5)
+    check(lambda x, y: np.inner(x, y), array((3,), dtype), array((4,), dtype))  # raises
+    check(lambda x, y: np.inner(x, y), array((3,), dtype), np.float64(2.0))  # a 0-d product
 
 
 def test_meshgrid():
