@@ -168,7 +168,9 @@ VarPtr pool2d(LibraryCall &c) {
         breakTrace(dyn::BreakKind::unsupported_call, "divisor_override of 0 raises");
     }
   }
-  if (c.args.size() > 7 || ceil)
+  if (c.args.size() > 7)
+    return nullptr;
+  if (ceil)
     breakTrace(dyn::BreakKind::unsupported_call, c.name + " in ceil mode");
   if (stride == kernel && padding == std::pair<int64_t, int64_t>() &&
       dilation == std::pair<int64_t, int64_t>(1, 1))
