@@ -118,6 +118,10 @@ struct LibraryCall {
   VarPtr ufunc(Value v) const { return t.ufuncResult(v, lib); }
 };
 
+/// x[start:stop] along `dim` (0 <= start <= stop <= size) of a static-shaped x; a dynamic shape
+/// is a break (LibraryRearrange.cpp).
+mlir::Value rangeOf(LibraryCall &c, mlir::Value x, int64_t dim, int64_t start, int64_t stop);
+
 /// Emits the ops of one call and returns its value, or breaks; returns null when the function
 /// is not modelled in this form (torch.size of a numpy array, np.add with three arguments),
 /// which is then a break naming the function.

@@ -11,6 +11,8 @@
 
 #include "Library.h"
 
+#include "dynamir/Dialect/Dyn/DynShapes.h"
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -44,10 +46,9 @@ Value convolve(LibraryCall &c, Value x, Value w, std::pair<int64_t, int64_t> str
   ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape();
   ArrayRef<int64_t> ws = cast<RankedTensorType>(w.getType()).getShape();
   int64_t n = xs[0], channels = xs[1], filters = ws[0], kh = ws[2], kw = ws[3];
-  int64_t oh = (xs[2] + 2 * pad.first - dilation.first * (kh - 1) - 1) / stride.first + 1;
-  int64_t ow = (xs[3] + 2 * pad.second - dilation.second * (kw - 1) - 1) / stride.second + 1;
-  if (xs[2] + 2 * pad.first - dilation.first * (kh - 1) <= 0 ||
-      xs[3] + 2 * pad.second - dilation.second * (kw - 1) <= 0) // torch raises
+  int64_t oh = dyn::windowCount(xs[2], kh, dilation.first, pad.first, stride.first);
+  int64_t ow = dyn::windowCount(xs[3], kw, dilation.second, pad.second, stride.second);
+  if (oh == 0 || ow == 0) // torch raises
     breakTrace(dyn::BreakKind::unsupported_call, c.name + ": kernel size can't be greater than "
                                                           "the padded input size");
   Value columns = dyn::UnfoldOp::create(t.b, loc, x, t.b.getDenseI64ArrayAttr({kh, kw}),

@@ -12,6 +12,8 @@
 
 #include "Library.h"
 
+#include "dynamir/Dialect/Dyn/DynShapes.h"
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -103,14 +105,12 @@ VarPtr poolColumns(LibraryCall &c, const VarPtr &x, std::pair<int64_t, int64_t> 
     if (k <= 0 || s <= 0 || d <= 0 || p < 0 || 2 * p > k)
       breakTrace(dyn::BreakKind::unsupported_call,
                  c.name + ": non-positive sizes or padding above half the kernel (raises)");
-  if (h + 2 * padding.first - dilation.first * (kernel.first - 1) <= 0 ||
-      w + 2 * padding.second - dilation.second * (kernel.second - 1) <= 0)
+  int64_t oh = dyn::windowCount(h, kernel.first, dilation.first, padding.first, stride.first);
+  int64_t ow = dyn::windowCount(w, kernel.second, dilation.second, padding.second, stride.second);
+  if (oh == 0 || ow == 0)
     breakTrace(dyn::BreakKind::unsupported_call, c.name + ": the output would be empty (raises)");
   if (isMax && !isa<FloatType>(type.getElementType()) && padding != std::pair<int64_t, int64_t>())
     breakTrace(dyn::BreakKind::unsupported_call, c.name + " of an integer tensor with padding");
-  int64_t oh = (h + 2 * padding.first - dilation.first * (kernel.first - 1) - 1) / stride.first + 1;
-  int64_t ow =
-      (w + 2 * padding.second - dilation.second * (kernel.second - 1) - 1) / stride.second + 1;
   int64_t images = type.getNumElements() / (h * w);
   Value v = dyn::ReshapeOp::create(t.b, c.loc, type.clone({images, 1, h, w}), x->value);
   if (isMax) {

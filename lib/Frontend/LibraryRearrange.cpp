@@ -40,15 +40,6 @@ Value sliceOf(LibraryCall &c, Value x, ArrayRef<int64_t> starts, ArrayRef<int64_
                               b.getDenseI64ArrayAttr(stops), b.getDenseI64ArrayAttr(steps));
 }
 
-/// x[start:stop] along `dim` (0 <= start <= stop <= size).
-Value rangeOf(LibraryCall &c, Value x, int64_t dim, int64_t start, int64_t stop) {
-  ArrayRef<int64_t> shape = staticShape(c, x);
-  SmallVector<int64_t> starts(shape.size(), 0), stops(shape), steps(shape.size(), 1);
-  starts[dim] = start;
-  stops[dim] = stop;
-  return sliceOf(c, x, starts, stops, steps);
-}
-
 Value reshapeTo(LibraryCall &c, Value x, ArrayRef<int64_t> shape) {
   return dyn::ReshapeOp::create(c.t.b, c.loc, c.t.typeOf(x).clone(shape), x);
 }
@@ -477,6 +468,15 @@ VarPtr diag(LibraryCall &c) {
 }
 
 } // namespace
+
+Value dynamir::frontend::rangeOf(LibraryCall &c, Value x, int64_t dim, int64_t start,
+                                 int64_t stop) {
+  ArrayRef<int64_t> shape = staticShape(c, x);
+  SmallVector<int64_t> starts(shape.size(), 0), stops(shape), steps(shape.size(), 1);
+  starts[dim] = start;
+  stops[dim] = stop;
+  return sliceOf(c, x, starts, stops, steps);
+}
 
 std::vector<LibraryFunction> dynamir::frontend::rearrangeFunctions() {
   std::vector<LibraryFunction> functions = {

@@ -25,17 +25,6 @@ namespace {
 
 VarPtr intVar(int64_t v) { return constVar(py::int_(v)); }
 
-/// x[lo:hi] along `dim` of a static-sized dimension.
-VarPtr sliceAlong(LibraryCall &c, const VarPtr &x, int64_t dim, int64_t lo, int64_t hi) {
-  RankedTensorType type = c.t.typeOf(x->value);
-  SmallVector<int64_t> starts(type.getRank(), 0), stops(type.getShape()), steps(type.getRank(), 1);
-  starts[dim] = lo;
-  stops[dim] = hi;
-  return c.result(dyn::SliceOp::create(c.t.b, c.loc, x->value, c.t.b.getDenseI64ArrayAttr(starts),
-                                       c.t.b.getDenseI64ArrayAttr(stops),
-                                       c.t.b.getDenseI64ArrayAttr(steps)));
-}
-
 /// np.diff(a, n=1, axis=-1): a[1:] - a[:-1] along the axis, n times.
 VarPtr diff(LibraryCall &c) {
   Tracer &t = c.t;
@@ -56,7 +45,8 @@ VarPtr diff(LibraryCall &c) {
   if (type.isDynamicDim(dim))
     breakTrace(dyn::BreakKind::unsupported_call, "diff along a dimension of dynamic size");
   for (int64_t i = 0, size = type.getDimSize(dim); i < n && size > 0; ++i, --size)
-    x = t.binary(NB_SUBTRACT, sliceAlong(c, x, dim, 1, size), sliceAlong(c, x, dim, 0, size - 1));
+    x = t.binary(NB_SUBTRACT, c.result(rangeOf(c, x->value, dim, 1, size)),
+                 c.result(rangeOf(c, x->value, dim, 0, size - 1)));
   return x;
 }
 

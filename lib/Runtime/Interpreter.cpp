@@ -10,6 +10,7 @@
 #include "dynamir/Support/PythonNames.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
+#include "dynamir/Dialect/Dyn/DynShapes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -318,10 +319,12 @@ def fma(a, b, c):
                     for (int64_t j = 0; j < kernel[1]; ++j) {
                       int64_t start[2] = {i * dilation[0], j * dilation[1]}, stop[2];
                       for (int64_t d = 0; d < 2; ++d)
-                        stop[d] = start[d] +
-                                  (extent[d] - dilation[d] * (kernel[d] - 1) - 1) / stride[d] *
-                                      stride[d] +
-                                  1;
+                        stop[d] =
+                            start[d] +
+                            (dyn::windowCount(extent[d], kernel[d], dilation[d], 0, stride[d]) -
+                             1) *
+                                stride[d] +
+                            1;
                       windows.append(x[sliceIndex(
                           {0, 0, start[0], start[1]},
                           {sizes[0].cast<int64_t>(), sizes[1].cast<int64_t>(), stop[0], stop[1]},

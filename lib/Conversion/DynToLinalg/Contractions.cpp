@@ -13,6 +13,7 @@
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 #include "dynamir/Dialect/Dyn/DynScalar.h"
+#include "dynamir/Dialect/Dyn/DynShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -280,8 +281,8 @@ struct UnfoldLowering : OpConversionPattern<UnfoldOp> {
       x = tensor::PadOp::create(rewriter, loc, in.clone(shape), x, pads, pads,
                                 scalarConstant(rewriter, loc, et, 0));
     }
-    int64_t oh = (tensorType(x).getDimSize(2) - dilation[0] * (kernel[0] - 1) - 1) / stride[0] + 1;
-    int64_t ow = (tensorType(x).getDimSize(3) - dilation[1] * (kernel[1] - 1) - 1) / stride[1] + 1;
+    int64_t oh = dyn::windowCount(in.getDimSize(2), kernel[0], dilation[0], padding[0], stride[0]);
+    int64_t ow = dyn::windowCount(in.getDimSize(3), kernel[1], dilation[1], padding[1], stride[1]);
     // Loops (n, c, i, j, oy, ox).
     auto windows = RankedTensorType::get(
         {in.getDimSize(0), in.getDimSize(1), kernel[0], kernel[1], oh, ow}, et);

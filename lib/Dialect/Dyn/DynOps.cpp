@@ -772,13 +772,13 @@ LogicalResult UnfoldOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     // Sizes of at most 2^20 per attribute keep every product below in range.
     if (kernel[d] > (1 << 20) || dilation[d] > (1 << 20) || padding[d] > (1 << 20))
       return emitOptionalError(loc, "unfold sizes beyond 2^20 are not supported");
-    int64_t extent = type->getDimSize(d + 2) + 2 * padding[d] - dilation[d] * (kernel[d] - 1);
-    if (extent <= 0)
+    int64_t windows =
+        windowCount(type->getDimSize(d + 2), kernel[d], dilation[d], padding[d], stride[d]);
+    if (windows == 0)
       return emitOptionalError(loc, "unfold kernel ", kernel[d], " with dilation ", dilation[d],
                                " does not fit the padded size ",
                                type->getDimSize(d + 2) + 2 * padding[d]);
-    if (llvm::MulOverflow(rows, kernel[d], rows) ||
-        llvm::MulOverflow(columns, (extent - 1) / stride[d] + 1, columns))
+    if (llvm::MulOverflow(rows, kernel[d], rows) || llvm::MulOverflow(columns, windows, columns))
       return emitOptionalError(loc, "unfold result size overflows int64");
   }
   inferred.push_back(

@@ -106,3 +106,9 @@ int64_t dynamir::dyn::sliceLength(int64_t start, int64_t stop, int64_t step) {
   // Only INT64_MAX:-1:-1 gets here (2^63 elements, which no tensor has): keep it a static size.
   return static_cast<int64_t>(std::min<uint64_t>(length, INT64_MAX));
 }
+
+int64_t dynamir::dyn::windowCount(int64_t size, int64_t kernel, int64_t dilation, int64_t padding,
+                                  int64_t stride) {
+  int64_t extent = size + 2 * padding - dilation * (kernel - 1);
+  return extent <= 0 ? 0 : (extent - 1) / stride + 1;
+}

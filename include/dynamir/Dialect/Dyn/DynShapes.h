@@ -34,6 +34,12 @@ matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs, std::strin
 /// Number of elements `range(start, stop, step)` has; `step` must be non-zero.
 int64_t sliceLength(int64_t start, int64_t stop, int64_t step);
 
+/// Windows of `kernel` elements spaced `dilation` apart, `stride` apart along a dimension of
+/// `size` padded by `padding` on both sides (dyn.unfold, convolutions, pooling): 0 when one
+/// window does not fit. Arguments positive (padding non-negative) and below 2^20 but `size`.
+int64_t windowCount(int64_t size, int64_t kernel, int64_t dilation, int64_t padding,
+                    int64_t stride);
+
 } // namespace dynamir::dyn
 
 #endif // DYNAMIR_DIALECT_DYN_DYNSHAPES_H
