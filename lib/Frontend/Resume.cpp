@@ -91,8 +91,7 @@ py::object Tracer::rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live) 
     return py::make_tuple("ref", it->second);
   bool mutableObject = v->source.empty() &&
                        (v->kind == VK::Tensor || v->kind == VK::List || v->kind == VK::Dict ||
-                        v->kind == VK::Iterator || v->kind == VK::Instance ||
-                        v->kind == VK::Set);
+                        v->kind == VK::Iterator || v->kind == VK::Instance || v->kind == VK::Set);
   if (mutableObject) {
     int id = static_cast<int>(rebuiltVars.size());
     rebuiltVars[v.get()] = id;
@@ -139,6 +138,12 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
   case VK::Object:
   case VK::Function:
   case VK::NNModule:
+    // A `with torch.no_grad()` block the frame is in: the host enters a real one and the frame
+    // goes on with its __exit__ on the stack, where the block's own exit and exception handler
+    // find it (the break is in the block's handler range, so the rest of the frame runs
+    // eagerly: see in_try_block in compiler.py).
+    if (v->kind == VK::Object && v->name == "no_grad.__exit__")
+      return py::make_tuple("no_grad_exit");
     if (!v->obj || v->made)
       throw NotRebuildable{describe(v)};
     return py::make_tuple("const", v->obj);
@@ -177,8 +182,8 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
   }
   case VK::Set: {
     py::list args;
-    args.append(py::make_tuple("const", py::reinterpret_steal<py::object>(
-                                            PyFrozenSet_New(v->obj.ptr()))));
+    args.append(
+        py::make_tuple("const", py::reinterpret_steal<py::object>(PyFrozenSet_New(v->obj.ptr()))));
     return py::make_tuple("call", py::type::of(py::set()), args);
   }
   case VK::Method:
@@ -196,9 +201,8 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       return py::make_tuple("iter", left);
     }
     const std::vector<VarPtr> &all = v->viewOf ? v->viewOf->items : v->items;
-    return py::make_tuple("iter",
-                          items(std::vector<VarPtr>(all.begin() + std::min(v->iterPos, all.size()),
-                                                    all.end())));
+    return py::make_tuple("iter", items(std::vector<VarPtr>(
+                                      all.begin() + std::min(v->iterPos, all.size()), all.end())));
   }
   case VK::Cell:
     // The free variables of the traced frame (the host binds their contents as locals); a
@@ -232,9 +236,6 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
   };
   if (py::len(code.object.attr("co_cellvars")))
     return restart("the frame has variables captured by inner functions");
-  // Going on mid-block would run the rest of it without the real context manager.
-  if (noGradDepth)
-    return restart("the break is inside `with torch.no_grad()`");
   const Instr &in = topInstr;
   std::vector<VarPtr> stack = topStack;
   std::string action;
@@ -369,8 +370,7 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     if (v->viewOf)
       breakTrace(dyn::BreakKind::unsupported_call, "returning a dict view");
     // The caller's own list, dict or tuple, as it is.
-    if ((v->kind == VK::List || v->kind == VK::Dict || v->kind == VK::Tuple) &&
-        !v->source.empty())
+    if ((v->kind == VK::List || v->kind == VK::Dict || v->kind == VK::Tuple) && !v->source.empty())
       return v->source;
     if (v->kind == VK::Tuple && !v->structType.empty())
       return "_type('" + v->structType + "')((" + join(v->items) + "))";
@@ -384,15 +384,15 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     if (v->kind == VK::List)
       return once("[" + join(v->items, /*tuple=*/false) + "]");
     if (v->kind == VK::Set)
-      return once("set(" + constant(py::reinterpret_steal<py::object>(PyFrozenSet_New(v->obj.ptr()))) +
-                  ")");
+      return once("set(" +
+                  constant(py::reinterpret_steal<py::object>(PyFrozenSet_New(v->obj.ptr()))) + ")");
     if (v->kind == VK::Dict || v->kind == VK::Instance) {
       std::string s;
       for (size_t i = 0; i < v->keys.size(); ++i)
         s += (i ? ", " : "") + flatten(constVar(v->keys[i])) + ": " + flatten(v->items[i]);
       if (v->kind == VK::Dict && v->cls) // OrderedDict, Counter; a defaultdict's factory
-        return once(constant(v->cls) + "(" + (v->extra ? flatten(v->extra) + ", " : "") + "{" +
-                    s + "})");
+        return once(constant(v->cls) + "(" + (v->extra ? flatten(v->extra) + ", " : "") + "{" + s +
+                    "})");
       if (v->kind == VK::Dict)
         return once("{" + s + "}");
       return once("_obj(" + constant(v->cls) + ", {" + s + "})");
@@ -413,8 +413,8 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
       return constant(v->obj);
     }
     // The very objects the trace read (a module, a function, a layer).
-    if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) &&
-        v->obj && !v->made)
+    if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) && v->obj &&
+        !v->made)
       return constant(v->obj);
     breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
   };
@@ -437,8 +437,8 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
         state += flatten(constVar(target->keys[i])) + ": ";
       state += flatten(target->items[i]);
     }
-    std::string kind = target->kind == VK::List ? "l"
-                       : isGlobals(target)      ? "g"
+    std::string kind = target->kind == VK::List   ? "l"
+                       : isGlobals(target)        ? "g"
                        : target->kind == VK::Dict ? "d"
                                                   : "a";
     bool list = target->kind == VK::List;

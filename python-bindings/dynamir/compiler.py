@@ -136,6 +136,17 @@ _OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor, "f": float, "
 _VALUE_CHANGED = re.compile(r"^(.*): expected the value (.*), got (.*)$")
 
 
+class _EnteredBlocks(list):
+    """The context managers a resumed frame is inside, entered by the host: left again if the
+    frame cannot go on, and by the frame itself once it does."""
+    handed_off = False
+
+    def leave(self):
+        if not self.handed_off:
+            for context in reversed(self):
+                context.__exit__(None, None, None)
+
+
 def _write_back(pairs):
     """Stores each final value the graph computed for an argument into the caller's array or
     tensor itself (the program stored into it): the (object, value) pairs of a write-back."""
@@ -488,6 +499,16 @@ class CompiledFunction:
         return self._eager(args, kwargs)
 
     def _go_on(self, plan, live, local_vars, global_vars):
+        # The `with torch.no_grad()` blocks the frame is in, entered for real by the host: the
+        # frame goes on with their __exit__ on its stack. Until it does, a failure leaves them.
+        entered = _EnteredBlocks()
+        try:
+            return self._go_on_entered(plan, live, local_vars, global_vars, entered)
+        except BaseException:
+            entered.leave()
+            raise
+
+    def _go_on_entered(self, plan, live, local_vars, global_vars, entered):
         objects = {}  # one Python object per traced object, however often the state holds it
 
         def rebuild(recipe):
@@ -541,6 +562,11 @@ class CompiledFunction:
                 return slice(*(rebuild(r) for r in recipe[1]))
             if kind == "iter":
                 return _Iterator(rebuild(r) for r in recipe[1])
+            if kind == "no_grad_exit":
+                context = sys.modules["torch"].no_grad()
+                context.__enter__()
+                entered.append(context)
+                return context.__exit__
             if kind == "missing":
                 raise resume.Unresumable(f"the host cannot recreate {recipe[1]}")
             raise resume.Unresumable(f"unknown rebuild recipe {kind!r}")
@@ -554,7 +580,8 @@ class CompiledFunction:
             action = "eager"  # what the breaking instruction raises must reach the handler
         stack = [rebuild(r) for r in plan["stack"]]
         if action == "eager":
-            offset = plan["offset"] - shift
+            # A call goes on from its PRECALL/KW_NAMES, which set it up.
+            offset = plan.get("start", plan["offset"]) - shift
         elif action == "step":
             offset = plan["end"] - shift
             consume = plan["consume"]
@@ -583,7 +610,9 @@ class CompiledFunction:
                                            [j for j, v in enumerate(locals_) if v is _UNBOUND])
             _write_back(stores)
             _replay(effects)
-            return go_on(*self._arguments(locals_, stack))
+            arguments = self._arguments(locals_, stack)
+            entered.handed_off = True  # from here on the frame's own with-blocks leave them
+            return go_on(*arguments)
         if action == "step":
             step, produced = resume.step_function(function, plan["start"] - shift,
                                                   plan["end"] - shift, [v is _NULL for v in top])

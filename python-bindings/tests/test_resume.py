@@ -178,6 +178,56 @@ def test_exceptions_after_a_break_are_the_eager_ones():
         dynamir.compile(g)(x, y)
 
 
+def test_a_keyword_call_breaking_in_a_try_block_keeps_its_keywords(capsys):
+    def f(x):
+        y = x + 1
+        try:
+            print("sum", y.sum(), sep="=", end=";")
+        except ValueError:
+            return y
+        return y * 2
+
+    x = np.ones(3, np.float32)
+    assert same(dynamir.compile(f)(x), f(x))
+    assert capsys.readouterr().out == "sum=6.0;" * 2
+
+
+@torch.enable_grad()
+def test_a_break_inside_no_grad_goes_on_inside_the_real_block(capsys):
+    lin = torch.nn.Linear(3, 3)  # its parameters require grad
+
+    def f(x):
+        with torch.no_grad():
+            y = lin(x).relu()
+            print("inside", torch.is_grad_enabled())
+            z = lin(y)
+        return z, torch.is_grad_enabled()
+
+    x = torch.ones(2, 3)
+    compiled = dynamir.compile(f)
+    for _ in range(2):
+        z, enabled = compiled(x)
+        assert enabled and torch.is_grad_enabled() and not z.requires_grad
+        assert torch.allclose(z, f(x)[0])
+    assert capsys.readouterr().out == "inside False\n" * 4  # compiled and eager, twice
+    e = dynamir.explain(compiled, x)
+    assert e.graph_count == 1 and e.graph_break_count == 1 and dynamir.counters()["eager_runs"] == 0
+
+
+@torch.enable_grad()
+def test_a_failing_break_inside_no_grad_leaves_the_block():
+    def f(x):
+        with torch.no_grad():
+            y = x * 2
+            print(y.sum())
+            return y.reshape(5)  # raises after the break
+
+    compiled = dynamir.compile(f)
+    with pytest.raises(RuntimeError):
+        compiled(torch.ones(2, 3))
+    assert torch.is_grad_enabled()
+
+
 def test_a_view_in_the_frame_state_runs_the_frame_eagerly_from_its_start(capsys):
     def f(x):
         v = x[1:]
