@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TracerImpl.h"
+#include "Library.h"
 
 using namespace mlir;
 using namespace dynamir;
@@ -78,6 +78,14 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   // numpy and torch functions by identity: np.sin, torch.sin, F.relu, ...
   if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(fn))
     return callTensorOp(library->first, library->second, std::move(args), std::move(kwargs));
+  if (numpy && PyCFunction_Check(fn.ptr()) && PyCFunction_GET_SELF(fn.ptr()) &&
+      py::isinstance(PyCFunction_GET_SELF(fn.ptr()), numpy.attr("ufunc"))) {
+    std::string method = py::str(fn.attr("__name__"));
+    if (VarPtr r = ufuncMethod(*this, PyCFunction_GET_SELF(fn.ptr()), method, args, kwargs))
+      return r;
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "numpy ufunc method '" + method + "' of this ufunc is not modelled");
+  }
   // A functools.lru_cache'd function is its wrapped function: the cache only saves work.
   if (python::typeName(fn) == "functools._lru_cache_wrapper" && py::hasattr(fn, "__wrapped__"))
     return callFunction(fn.attr("__wrapped__"), nullptr, std::move(args), std::move(kwargs),
@@ -100,8 +108,10 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
                         std::move(args), std::move(kwargs), f.depth + 1,
                         callee->source.empty() ? "" : callee->source + ".__func__");
   // What namedtuple's __new__ and frozen dataclasses call.
-  static py::handle tupleNew = py::object(py::module_::import("builtins").attr("tuple").attr("__new__")).release();
-  static py::handle objectSetattr = py::object(py::module_::import("builtins").attr("object").attr("__setattr__")).release();
+  static py::handle tupleNew =
+      py::object(py::module_::import("builtins").attr("tuple").attr("__new__")).release();
+  static py::handle objectSetattr =
+      py::object(py::module_::import("builtins").attr("object").attr("__setattr__")).release();
   if (fn.is(tupleNew) && args.size() == 2 && kwargs.empty() && args[0]->kind == VK::Object &&
       isNamedTupleClass(args[0]->obj)) {
     VarPtr t = makeVar(VK::Tuple);
@@ -110,9 +120,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     t->clsSource = args[0]->source;
     return t;
   }
-  if (fn.is(objectSetattr) && args.size() == 3 && kwargs.empty() &&
-      args[0]->kind == VK::Instance && args[1]->kind == VK::Const &&
-      PyUnicode_Check(args[1]->obj.ptr())) {
+  if (fn.is(objectSetattr) && args.size() == 3 && kwargs.empty() && args[0]->kind == VK::Instance &&
+      args[1]->kind == VK::Const && PyUnicode_Check(args[1]->obj.ptr())) {
     storeInstanceAttr(args[0], py::str(args[1]->obj), args[2]);
     return constVar(py::none());
   }

@@ -1,9 +1,9 @@
 //===- Decompositions.cpp - numpy and torch functions made of other calls ---===//
 //
 // Functions modelled as the calls they are made of (clip, square, var and std, silu, gelu,
-// layer_norm, stack), each of which is then checked and promoted as if the program had made it;
-// and torch.nn.functional's linear (an op of its own), dropout (the identity in eval mode) and
-// scaled_dot_product_attention (products, a mask and a softmax).
+// layer_norm, stack, addmm and its kin), each of which is then checked and promoted as if the
+// program had made it; and torch.nn.functional's linear (an op of its own), dropout (the identity
+// in eval mode) and scaled_dot_product_attention (products, a mask and a softmax).
 //
 //===----------------------------------------------------------------------===//
 
@@ -208,6 +208,53 @@ VarPtr linear(LibraryCall &c) {
   return c.result(t.create<dyn::LinearOp>({x->value, w->value, bias->value}));
 }
 
+/// torch.addmm(input, m1, m2, *, beta=1, alpha=1), addmv (a matrix and a vector) and baddbmm
+/// (batches of matrices): beta * input + alpha * (m1 @ m2), where input is ignored (NaNs
+/// included) when beta is 0, as torch's kernels do. The three tensors have one dtype and input
+/// broadcasts to the product's shape (torch raises otherwise).
+VarPtr addProduct(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr input = c.tensorArg(0), a = c.tensorArg(1), b = c.tensorArg(2);
+  VarPtr beta = c.take(SIZE_MAX, {"beta"}), alpha = c.take(SIZE_MAX, {"alpha"});
+  auto [rankA, rankB] = c.name == "addmm"   ? std::pair(2, 2)
+                        : c.name == "addmv" ? std::pair(2, 1)
+                                            : std::pair(3, 3);
+  Type element = t.elementTypeOf(input->value);
+  if (c.args.size() != 3 || t.typeOf(a->value).getRank() != rankA ||
+      t.typeOf(b->value).getRank() != rankB || t.elementTypeOf(a->value) != element ||
+      t.elementTypeOf(b->value) != element)
+    return nullptr;
+  auto number = [&](const VarPtr &v) -> std::optional<py::object> {
+    if (isNone(v))
+      return py::object(py::int_(1));
+    // torch refuses a float factor for integer tensors.
+    if (v->kind != VK::Const ||
+        !(PyLong_Check(v->obj.ptr()) || (PyFloat_Check(v->obj.ptr()) && isa<FloatType>(element))))
+      return std::nullopt;
+    return v->obj;
+  };
+  std::optional<py::object> betaValue = number(beta), alphaValue = number(alpha);
+  if (!betaValue || !alphaValue)
+    return nullptr;
+  VarPtr product = t.callTensorOp(Lib::Torch, "matmul", {a, b}, {});
+  if (!alphaValue->equal(py::int_(1)))
+    product = t.callTensorOp(Lib::Torch, "mul", {product, constVar(*alphaValue)}, {});
+  ArrayRef<int64_t> out = t.typeOf(product->value).getShape();
+  SmallVector<int64_t> in(t.typeOf(input->value).getShape());
+  if (in.size() > out.size() || ShapedType::isDynamicShape(in) || ShapedType::isDynamicShape(out))
+    return nullptr;
+  for (auto [i, size] : llvm::enumerate(llvm::reverse(in)))
+    if (size != 1 && size != out[out.size() - 1 - i])
+      return nullptr;
+  if (betaValue->equal(py::int_(0)))
+    return product;
+  if (!betaValue->equal(py::int_(1)))
+    input = t.callTensorOp(Lib::Torch, "mul", {input, constVar(*betaValue)}, {});
+  return t.callTensorOp(Lib::Torch, "add", {input, product}, {});
+}
+
 /// F.dropout in eval mode (training=False) is the identity.
 VarPtr dropout(LibraryCall &c) {
   VarPtr training = c.take(2, {"training"});
@@ -328,6 +375,9 @@ std::vector<LibraryFunction> dynamir::frontend::decomposedFunctions() {
       {"layer_norm", layerNorm},
       {"stack", stack},
       {"linear", linear},
+      {"addmm", addProduct},
+      {"addmv", addProduct},
+      {"baddbmm", addProduct},
       {"dropout", dropout},
       {"masked_fill", maskedFill},
       {"tril", triangle},

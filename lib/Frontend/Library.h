@@ -125,6 +125,11 @@ mlir::Value rangeOf(LibraryCall &c, mlir::Value x, int64_t dim, int64_t start, i
 /// Emits the ops of one call and returns its value, or breaks; returns null when the function
 /// is not modelled in this form (torch.size of a numpy array, np.add with three arguments),
 /// which is then a break naming the function.
+/// np.add.reduce(a, axis), np.multiply.outer(a, b), np.add.accumulate(a): a numpy ufunc's
+/// method as the function it amounts to; null for a method or ufunc not modelled.
+VarPtr ufuncMethod(Tracer &t, py::handle ufunc, const std::string &method, std::vector<VarPtr> args,
+                   KwArgs kwargs);
+
 using LibraryHandler = VarPtr (*)(LibraryCall &c);
 
 struct LibraryFunction {

@@ -1,8 +1,8 @@
 //===- LibraryElementwise.cpp - Elementwise numpy and torch functions -----===//
 //
 // Float functions of one argument (those the dyn ops declare), abs, negation and relu; the binary
-// functions (np.add, torch.mul, np.matmul, ...: Python's operators), maximum/minimum and where;
-// casts and copies.
+// functions (np.add, torch.mul, np.matmul, ...) and comparisons (np.greater, torch.eq, ...) as
+// Python's operators, maximum/minimum and where; casts and copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +128,26 @@ const llvm::StringMap<int> &binaryFunctions() {
                                                  {"mm", NB_MATRIX_MULTIPLY},
                                                  {"bmm", NB_MATRIX_MULTIPLY}};
   return functions;
+}
+
+/// The comparison operator (by its Python number, Py_LT .. Py_GE) each function is: np.greater,
+/// torch.gt, x.eq(y), ...
+const llvm::StringMap<int> &comparisonFunctions() {
+  static const llvm::StringMap<int> functions = {
+      {"less", Py_LT},    {"lt", Py_LT}, {"less_equal", Py_LE},    {"le", Py_LE},
+      {"equal", Py_EQ},   {"eq", Py_EQ}, {"not_equal", Py_NE},     {"ne", Py_NE},
+      {"greater", Py_GT}, {"gt", Py_GT}, {"greater_equal", Py_GE}, {"ge", Py_GE}};
+  return functions;
+}
+
+/// A comparison function: its operator. torch.equal is not one (it is whether two tensors are
+/// equal, a Python bool).
+VarPtr comparisonFunction(LibraryCall &c) {
+  VarPtr y = c.take(1, {"other"});
+  if ((c.lib == Lib::Torch && c.name == "equal") || c.args.size() != 2 || !y ||
+      (c.args[0]->kind != VK::Tensor && y->kind != VK::Tensor))
+    return nullptr;
+  return c.t.compare(comparisonFunctions().lookup(c.name), c.args[0], y);
 }
 
 /// torch.div(x, y, rounding_mode="trunc"): the quotient rounded toward zero. Floats as
@@ -414,6 +434,8 @@ std::vector<LibraryFunction> dynamir::frontend::elementwiseFunctions() {
     functions.push_back({function.getKey(), floatUnary});
   for (const auto &function : binaryFunctions())
     functions.push_back({function.getKey(), binaryFunction});
+  for (const auto &function : comparisonFunctions())
+    functions.push_back({function.getKey(), comparisonFunction});
   for (const auto &method : castMethods())
     functions.push_back({method.getKey(), castMethod});
   return functions;

@@ -5,8 +5,9 @@
 // flattened arrays), inner (one product of the rows of both), meshgrid (broadcast ranges), cov
 // and corrcoef (centred rows and one product, in float64 as numpy computes them), einsum of one
 // or two operands (sums, a transpose, and one batched product that dyn-blas hands to BLAS),
-// cumsum and cumprod (numpy's and torch's, dyn's scans), and the numpy scalar types called on
-// Python constants (np.float32(0.5), np.int64(3)).
+// cumsum and cumprod (numpy's and torch's, dyn's scans), the numpy scalar types called on
+// Python constants (np.float32(0.5), np.int64(3)), and the ufunc methods reduce, accumulate
+// and outer (as the reduction, scan or broadcast they are).
 //
 //===----------------------------------------------------------------------===//
 
@@ -400,6 +401,41 @@ VarPtr scalarType(LibraryCall &c) {
   return c.ufunc(t.scalarConstant(python, element));
 }
 } // namespace
+
+VarPtr dynamir::frontend::ufuncMethod(Tracer &t, py::handle ufunc, const std::string &method,
+                                      std::vector<VarPtr> args, KwArgs kwargs) {
+  std::string name = py::str(ufunc.attr("__name__"));
+  if (args.empty() || args[0]->kind != VK::Tensor)
+    return nullptr;
+  if (method == "outer") {
+    // ufunc(a[..., None, ...], b): every pair, a's dimensions first. numpy raises for a
+    // ufunc of one operand.
+    if (args.size() != 2 || args[1]->kind != VK::Tensor || ufunc.attr("nin").cast<int>() != 2)
+      return nullptr;
+    SmallVector<int64_t> shape(t.typeOf(args[0]->value).getShape());
+    if (ShapedType::isDynamicShape(shape))
+      return nullptr;
+    shape.append(t.typeOf(args[1]->value).getRank(), 1);
+    VarPtr a = t.callTensorOp(Lib::Numpy, "reshape", {args[0], intTuple(shape)}, {});
+    return t.callTensorOp(Lib::Numpy, name, {a, args[1]}, std::move(kwargs));
+  }
+  // reduce and accumulate: the reduction or scan numpy's own functions call, along axis 0
+  // unless told.
+  static const std::map<std::string, std::string> reductions = {
+      {"add", "sum"},     {"multiply", "prod"},   {"maximum", "max"},
+      {"minimum", "min"}, {"logical_and", "all"}, {"logical_or", "any"}};
+  static const std::map<std::string, std::string> scans = {{"add", "cumsum"},
+                                                           {"multiply", "cumprod"}};
+  const auto &table = method == "reduce" ? reductions : scans;
+  auto it = table.find(name);
+  if ((method != "reduce" && method != "accumulate") || it == table.end())
+    return nullptr;
+  VarPtr axis = takeArg(args, kwargs, 1, {"axis"});
+  if (args.size() > 2)
+    return nullptr;
+  kwargs.emplace_back("axis", axis ? axis : constVar(py::int_(0)));
+  return t.callTensorOp(Lib::Numpy, it->second, {args[0]}, std::move(kwargs));
+}
 
 std::vector<LibraryFunction> dynamir::frontend::scientificFunctions() {
   std::vector<LibraryFunction> functions = {

@@ -160,12 +160,16 @@ VarPtr concatenate(LibraryCall &c) {
 }
 
 /// torch.flatten(x, start_dim, end_dim), x.flatten(...): the dimensions from start to end
-/// merged, as reshape (numpy's ndarray.flatten copies, and is not modelled).
+/// merged, as reshape; numpy's a.flatten() is a copy of a.ravel().
 VarPtr flatten(LibraryCall &c) {
   Tracer &t = c.t;
-  if (c.lib != Lib::Torch)
-    return nullptr;
   VarPtr x = c.tensorArg(0);
+  if (c.lib != Lib::Torch) { // numpy's a.flatten(): a copy, in C order only
+    if (c.args.size() > 1 || !c.kwargs.empty())
+      return nullptr;
+    return t.callTensorOp(c.lib, "copy",
+                          {t.callTensorOp(c.lib, "reshape", {x, intTuple({-1})}, {})}, {});
+  }
   RankedTensorType type = t.typeOf(x->value);
   int64_t rank = std::max<int64_t>(type.getRank(), 1);
   VarPtr startArg = c.take(1, {"start_dim"}), endArg = c.take(2, {"end_dim"});
@@ -185,6 +189,14 @@ VarPtr flatten(LibraryCall &c) {
   if (type.getRank() == 0)
     shape.push_back(1);
   return t.callTensorOp(Lib::Torch, "reshape", {x, intTuple(shape)}, {});
+}
+
+/// np.ravel(a) / torch.ravel(x) and methods: the elements in C order, a view where they are
+/// contiguous (reshape's rules).
+VarPtr ravel(LibraryCall &c) {
+  if (c.args.size() > 1 || !c.kwargs.empty()) // numpy's order="F" / "K"
+    return nullptr;
+  return c.t.callTensorOp(c.lib, "reshape", {c.tensorArg(0), intTuple({-1})}, {});
 }
 
 /// x.t(): the transpose of a matrix (torch raises beyond two dimensions).
@@ -391,6 +403,7 @@ std::vector<LibraryFunction> dynamir::frontend::shapeFunctions() {
       {"concatenate", concatenate},
       {"cat", concatenate},
       {"flatten", flatten},
+      {"ravel", ravel},
       {"t", matrixTranspose},
       {"expand", expand},
       {"expand_as", expand},

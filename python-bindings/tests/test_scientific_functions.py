@@ -150,3 +150,63 @@ def test_torch_cumsum_and_cumprod(dtype):
     check(lambda x: torch.cumprod(x, dim=0), x)
     check(lambda x: x.cumsum(0), x)
     check(lambda x: x.cumsum(dim=-1, dtype=torch.float64), x)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64, np.bool_])
+def test_ufunc_methods(dtype):
+    x = array((3, 4), dtype)
+    for ufunc in [np.add, np.multiply, np.maximum, np.minimum, np.logical_and, np.logical_or]:
+        check(lambda x: ufunc.reduce(x), x, rtol=1e-12)
+        check(lambda x: ufunc.reduce(x, axis=1, keepdims=True), x, rtol=1e-12)
+        check(lambda x: ufunc.reduce(x, axis=None), x, rtol=1e-12)
+    check(lambda x: np.add.accumulate(x), x)
+    check(lambda x: np.multiply.accumulate(x, axis=1), x, rtol=1e-12)
+    check(lambda x: np.multiply.outer(x[0], x), x)
+    check(lambda x: np.subtract.outer(x, x[:, 0]), x)  # raises for bools
+    check(lambda x: np.greater.outer(x[0], x[1]), x)
+    check(lambda x: np.maximum.accumulate(x), x, breaks=1)
+    check(lambda x: np.sin.outer(x, x), x, breaks=1)  # numpy raises
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64, np.bool_])
+def test_trace_ravel_flatten(dtype):
+    x = array((3, 4), dtype)
+    check(lambda x: np.trace(x), x)
+    check(lambda x: x.trace(1), x)
+    check(lambda x: np.trace(x.reshape(2, 3, 2), offset=-1, axis1=1, axis2=2), x)
+    check(lambda x: (np.ravel(x.T), x.ravel(), x.flatten()), x)
+    check(lambda x: np.ravel(x, order="F"), x, breaks=1)
+    t = torch.from_numpy(x)
+    check(lambda t: (torch.trace(t), t.trace(), torch.ravel(t.t()), t.ravel()), t,
+          breaks=1 if dtype == np.bool_ else 0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64])
+def test_addmm_addmv_baddbmm(dtype):
+    def tensor(*shape):
+        return torch.from_numpy(array(shape, np.float64)).to(dtype)
+
+    x, a, b, v = tensor(3, 4), tensor(3, 5), tensor(5, 4), tensor(5)
+    floats = dtype.is_floating_point
+    rtol = 1e-6 if dtype == torch.float32 else 1e-12
+    check(lambda x, a, b: torch.addmm(x, a, b), x, a, b, rtol=rtol)
+    check(lambda x, a, b: torch.addmm(x[0], a, b, beta=2, alpha=3), x, a, b, rtol=rtol)
+    check(lambda x, a, b: x.addmm(a, b, beta=0), x * float("nan") if floats else x, a, b,
+          rtol=rtol)
+    check(lambda x, a, v: torch.addmv(x[:, 0], a, v), x, a, v, rtol=rtol)
+    check(lambda x, a, b: torch.baddbmm(x, a[None], b[None], alpha=2), x, a, b, rtol=rtol)
+    check(lambda x, a, b: torch.addmm(x.T, a, b), x, a, b, breaks=1)  # torch raises
+    check(lambda x, a, b: torch.addmm(x, a, b.float() if dtype == torch.float64 else b.double()),
+          x, a, b, breaks=1)  # torch raises
+    check(lambda x, a, b: torch.addmm(x, a, b, alpha=0.5), x, a, b, rtol=rtol,
+          breaks=0 if floats else 1)
+
+
+def test_slice_object_attributes():
+    x = np.arange(10.0)
+
+    def f(x):
+        s = slice(1, None, 2)
+        return x[s] * s.step, s.start, s.stop
+
+    check(f, x)
