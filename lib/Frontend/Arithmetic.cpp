@@ -158,7 +158,7 @@ VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
     mutableList(x, "in-place update")->items = r->items;
     return x;
   }
-  prepareStore(x, "in-place update of");
+  prepareStore(x, "in-place update of", {y});
   VarPtr r = binary(kind, x, y);
   if (r->kind != VK::Tensor || r->value.getType() != x->value.getType())
     breakTrace(dyn::BreakKind::unsupported_call,
@@ -168,50 +168,143 @@ VarPtr Tracer::updateInPlace(int kind, VarPtr x, VarPtr y) {
   return x;
 }
 
-void Tracer::prepareStore(const VarPtr &x, const std::string &what) {
+void Tracer::prepareStore(const VarPtr &x, const std::string &what, ArrayRef<VarPtr> operands) {
   if (branchDepth)
     breakTrace(dyn::BreakKind::side_effect, what + " an array inside a data-dependent branch");
-  if (!x->source.empty()) {
-    auto input = inputsBySource.find(x->source);
-    auto obj = inputObjects.find(x->source);
-    if (input == inputsBySource.end() || input->second != x || obj == inputObjects.end() ||
-        x->scalar || isDeviceArray(obj->second))
+  auto unaliased = [&] {
+    breakTrace(dyn::BreakKind::side_effect, what + " an array the trace cannot prove unaliased");
+  };
+  // The object whose memory changes: x, or the array x is a view of (through slices,
+  // transposes and reshapes that numpy and torch make views, never copies).
+  Value base = viewBase(x->value);
+  VarPtr owner = base == x->value ? x : holderOf(base);
+  if (!owner || (owner != x && (x->copy || x->scalar || !writableView(x->value))))
+    unaliased();
+  if (!owner->source.empty()) {
+    auto input = inputsBySource.find(owner->source);
+    auto obj = inputObjects.find(owner->source);
+    if (input == inputsBySource.end() || input->second != owner || obj == inputObjects.end() ||
+        owner->scalar || isDeviceArray(obj->second))
       breakTrace(dyn::BreakKind::side_effect,
-                 what + " " + x->source + ", which the caller can see");
+                 what + " " + owner->source + ", which the caller can see");
     std::vector<std::pair<std::string, py::handle>> others;
     for (const auto &[source, other] : inputObjects)
-      if (source != x->source)
+      if (source != owner->source)
         others.emplace_back(source, other);
     if (std::string conflict = python::writeBackConflict(obj->second, others); !conflict.empty())
-      breakTrace(dyn::BreakKind::side_effect, what + " " + x->source + ", which " + conflict);
+      breakTrace(dyn::BreakKind::side_effect, what + " " + owner->source + ", which " + conflict);
   } else {
     // The join of a data-dependent branch is one object or another (each maybe aliased) at
     // run time: not updated in place in the trace.
-    Operation *def = x->value.getDefiningOp();
-    if (!def || isView(def) || isa<dyn::IfOp>(def))
-      breakTrace(dyn::BreakKind::side_effect, what + " an array the trace cannot prove unaliased");
+    Operation *def = base.getDefiningOp();
+    if (!def || isa<dyn::IfOp>(def))
+      unaliased();
   }
-  if (varsHolding.lookup(x->value) != 1 || hasLiveView(x->value))
-    breakTrace(dyn::BreakKind::side_effect, what + " an array the trace cannot prove unaliased");
+  if (varsHolding.lookup(base) != 1)
+    unaliased();
+  // Every other view of the base sees the store: each is taken again from the new base, so
+  // each must be a true view (not a copy that holds a view's value: y = x.T.copy()).
+  for (const VarPtr &view : liveViews(base))
+    if (view->copy || !stridesOf(view->value))
+      unaliased();
+  // numpy copies an operand that overlaps the destination first (what the graph computes);
+  // torch raises, unless the operand is the destination itself.
+  if (x->lib == Lib::Torch)
+    for (const VarPtr &operand : operands)
+      if (operand->kind == VK::Tensor && viewBase(operand->value) == base &&
+          operand->value != x->value)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "a torch in-place update from a view of its destination (torch raises)");
 }
 
 void Tracer::commitStore(const VarPtr &x, Value v) {
-  noteMutation(x);
-  --varsHolding[x->value];
-  x->value = v;
-  ++varsHolding[v];
-  if (x->source.empty() || llvm::is_contained(writtenInputs, x))
+  Value base = viewBase(x->value);
+  VarPtr owner = base == x->value ? x : holderOf(base);
+  std::vector<VarPtr> views = liveViews(base);
+  Value newBase = writeThrough(x->value, v);
+  auto rebind = [&](const VarPtr &var, Value value) {
+    noteMutation(var);
+    --varsHolding[var->value];
+    var->value = value;
+    ++varsHolding[value];
+  };
+  rebind(owner, newBase);
+  for (const VarPtr &view : views)
+    rebind(view, retakeView(view->value, newBase));
+  if (owner->source.empty() || llvm::is_contained(writtenInputs, owner))
     return;
-  writtenInputs.push_back(x);
+  writtenInputs.push_back(owner);
   for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
-    if (guard.getSource() == x->source)
+    if (guard.getSource() == owner->source)
       guard.setWritten(true);
 }
 
-bool Tracer::hasLiveView(Value base) {
+VarPtr Tracer::holderOf(Value v) {
+  llvm::erase_if(tensorVars, [](const std::weak_ptr<Var> &w) { return w.expired(); });
+  for (const std::weak_ptr<Var> &w : tensorVars)
+    if (VarPtr var = w.lock(); var->value == v && !var->copy)
+      return var;
+  return nullptr;
+}
+
+std::vector<VarPtr> Tracer::liveViews(Value base) {
   llvm::erase_if(viewVars, [](const std::weak_ptr<Var> &w) { return w.expired(); });
-  return llvm::any_of(
-      viewVars, [&](const std::weak_ptr<Var> &w) { return viewBase(w.lock()->value) == base; });
+  std::vector<VarPtr> views;
+  for (const std::weak_ptr<Var> &w : viewVars)
+    // A numpy scalar taken out of the base (a[0] of a vector) is a copy.
+    if (VarPtr view = w.lock(); view->kind == VK::Tensor && !view->scalar && view->value != base &&
+                                viewBase(view->value) == base)
+      views.push_back(view);
+  return views;
+}
+
+bool Tracer::writableView(Value view) {
+  if (!stridesOf(view)) // a reshape that copies, or a base whose layout is unknown
+    return false;
+  for (Operation *def = view.getDefiningOp(); isView(def);
+       def = def->getOperand(0).getDefiningOp()) {
+    // A broadcast repeats elements (numpy's is read-only, torch raises); numpy's diagonal
+    // is read-only; a store through a negative step is not modelled.
+    auto slice = dyn_cast<dyn::SliceOp>(def);
+    if (isa<dyn::BroadcastToOp>(def) || readOnlyViews.contains(def) ||
+        (slice && llvm::any_of(slice.getSteps(), [](int64_t step) { return step < 0; })))
+      return false;
+  }
+  return true;
+}
+
+Value Tracer::writeThrough(Value view, Value updated) {
+  for (Operation *def = view.getDefiningOp(); isView(def);
+       def = def->getOperand(0).getDefiningOp()) {
+    Value source = def->getOperand(0);
+    if (auto slice = dyn_cast<dyn::SliceOp>(def)) {
+      updated = dyn::InsertSliceOp::create(
+          b, loc(), updated, source, b.getDenseI64ArrayAttr(slice.getStarts()),
+          b.getDenseI64ArrayAttr(slice.getStops()), b.getDenseI64ArrayAttr(slice.getSteps()));
+    } else if (auto transpose = dyn_cast<dyn::TransposeOp>(def)) {
+      ArrayRef<int64_t> perm = transpose.getPerm();
+      SmallVector<int64_t> inverse(perm.size());
+      for (auto [d, p] : llvm::enumerate(perm))
+        inverse[p] = d;
+      updated = dyn::TransposeOp::create(b, loc(), updated, b.getDenseI64ArrayAttr(inverse));
+    } else { // reshape, expand_dims, squeeze: the same elements in the source's shape
+      updated = dyn::ReshapeOp::create(b, loc(), typeOf(source), updated);
+    }
+  }
+  // The base's new value is an array of its own, not a view (views are told by their ops).
+  if (isView(updated.getDefiningOp()))
+    updated = dyn::CastOp::create(b, loc(), updated, TypeAttr::get(elementTypeOf(updated)));
+  return updated;
+}
+
+Value Tracer::retakeView(Value view, Value newBase) {
+  Operation *def = view.getDefiningOp();
+  if (!isView(def))
+    return newBase;
+  Value source = retakeView(def->getOperand(0), newBase);
+  Operation *again = b.clone(*def);
+  again->setOperand(0, source);
+  return again->getResult(0);
 }
 
 VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {

@@ -163,6 +163,12 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
       return wrap(value, stable ? "" : source, /*guard=*/false);
     return wrap(value, source);
   }
+  if (obj->kind == VK::Slice) { // its constant bounds
+    static constexpr const char *fields[] = {"start", "stop", "step"};
+    for (size_t i = 0; i < 3; ++i)
+      if (name == fields[i])
+        return obj->items[i];
+  }
   breakTrace(dyn::BreakKind::unsupported_call, "attribute '" + name + "' of " + describe(obj));
 }
 
@@ -316,7 +322,7 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
 /// are dropped), and obj becomes a dyn.insert_slice of it (`prepareStore` says when that is
 /// exact). What numpy or torch would reject or convert by rules of their own is a break.
 void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
-  prepareStore(obj, "a store into");
+  prepareStore(obj, "a store into", {value});
   BasicIndex ix = basicIndex(obj, index);
   if (llvm::any_of(ix.steps, [](int64_t step) { return step < 0; }))
     breakTrace(dyn::BreakKind::unsupported_call, "a store through a negative-step slice");
@@ -363,11 +369,7 @@ void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
       needConstant(value);
     v = castTo(value->value, element);
   } else if (value->kind == VK::Tensor && value->lib == obj->lib) {
-    // torch rejects a store whose value overlaps the destination (x[1:] = x[:-1]); numpy
-    // copies first, which is what the graph computes.
-    if (obj->lib == Lib::Torch && viewBase(value->value) == obj->value)
-      breakTrace(dyn::BreakKind::unsupported_call, "a torch store of a view of its destination");
-    v = castTo(value->value, element);
+    v = castTo(value->value, element); // overlapping obj: see prepareStore
   } else {
     breakTrace(dyn::BreakKind::unsupported_call,
                "storing " + describe(value) + " into " + describe(obj));

@@ -350,7 +350,7 @@ VarPtr Tracer::inPlaceMethod(const std::string &name, std::vector<VarPtr> &args,
       isView(r->value.getDefiningOp()) || r.use_count() != 1)
     breakTrace(dyn::BreakKind::unsupported_call,
                "in-place " + name + " would change the dtype or shape of " + describe(x));
-  prepareStore(x, "in-place " + name + " of");
+  prepareStore(x, "in-place " + name + " of", ArrayRef<VarPtr>(args).drop_front());
   --varsHolding[r->value]; // r was a temporary
   commitStore(x, r->value);
   return x;

@@ -411,7 +411,10 @@ Value diagonalOf(LibraryCall &c, Value x, int64_t offset, int64_t d1, int64_t d2
   starts.push_back(start);
   stops.push_back(stop);
   steps.push_back(n + 1);
-  return sliceOf(c, v, starts, stops, steps);
+  Value diagonal = sliceOf(c, v, starts, stops, steps);
+  if (c.lib == Lib::Numpy) // numpy's diagonal is a read-only view
+    t.readOnlyViews.insert(diagonal.getDefiningOp());
+  return diagonal;
 }
 
 /// np.diagonal(x, offset, axis1, axis2) / torch.diagonal(x, offset, dim1, dim2) and methods.
@@ -467,6 +470,27 @@ VarPtr diag(LibraryCall &c) {
   return c.result(t.create<dyn::WhereOp>({onDiagonal, values, zero}));
 }
 
+/// np.trace(a, offset, axis1, axis2) / torch.trace(x) and methods: the sum of a diagonal, by
+/// sum's dtype rules (integers and bools add up as int64).
+VarPtr diagonalSum(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  int64_t rank = t.typeOf(x->value).getRank();
+  if (c.lib == Lib::Torch) {
+    // torch: a matrix only, and no trace of bools.
+    if (rank != 2 || c.args.size() > 1 || t.elementTypeOf(x->value).isInteger(1))
+      return nullptr;
+    return t.callTensorOp(c.lib, "sum", {c.result(diagonalOf(c, x->value, 0, 0, 1))}, {});
+  }
+  VarPtr offset = c.take(1, {"offset"});
+  VarPtr d1 = c.take(2, {"axis1"}), d2 = c.take(3, {"axis2"});
+  if (rank < 2 || c.args.size() > 4)
+    return nullptr;
+  Value d = diagonalOf(c, x->value, isNone(offset) ? 0 : intOf(offset),
+                       isNone(d1) ? 0 : singleDim(d1, rank), isNone(d2) ? 1 : singleDim(d2, rank));
+  return t.callTensorOp(c.lib, "sum", {c.result(d), constVar(py::int_(-1))}, {});
+}
+
 } // namespace
 
 Value dynamir::frontend::rangeOf(LibraryCall &c, Value x, int64_t dim, int64_t start,
@@ -502,6 +526,7 @@ std::vector<LibraryFunction> dynamir::frontend::rearrangeFunctions() {
       {"column_stack", stackFamily},
       {"diagonal", diagonal},
       {"diag", diag},
+      {"trace", diagonalSum},
   };
   return functions;
 }

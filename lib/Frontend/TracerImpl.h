@@ -155,6 +155,7 @@ public:
     t->value = v;
     t->lib = lib;
     ++varsHolding[v];
+    tensorVars.push_back(t);
     if (isView(v.getDefiningOp()))
       viewVars.push_back(t);
     return t;
@@ -355,14 +356,26 @@ public:
   VarPtr compare(int kind, VarPtr a, VarPtr b);
   VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
   /// Breaks unless a store into the array or tensor `x` (`what` names it) can be a new value
-  /// of x in the trace: x is the caller's object (whose final value the host writes back; it
-  /// must not share memory with any other input) or an object the trace made, one Var holds
-  /// it and no view of it is alive.
-  void prepareStore(const VarPtr &x, const std::string &what);
-  /// x now holds `v` (after prepareStore).
+  /// of x in the trace. The object that changes is x or, for a view, the array it views (its
+  /// owner): the caller's object (whose final value the host writes back; it must not share
+  /// memory with any other input) or an object the trace made, which one Var holds. Every live
+  /// view of the owner must be a true view, taken again after the store. `operands` are what
+  /// the new value is computed from (torch refuses a tensor that overlaps x).
+  void prepareStore(const VarPtr &x, const std::string &what, ArrayRef<VarPtr> operands = {});
+  /// x now holds `v` (after prepareStore): its owner takes the new value, and every live view
+  /// of the owner is taken again from it.
   void commitStore(const VarPtr &x, Value v);
-  /// Whether a Var that is a view (through slices, reshapes, ...) of `base` is still alive.
-  bool hasLiveView(Value base);
+  /// The one Var (not a copy) that holds `v`, or null.
+  VarPtr holderOf(Value v);
+  /// The Vars alive that are views (through slices, reshapes, ...) of `base`.
+  std::vector<VarPtr> liveViews(Value base);
+  /// Whether a store through the chain of views `view` reaches its base element for element.
+  bool writableView(Value view);
+  /// The new value of the array the chain of views `view` was taken from, once `view` holds
+  /// `updated`.
+  Value writeThrough(Value view, Value updated);
+  /// The chain of views `view` taken again from `newBase`.
+  Value retakeView(Value view, Value newBase);
   /// The caller's object `v` is, by its source (its own, or that of the input it is another
   /// name of: np.asarray(x)); "" for an object the trace made.
   std::string callerSource(const VarPtr &v);
@@ -523,8 +536,11 @@ public:
   /// How many tensor Vars were made for each value: two Vars of one value may be one object
   /// in the program (`np.asarray(y)`), so neither can be updated in place on its own.
   llvm::DenseMap<Value, unsigned> varsHolding;
-  /// Every Var made for a view, while something holds it (hasLiveView).
-  std::vector<std::weak_ptr<Var>> viewVars;
+  /// Every Var made for a tensor (holderOf), and for a view (liveViews), while something
+  /// holds it.
+  std::vector<std::weak_ptr<Var>> tensorVars, viewVars;
+  /// numpy's read-only views (np.diagonal): a store through one raises.
+  llvm::DenseSet<Operation *> readOnlyViews;
   /// The caller's arrays and tensors by source, and those the program stores into, in the
   /// order of their first store: the host writes their final values back.
   std::map<std::string, py::object> inputObjects;
