@@ -532,6 +532,21 @@ class Generator:
             return f"{x}[..., 0] = {val}"
         return f"{x}{idx} = {val}"
 
+    def s_view(self):
+        """A name for a view of an array, so that stores reach it through its base and the base
+        through it (numpy and torch share the memory; a reshape of a non-contiguous array, or
+        advanced indexing, is a copy instead)."""
+        names = self.arrays(lambda v: len(_shape(v)) >= 1)
+        if not names:
+            raise GenFail("no arrays")
+        x = self.rng.choice(names)
+        shape = _shape(self.env[x])
+        views = [self.index_src(shape).replace("{a}", x), "[None]", ".reshape(-1)"]
+        if len(shape) == 2:
+            views.append(".t()" if self.lib == "torch" else ".T")
+        views.append(".view(-1)" if self.lib == "torch" else ".ravel()")
+        return f"{self.fresh()} = {x}{self.rng.choice(views)}"
+
     def s_copy(self):
         names = self.arrays()
         if not names:
@@ -639,7 +654,7 @@ class Generator:
 
     def statement(self, allow_compound=True):
         """One statement, validated on a copy of env and then executed on env."""
-        kinds = ["assign"] * 8 + ["aug"] * 2 + ["store"] * 2 + ["copy"] + ["print"]
+        kinds = ["assign"] * 8 + ["aug"] * 2 + ["store"] * 2 + ["view"] * 2 + ["copy"] + ["print"]
         if allow_compound:
             kinds += ["compound"] * 3
         if self.pure:  # no side effects or control flow: one graph when every op is supported
