@@ -297,6 +297,27 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
     i = i < 0 ? i + n : i;
     return wrap(obj->obj[py::int_(i)], itemSource(obj->source, std::to_string(i)));
   }
+  // A submodule of an nn.ModuleDict, ModuleList or Sequential by a constant key or position:
+  // read back from there, with the container's keys guarded.
+  if (obj->kind == VK::NNModule && !obj->source.empty() && index->kind == VK::Const &&
+      (PyUnicode_Check(index->obj.ptr()) || PyLong_Check(index->obj.ptr()))) {
+    std::string kind = python::typeName(obj->obj);
+    if (kind == "torch.nn.modules.container.ModuleDict" ||
+        kind == "torch.nn.modules.container.ModuleList" ||
+        kind == "torch.nn.modules.container.Sequential") {
+      SmallVector<Attribute> keys;
+      for (auto item : py::reinterpret_borrow<py::dict>(obj->obj.attr("_modules")))
+        keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
+      guardDictKeys(obj->source + "._modules", keys);
+      py::object item;
+      try {
+        item = obj->obj[index->obj];
+      } catch (py::error_already_set &) {
+        breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj) + " raises");
+      }
+      return wrap(item, itemSource(obj->source, py::repr(index->obj)));
+    }
+  }
   if (obj->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
   BasicIndex ix = basicIndex(obj, index);

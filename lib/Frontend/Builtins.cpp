@@ -160,8 +160,7 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   }
   if (isBuiltin(fn, "dict"))
     return makeDict(args, kwargs);
-  if ((isBuiltin(fn, "set") || isBuiltin(fn, "frozenset")) && args.size() <= 1 &&
-      kwargs.empty()) {
+  if ((isBuiltin(fn, "set") || isBuiltin(fn, "frozenset")) && args.size() <= 1 && kwargs.empty()) {
     // Built as CPython builds it (a set's order depends on how it was filled).
     py::list items;
     if (!args.empty())
@@ -206,6 +205,8 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     bool has = isBuiltin(fn, "hasattr");
     arity(2, has ? 2 : 3);
     std::string name = py::str(args[1]->obj);
+    if (!has && args.size() == 2) // the attribute, or what reading it does
+      return getAttr(args[0], name);
     std::optional<bool> exists = hasAttr(args[0], name);
     if (!exists)
       breakTrace(dyn::BreakKind::unsupported_call, "hasattr of " + describe(args[0]));
@@ -242,8 +243,8 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr")) && args.size() == 1 && kwargs.empty() &&
       args[0]->kind == VK::Instance)
     return instanceText(args[0], isBuiltin(fn, "repr"));
-  if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr") || isBuiltin(fn, "format")) &&
-      !args.empty() && args[0]->kind == VK::Tensor)
+  if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr") || isBuiltin(fn, "format")) && !args.empty() &&
+      args[0]->kind == VK::Tensor)
     breakTrace(dyn::BreakKind::data_dependent_value,
                "the text of a tensor needs its real values on the host");
 
@@ -327,8 +328,8 @@ py::object Tracer::hashableKey(const VarPtr &key) {
   py::object c = asConstant(key);
   if (!c || PyObject_Hash(c.ptr()) == -1) {
     PyErr_Clear();
-    breakTrace(dyn::BreakKind::unsupported_call, "a dict key that is not a constant: " +
-                                                     describe(key));
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "a dict key that is not a constant: " + describe(key));
   }
   return c;
 }
@@ -338,9 +339,9 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
   case VK::Tensor: {
     // What getAttr models, or a real method of ndarray / Tensor.
     static const llvm::StringSet<> properties = {
-        "shape", "ndim",   "dtype",     "T",          "mT",       "is_cuda", "is_sparse",
-        "device", "layout", "is_meta",  "is_mkldnn",  "is_nested", "is_leaf", "requires_grad",
-        "is_quantized"};
+        "shape",     "ndim",          "dtype",       "T",       "mT",        "is_cuda",
+        "is_sparse", "device",        "layout",      "is_meta", "is_mkldnn", "is_nested",
+        "is_leaf",   "requires_grad", "is_quantized"};
     if (properties.contains(name) || (name == "size" && obj->lib == Lib::Numpy))
       return true;
     py::object cls = obj->lib == Lib::Numpy ? numpy.attr("ndarray") : torch.attr("Tensor");
@@ -367,13 +368,33 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
       break;
     // Namespaces (modules, classes) and constants answer for real; other objects through
     // getAttr, which guards what it reads.
-    if (obj->kind == VK::Const || PyModule_Check(obj->obj.ptr()) ||
-        PyType_Check(obj->obj.ptr()))
+    if (obj->kind == VK::Const || PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr()))
       return py::hasattr(obj->obj, name.c_str());
+    // A module has what its class defines, and the names in its __dict__ and in the dicts its
+    // __getattr__ reads (parameters, buffers, submodules), whose keys are then guarded.
+    if (obj->kind == VK::NNModule && !obj->source.empty()) {
+      py::handle cls = py::type::handle_of(obj->obj);
+      if (classLookup(cls, name))
+        return true;
+      bool found = false;
+      for (const char *dictName : {"__dict__", "_parameters", "_buffers", "_modules"}) {
+        py::object dict = py::getattr(obj->obj, dictName, py::none());
+        if (!PyDict_Check(dict.ptr()))
+          return std::nullopt;
+        SmallVector<Attribute> keys;
+        for (auto item : py::reinterpret_borrow<py::dict>(dict))
+          keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
+        std::string source = obj->source + "." + dictName;
+        guardDictKeys(source, keys);
+        found = found || py::reinterpret_borrow<py::dict>(dict).contains(name);
+      }
+      return found;
+    }
     // An object of a plain class has what its class defines (pinned by its type guard) or
     // what its __dict__ holds, whose names are then guarded.
     if (obj->kind == VK::Object && !obj->source.empty() &&
-        isPlainClass(py::type::handle_of(obj->obj)) && !classLookup(py::type::handle_of(obj->obj), "__getattr__")) {
+        isPlainClass(py::type::handle_of(obj->obj)) &&
+        !classLookup(py::type::handle_of(obj->obj), "__getattr__")) {
       if (classLookup(py::type::handle_of(obj->obj), name))
         return true;
       py::object dict = py::getattr(obj->obj, "__dict__", py::none());
@@ -383,9 +404,7 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
       for (auto item : py::reinterpret_borrow<py::dict>(dict))
         keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
       std::string source = obj->source + ".__dict__";
-      guardOnce("keys:" + source, [&] {
-        dyn::DictKeysGuardOp::create(b, b.getUnknownLoc(), source, b.getArrayAttr(keys));
-      });
+      guardDictKeys(source, keys);
       return py::reinterpret_borrow<py::dict>(dict).contains(name);
     }
     break;
@@ -409,7 +428,8 @@ VarPtr Tracer::instanceText(const VarPtr &v, bool repr) {
     if (m && PyFunction_Check(m.ptr())) {
       VarPtr r = callDunder(v, name, {});
       if (r->kind != VK::Const || !PyUnicode_Check(r->obj.ptr()))
-        breakTrace(dyn::BreakKind::unsupported_call, std::string(name) + " returned " + describe(r));
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   std::string(name) + " returned " + describe(r));
       return r;
     }
   }

@@ -302,9 +302,7 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
     // Its keys in order: the trace iterates over them and looks items up by them.
     if (guard && !source.empty()) {
       guardType(source, obj);
-      guardOnce("keys:" + source, [&] {
-        dyn::DictKeysGuardOp::create(b, b.getUnknownLoc(), source, b.getArrayAttr(keys));
-      });
+      guardDictKeys(source, keys);
     }
     for (const py::object &key : v->keys)
       v->items.push_back(wrap(py::reinterpret_borrow<py::dict>(obj)[key],

@@ -244,6 +244,12 @@ public:
       guardOnce("len:" + source,
                 [&] { dyn::LenEqGuardOp::create(b, b.getUnknownLoc(), source, length); });
   }
+  /// The dict at `source` has exactly these keys, in this order.
+  void guardDictKeys(const std::string &source, ArrayRef<Attribute> keys) {
+    guardOnce("keys:" + source, [&] {
+      dyn::DictKeysGuardOp::create(b, b.getUnknownLoc(), source, b.getArrayAttr(keys));
+    });
+  }
   bool isTensorObject(py::handle obj);
   static bool isDeviceArray(py::handle obj);
   VarPtr tensorInput(py::handle obj, const std::string &source);

@@ -173,3 +173,36 @@ def test_python_level_library_functions_are_modelled_not_inlined():
     assert result.graph_breaks == []
     ops = result.module.operations(result.module.functions[0])
     assert "dyn.relu" in ops and "dyn.sigmoid" in ops and "dyn.softmax" in ops
+
+
+def test_module_containers_and_attributes_by_name_are_guarded():
+    torch = pytest.importorskip("torch")
+
+    class Heads(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.heads = torch.nn.ModuleDict({"cls": torch.nn.Linear(4, 3)})
+            self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 4), torch.nn.Tanh()])
+            self.layer0 = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            for i in range(1):
+                x = getattr(self, f"layer{i}")(x)
+            x = self.layers[1](self.layers[0](x))
+            if hasattr(self, "extra"):
+                x = self.extra(x)
+            return self.heads["cls"](x)
+
+    m, x = Heads().eval(), torch.randn(2, 4)
+    compiled = dynamir.compile(m)
+    with torch.no_grad():
+        assert torch.allclose(compiled(x), m(x), atol=1e-6)
+        e = dynamir.explain(compiled, x)
+        assert e.graph_break_count == 0, e
+        # What the trace read by name is guarded: a new submodule or head recompiles.
+        m.extra = torch.nn.ReLU()
+        m.heads["cls"] = torch.nn.Linear(4, 5)
+        assert torch.allclose(compiled(x), m(x), atol=1e-6)
+        del m.heads["cls"]
+        with pytest.raises(KeyError):
+            compiled(x)
