@@ -6,7 +6,7 @@
 // so each is a reshape to (..., H', kh, W', kw) and a mean or max over the window dimensions.
 // Overlapping, padded or dilated windows are read as columns by dyn.unfold (each channel an
 // image of its own) and reduced over the window. Ceil mode, indices and average pooling that
-// leaves padding out of its count are not modelled.
+// leaves padding out of its count are not modelled. 1-D pooling is 2-D pooling of height 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -181,6 +181,55 @@ VarPtr pool2d(LibraryCall &c) {
   return poolColumns(c, x, kernel, stride, padding, dilation, isMax, divisor);
 }
 
+/// F.max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode, return_indices) and
+/// F.avg_pool1d(x, kernel_size, stride, padding, ceil_mode, count_include_pad) of (N, C, L) or
+/// (C, L): the 2-D pooling of x with a height of 1, by a window of height 1.
+VarPtr pool1d(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  int64_t rank = t.typeOf(x->value).getRank();
+  if (rank != 2 && rank != 3)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a tensor that is not 2-D or 3-D");
+  bool isMax = c.name == "max_pool1d";
+  // An int or a sequence of one, as the 2-D pair (1 or 0, n).
+  auto pairOf = [&](const VarPtr &v, int64_t height) -> VarPtr {
+    if (isNone(v))
+      return v;
+    std::optional<SmallVector<int64_t>> ints = intSequence(v);
+    int64_t n = ints && ints->size() == 1 ? (*ints)[0] : intOf(v);
+    return intTuple({height, n});
+  };
+  VarPtr kernel = pairOf(c.take(1, {"kernel_size"}), 1);
+  VarPtr stride = pairOf(c.take(2, {"stride"}), 1);
+  VarPtr padding = pairOf(c.take(3, {"padding"}), 0);
+  KwArgs rest;
+  if (isMax) {
+    rest = {{"dilation", pairOf(c.take(4, {"dilation"}), 1)},
+            {"ceil_mode", c.take(5, {"ceil_mode"})},
+            {"return_indices", c.take(6, {"return_indices"})}};
+  } else {
+    rest = {{"ceil_mode", c.take(4, {"ceil_mode"})},
+            {"count_include_pad", c.take(5, {"count_include_pad"})}};
+  }
+  if (c.args.size() > 7 || !kernel)
+    return nullptr;
+  KwArgs kwargs = {{"kernel_size", kernel}};
+  for (auto &[name, value] : rest)
+    if (value && !isNone(value))
+      kwargs.emplace_back(name, value);
+  if (stride && !isNone(stride))
+    kwargs.emplace_back("stride", stride);
+  if (padding && !isNone(padding))
+    kwargs.emplace_back("padding", padding);
+  VarPtr image = c.result(dyn::ExpandDimsOp::create(t.b, c.loc, x->value, rank - 1));
+  VarPtr pooled =
+      t.callTensorOp(Lib::Torch, isMax ? "max_pool2d" : "avg_pool2d", {image}, std::move(kwargs));
+  return c.result(
+      dyn::SqueezeOp::create(t.b, c.loc, pooled->value, t.b.getDenseI64ArrayAttr({rank - 1})));
+}
+
 /// F.adaptive_avg_pool2d(x, output_size) / F.adaptive_max_pool2d(x, output_size) where the
 /// output size divides the input's (None keeps a dimension): windows of input / output.
 VarPtr adaptivePool2d(LibraryCall &c) {
@@ -220,6 +269,8 @@ std::vector<LibraryFunction> dynamir::frontend::poolingFunctions() {
   std::vector<LibraryFunction> functions = {
       {"avg_pool2d", pool2d},
       {"max_pool2d", pool2d},
+      {"avg_pool1d", pool1d},
+      {"max_pool1d", pool1d},
       {"adaptive_avg_pool2d", adaptivePool2d},
       {"adaptive_max_pool2d", adaptivePool2d},
   };

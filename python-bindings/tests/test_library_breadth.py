@@ -939,6 +939,16 @@ def test_pooling_of_other_dtypes():
     check(lambda x: F.avg_pool2d(x, 2), torch.arange(16).reshape(1, 4, 4), breaks=1)
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 11), (3, 11)])
+def test_pooling_1d(shape):
+    x = torch.randn(shape, dtype=torch.float64)
+    for fn in (lambda x: F.max_pool1d(x, 2), lambda x: F.avg_pool1d(x, 3, stride=2, padding=1),
+               lambda x: F.max_pool1d(x, (3,), 1, dilation=2), torch.nn.MaxPool1d(4),
+               torch.nn.AvgPool1d(2, count_include_pad=False)):
+        check(fn, x, rtol=1e-14)
+    check(lambda x: F.max_pool1d(x, 2, ceil_mode=True), x, breaks=1)
+
+
 def test_pooling_breaks():
     x = torch.randn(1, 2, 8, 8)
     check(lambda x: F.avg_pool2d(x, 3, 1, 1, count_include_pad=False), x, breaks=1)
