@@ -1,9 +1,10 @@
 //===- Decompositions.cpp - numpy and torch functions made of other calls ---===//
 //
 // Functions modelled as the calls they are made of (clip, square, var and std, silu, gelu,
-// layer_norm, stack, addmm and its kin), each of which is then checked and promoted as if the
-// program had made it; and torch.nn.functional's linear (an op of its own), dropout (the identity
-// in eval mode) and scaled_dot_product_attention (products, a mask and a softmax).
+// layer_norm, stack, addmm and its kin, GRU and LSTM cells), each of which is then checked and
+// promoted as if the program had made it; and torch.nn.functional's linear (an op of its own),
+// dropout (the identity in eval mode) and scaled_dot_product_attention (products, a mask and a
+// softmax).
 //
 //===----------------------------------------------------------------------===//
 
@@ -255,6 +256,54 @@ VarPtr addProduct(LibraryCall &c) {
   return t.callTensorOp(Lib::Torch, "add", {input, product}, {});
 }
 
+/// torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh) (nn.GRUCell) and torch.lstm_cell(x, (h, c),
+/// w_ih, w_hh, b_ih, b_hh) (nn.LSTMCell): the gates as ATen's CPU cells compute them, from the
+/// two products, chunked; a cell returns h' (GRU) or (h', c') (LSTM).
+VarPtr recurrentCell(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool lstm = c.name == "lstm_cell";
+  if (c.lib != Lib::Torch || c.args.size() < 4 || c.args.size() > 6 || !c.kwargs.empty())
+    return nullptr;
+  VarPtr x = c.tensorArg(0), state = c.args[1];
+  VarPtr h = state, cell;
+  if (lstm) {
+    if (state->kind != VK::Tuple || state->items.size() != 2)
+      return nullptr;
+    h = state->items[0];
+    cell = state->items[1];
+  }
+  auto product = [&](const VarPtr &input, size_t weight, size_t bias) {
+    std::vector<VarPtr> args = {input, c.tensorArg(weight)};
+    if (bias < c.args.size() && !isNone(c.args[bias]))
+      args.push_back(c.args[bias]);
+    return t.callTensorOp(Lib::Torch, "linear", args, {});
+  };
+  VarPtr gi = product(x, 2, 4), gh = product(h, 3, 5);
+  auto act = [&](const char *name, const VarPtr &v) {
+    return t.callTensorOp(Lib::Torch, name, {v}, {});
+  };
+  auto chunks = [&](const VarPtr &v, int64_t n) {
+    return t
+        .callTensorOp(Lib::Torch, "chunk", {v, constVar(py::int_(n)), constVar(py::int_(1))}, {})
+        ->items;
+  };
+  if (!lstm) {
+    std::vector<VarPtr> i = chunks(gi, 3), g = chunks(gh, 3);
+    VarPtr reset = act("sigmoid", t.binary(NB_ADD, g[0], i[0]));
+    VarPtr input = act("sigmoid", t.binary(NB_ADD, g[1], i[1]));
+    VarPtr fresh = act("tanh", t.binary(NB_ADD, i[2], t.binary(NB_MULTIPLY, g[2], reset)));
+    return t.binary(NB_ADD, t.binary(NB_MULTIPLY, t.binary(NB_SUBTRACT, h, fresh), input), fresh);
+  }
+  std::vector<VarPtr> g = chunks(t.binary(NB_ADD, gh, gi), 4);
+  VarPtr in = act("sigmoid", g[0]), forget = act("sigmoid", g[1]);
+  VarPtr candidate = act("tanh", g[2]), out = act("sigmoid", g[3]);
+  VarPtr c2 =
+      t.binary(NB_ADD, t.binary(NB_MULTIPLY, forget, cell), t.binary(NB_MULTIPLY, in, candidate));
+  VarPtr result = makeVar(VK::Tuple);
+  result->items = {t.binary(NB_MULTIPLY, out, act("tanh", c2)), c2};
+  return result;
+}
+
 /// F.dropout in eval mode (training=False) is the identity.
 VarPtr dropout(LibraryCall &c) {
   VarPtr training = c.take(2, {"training"});
@@ -378,6 +427,8 @@ std::vector<LibraryFunction> dynamir::frontend::decomposedFunctions() {
       {"addmm", addProduct},
       {"addmv", addProduct},
       {"baddbmm", addProduct},
+      {"gru_cell", recurrentCell},
+      {"lstm_cell", recurrentCell},
       {"dropout", dropout},
       {"masked_fill", maskedFill},
       {"tril", triangle},

@@ -1,7 +1,8 @@
 """The benchmark's small real models (bench/model_zoo.py) compile whole and give torch eager's
 results: no graph break, rtol 1e-4 as the models benchmark reports, and every graph also lowers
 for the GPU (ptxas included). The MoE layer's data-dependent gather (`torch.where(chosen == e)`
-indexing) still runs eagerly: its test says so and fails loudly once that changes."""
+indexing) still runs eagerly: its test says so and fails loudly once that changes. GRU and LSTM
+cells unrolled over a sequence compile into one graph too."""
 
 import pathlib
 import sys
@@ -59,3 +60,26 @@ def test_model_graphs_lower_for_the_gpu(name):
     for graph in graphs:
         library = _dynamir.compile_graph(traced.module._native, graph, "cuda")
         assert pathlib.Path(library).exists(), graph
+
+
+@pytest.mark.parametrize("cell", [torch.nn.GRUCell, torch.nn.LSTMCell])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_recurrent_cells_unrolled_in_one_graph(cell, bias, dtype):
+    layer = cell(5, 7, bias=bias).to(dtype).eval()
+
+    def run(xs, state):
+        for x in xs:
+            state = layer(x, state)
+        return state
+
+    xs = [torch.randn(3, 5, dtype=dtype) for _ in range(4)]
+    h = torch.randn(3, 7, dtype=dtype)
+    state = h if cell is torch.nn.GRUCell else (h, torch.randn(3, 7, dtype=dtype))
+    with torch.no_grad():
+        want, got = outputs(run(xs, state)), outputs(dynamir.compile(run)(xs, state))
+        assert dynamir.explain(run, xs, state).graph_break_count == 0
+    tolerance = 1e-6 if dtype == torch.float32 else 1e-14
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=tolerance, atol=tolerance)
