@@ -356,13 +356,51 @@ VarPtr Tracer::inPlaceMethod(const std::string &name, std::vector<VarPtr> &args,
   return x;
 }
 
+/// Whether numpy's or torch's `name` returns a view of its argument (memory shared with it), as
+/// reshape, transpose and split do; copy and clone return copies the tracer marks as such.
+static bool returnsView(Lib lib, llvm::StringRef name) {
+  static const llvm::StringSet<> views = {
+      "reshape",    "view",        "flatten",      "ravel",    "unflatten", "transpose",
+      "permute",    "t",           "swapaxes",     "swapdims", "moveaxis",  "movedim",
+      "squeeze",    "unsqueeze",   "expand_dims",  "expand",   "expand_as", "broadcast_to",
+      "split",      "array_split", "tensor_split", "chunk",    "unbind",    "atleast_1d",
+      "atleast_2d", "atleast_3d",  "diagonal",     "diag",     "detach",    "contiguous",
+      "cpu",        "dropout",     "astype",       "to",       "type",      "type_as",
+      "copy",       "clone",       "array",        "asarray",  "tensor",    "as_tensor"};
+  if (views.contains(name))
+    return true;
+  // numpy's flips are views, torch's copies; torch's meshgrid expands, numpy's copies.
+  return lib == Lib::Numpy ? name == "flip" || name == "fliplr" || name == "flipud"
+                           : name == "meshgrid";
+}
+
 VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args,
                            KwArgs &kwargs) {
   const llvm::StringMap<LibraryHandler> &functions = libraryFunctions();
   if (auto it = functions.find(name); it != functions.end()) {
     LibraryCall call{*this, lib, name, args, kwargs, loc()};
-    if (VarPtr r = it->second(call))
+    if (VarPtr r = it->second(call)) {
+      // A result the handler made of view ops (a broadcast and a reshape, a squeezed 2-D
+      // pooling) is still a copy when eager code copies: a store into the argument must not
+      // reach it (commitStore takes live views again).
+      if (returnsView(lib, name))
+        return r;
+      auto own = [&](VarPtr &v) {
+        if (v->kind != VK::Tensor || !isView(v->value.getDefiningOp()) ||
+            llvm::is_contained(args, v))
+          return;
+        VarPtr copy = tensorVar(
+            dyn::CastOp::create(b, loc(), v->value, TypeAttr::get(elementTypeOf(v->value))),
+            v->lib);
+        copy->scalar = v->scalar;
+        v = copy;
+      };
+      if (r->kind == VK::Tuple && !llvm::is_contained(args, r))
+        for (VarPtr &item : r->items)
+          own(item);
+      own(r);
       return r;
+    }
   }
   breakTrace(dyn::BreakKind::unsupported_call, std::string(lib == Lib::Numpy ? "numpy" : "torch") +
                                                    " function '" + name +

@@ -1,4 +1,4 @@
-//===- LibraryPooling.cpp - Max and average pooling of torch --------------===//
+//===- LibraryPooling.cpp - Pooling and nearest upsampling of torch -------===//
 //
 // F.avg_pool2d and F.max_pool2d with the stride equal to the kernel, no padding, dilation 1 and
 // floor mode, and F.adaptive_avg_pool2d / adaptive_max_pool2d to an output size that divides
@@ -7,6 +7,7 @@
 // Overlapping, padded or dilated windows are read as columns by dyn.unfold (each channel an
 // image of its own) and reduced over the window. Ceil mode, indices and average pooling that
 // leaves padding out of its count are not modelled. 1-D pooling is 2-D pooling of height 1.
+// Nearest upsampling by integer factors repeats each element (a broadcast).
 //
 //===----------------------------------------------------------------------===//
 
@@ -230,6 +231,64 @@ VarPtr pool1d(LibraryCall &c) {
       dyn::SqueezeOp::create(t.b, c.loc, pooled->value, t.b.getDenseI64ArrayAttr({rank - 1})));
 }
 
+/// F.interpolate(x, size, scale_factor, mode="nearest") (nn.Upsample) of an (N, C, ...) tensor
+/// with one to three spatial dimensions, where each output size is an integer multiple s of the
+/// input's and torch's source index for output i (ATen's nearest_idx: i >> 1 for s = 2, else
+/// floorf(i * scale) with a float scale) is i / s: each element repeated s times, a broadcast.
+VarPtr interpolate(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr sizeArg = c.take(1, {"size"}), scaleArg = c.take(2, {"scale_factor"});
+  VarPtr mode = c.take(3, {"mode"}), alignCorners = c.take(4, {"align_corners"});
+  VarPtr recompute = c.take(5, {"recompute_scale_factor"});
+  VarPtr antialias = c.take(6, {"antialias"});
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank(), spatial = rank - 2;
+  if (c.args.size() > 7 || rank < 3 || rank > 5 || !type.hasStaticShape() ||
+      (!isNone(mode) && std::string(py::str(constant(mode, "mode"))) != "nearest") ||
+      !isNone(alignCorners) || flagOf(antialias, "antialias") ||
+      isNone(sizeArg) == isNone(scaleArg))
+    return nullptr;
+  // One value per spatial dimension, from a number or a sequence of them.
+  auto perDim = [&](const VarPtr &v) {
+    SmallVector<double> values;
+    std::vector<VarPtr> items =
+        v->kind == VK::Tuple || v->kind == VK::List ? v->items : std::vector<VarPtr>(spatial, v);
+    if (static_cast<int64_t>(items.size()) != spatial)
+      breakTrace(dyn::BreakKind::unsupported_call, "interpolate: one size per spatial dimension");
+    for (const VarPtr &item : items)
+      values.push_back(constant(item, "interpolate size").cast<double>());
+    return values;
+  };
+  bool useScales = isNone(sizeArg) && !flagOf(recompute, "recompute_scale_factor");
+  SmallVector<int64_t> shape(type.getShape().take_front(2)), broadcast(shape);
+  for (auto [d, wanted] : llvm::enumerate(isNone(sizeArg) ? perDim(scaleArg) : perDim(sizeArg))) {
+    int64_t in = type.getDimSize(d + 2);
+    int64_t out = isNone(sizeArg) ? static_cast<int64_t>(std::floor(in * wanted))
+                                  : static_cast<int64_t>(wanted);
+    if (in == 0 || out <= 0 || out % in != 0)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "nearest interpolation by a factor that is not an integer");
+    int64_t factor = out / in;
+    float scale = useScales ? static_cast<float>(1.0 / wanted) : static_cast<float>(in) / out;
+    for (int64_t i = 0; i < out && factor != 1 && factor != 2; ++i)
+      if (std::min(static_cast<int64_t>(std::floor(static_cast<float>(i) * scale)), in - 1) !=
+          i / factor)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "nearest interpolation whose float scale does not repeat each element");
+    shape.append({in, 1});
+    broadcast.append({in, factor});
+  }
+  Value v = dyn::ReshapeOp::create(t.b, c.loc, type.clone(shape), x->value);
+  v = dyn::BroadcastToOp::create(t.b, c.loc, type.clone(broadcast), v);
+  SmallVector<int64_t> result(type.getShape().take_front(2));
+  for (int64_t d = 0; d < spatial; ++d)
+    result.push_back(broadcast[2 + 2 * d] * broadcast[3 + 2 * d]);
+  return c.result(dyn::ReshapeOp::create(t.b, c.loc, type.clone(result), v));
+}
+
 /// F.adaptive_avg_pool2d(x, output_size) / F.adaptive_max_pool2d(x, output_size) where the
 /// output size divides the input's (None keeps a dimension): windows of input / output.
 VarPtr adaptivePool2d(LibraryCall &c) {
@@ -270,6 +329,7 @@ std::vector<LibraryFunction> dynamir::frontend::poolingFunctions() {
       {"avg_pool2d", pool2d},
       {"max_pool2d", pool2d},
       {"avg_pool1d", pool1d},
+      {"interpolate", interpolate},
       {"max_pool1d", pool1d},
       {"adaptive_avg_pool2d", adaptivePool2d},
       {"adaptive_max_pool2d", adaptivePool2d},

@@ -949,6 +949,20 @@ def test_pooling_1d(shape):
     check(lambda x: F.max_pool1d(x, 2, ceil_mode=True), x, breaks=1)
 
 
+def test_nearest_interpolation():
+    x = torch.randn(2, 3, 4, 5)
+    for fn in (lambda x: F.interpolate(x, scale_factor=2),
+               lambda x: F.interpolate(x, size=(12, 5)),
+               lambda x: F.interpolate(x, scale_factor=(3.0, 1.0)),
+               lambda x: F.interpolate(x, size=(8, 10), mode="nearest"),
+               lambda x: F.interpolate(x[0], scale_factor=2),  # 1-D
+               torch.nn.Upsample(scale_factor=4)):
+        check(fn, x)
+    check(lambda x: F.interpolate(x, scale_factor=1.5), x, breaks=1)
+    check(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), x, breaks=1)
+    check(lambda x: F.interpolate(x, size=(7, 5)), x, breaks=1)
+
+
 def test_pooling_breaks():
     x = torch.randn(1, 2, 8, 8)
     check(lambda x: F.avg_pool2d(x, 3, 1, 1, count_include_pad=False), x, breaks=1)

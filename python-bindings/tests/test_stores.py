@@ -314,3 +314,25 @@ def test_torch_in_place_methods_eager_rejects_still_raise():
             fn(arg.clone())
         with pytest.raises(RuntimeError):
             dynamir.compile(fn)(arg.clone())
+
+
+def test_results_that_eager_code_copies_do_not_see_later_stores():
+    # Handlers make some copies of view ops (a broadcast and a reshape, a flip); a store into
+    # the argument must not reach them as it reaches a view.
+    F = torch.nn.functional
+
+    def torch_copies(x):
+        y = F.interpolate(x, scale_factor=1)
+        z = torch.flip(x, [3])
+        w = torch.repeat_interleave(x, 1, dim=0)
+        x += 1
+        return y, z, w, x
+
+    check(torch_copies, torch.randn(1, 1, 2, 3))
+
+    def numpy_copies(v):
+        grid = np.meshgrid(v, v)
+        v[0] = 100.0
+        return grid[0], grid[1], np.flip(v)
+
+    check(numpy_copies, np.arange(3.0))
