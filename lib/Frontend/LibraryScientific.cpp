@@ -424,16 +424,30 @@ VarPtr dynamir::frontend::ufuncMethod(Tracer &t, py::handle ufunc, const std::st
   static const std::map<std::string, std::string> reductions = {
       {"add", "sum"},     {"multiply", "prod"},   {"maximum", "max"},
       {"minimum", "min"}, {"logical_and", "all"}, {"logical_or", "any"}};
-  static const std::map<std::string, std::string> scans = {{"add", "cumsum"},
-                                                           {"multiply", "cumprod"}};
+  static const std::map<std::string, std::string> scans = {
+      {"add", "cumsum"}, {"multiply", "cumprod"}, {"maximum", "cummax"}, {"minimum", "cummin"}};
   const auto &table = method == "reduce" ? reductions : scans;
   auto it = table.find(name);
   if ((method != "reduce" && method != "accumulate") || it == table.end())
     return nullptr;
   VarPtr axis = takeArg(args, kwargs, 1, {"axis"});
-  if (args.size() > 2)
+  if (args.size() > 2 || (method == "accumulate" && axis && isNone(axis))) // numpy raises
     return nullptr;
-  kwargs.emplace_back("axis", axis ? axis : constVar(py::int_(0)));
+  axis = axis ? axis : constVar(py::int_(0));
+  if (it->second == "cummax" || it->second == "cummin") {
+    // A running maximum or minimum in the array's own dtype (dyn.cummax, dyn.cummin); bools
+    // (or / and) as 0 and 1.
+    RankedTensorType type = t.typeOf(args[0]->value);
+    if (!kwargs.empty() || type.getRank() == 0 || !type.hasStaticShape())
+      return nullptr;
+    int64_t dim = singleDim(axis, type.getRank());
+    Type element = type.getElementType();
+    Value x = t.castTo(args[0]->value, element.isInteger(1) ? t.i64() : element);
+    Value r = it->second == "cummax" ? Value(dyn::CummaxOp::create(t.b, t.loc(), x, dim))
+                                     : Value(dyn::CumminOp::create(t.b, t.loc(), x, dim));
+    return t.tensorVar(t.castTo(r, element), Lib::Numpy);
+  }
+  kwargs.emplace_back("axis", axis);
   return t.callTensorOp(Lib::Numpy, it->second, {args[0]}, std::move(kwargs));
 }
 

@@ -303,6 +303,11 @@ def fma(a, b, c):
                   return np.attr(name.c_str())(x,
                                                py::arg("axis") = static_cast<int64_t>(s.getDim()));
                 })
+                .Case<dyn::CummaxOp, dyn::CumminOp>([&](auto s) -> py::object {
+                  const char *ufunc = isa<dyn::CummaxOp>(s) ? "maximum" : "minimum";
+                  return np.attr(ufunc).attr("accumulate")(
+                      get(s.getX()), py::arg("axis") = static_cast<int64_t>(s.getDim()));
+                })
                 .Case([&](dyn::UnfoldOp u) -> py::object {
                   // One strided slice of the padded images per kernel offset, stacked after
                   // the channels: [N, C, kh * kw, OH, OW] (typed() reshapes it to the result).

@@ -164,7 +164,6 @@ def test_ufunc_methods(dtype):
     check(lambda x: np.multiply.outer(x[0], x), x)
     check(lambda x: np.subtract.outer(x, x[:, 0]), x)  # raises for bools
     check(lambda x: np.greater.outer(x[0], x[1]), x)
-    check(lambda x: np.maximum.accumulate(x), x, breaks=1)
     check(lambda x: np.sin.outer(x, x), x, breaks=1)  # numpy raises
 
 
@@ -179,6 +178,23 @@ def test_trace_ravel_flatten(dtype):
     t = torch.from_numpy(x)
     check(lambda t: (torch.trace(t), t.trace(), torch.ravel(t.t()), t.ravel()), t,
           breaks=1 if dtype == np.bool_ else 0)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.float16, np.int32, np.int64, np.bool_])
+def test_running_maximum_and_minimum(dtype):
+    x = array((4, 6), dtype, scale=2)
+    if dtype in FLOATS:
+        x[1, 2] = np.nan  # NaN from there on, as numpy's maximum does
+    for ufunc in (np.maximum, np.minimum):
+        check(lambda x: ufunc.accumulate(x), x, backends=("llvm", "eager"))
+        check(lambda x: ufunc.accumulate(x, axis=-1), x, backends=("llvm", "eager"))
+        check(lambda x: ufunc.accumulate(x[:, :0], axis=1), x)  # empty
+    check(lambda x: np.maximum.accumulate(x, axis=None), x, breaks=1)  # numpy raises
+    check(lambda x: np.maximum.accumulate(x[0, 0]), x, breaks=1)  # a 0-d array: raises
+    traced = dynamir.trace(lambda x: np.maximum.accumulate(x, axis=1), x)
+    traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+    graph = [f for f in traced.module.functions if "_graph" in f][0]
+    assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64])

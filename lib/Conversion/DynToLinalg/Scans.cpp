@@ -1,6 +1,7 @@
-//===- Scans.cpp - dyn.cumsum and dyn.cumprod to an scf.for of slices -----===//
+//===- Scans.cpp - dyn's running sums, products, maxima, minima to scf.for ===//
 //
-// A running sum or product along one dimension is a sequence, which no linalg op expresses:
+// A running sum, product, maximum or minimum along one dimension is a sequence, which no linalg
+// op expresses:
 // the first slice along the dimension is copied, then an scf.for over the rest combines each
 // slice of the input with the result's slice before it (one elementwise generic) and inserts
 // it. The additions happen in numpy's and torch's order (r[k] = r[k-1] + x[k]), so float
@@ -27,6 +28,23 @@ namespace {
 
 template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  /// r[k-1] combined with x[k]. maximumf/minimumf propagate NaN, as numpy's maximum does.
+  static Value combine(OpBuilder &b, Location loc, Value previous, Value current) {
+    bool isFloat = isa<FloatType>(previous.getType());
+    if constexpr (std::is_same_v<OpTy, CumsumOp>)
+      return isFloat ? arith::AddFOp::create(b, loc, previous, current).getResult()
+                     : arith::AddIOp::create(b, loc, previous, current).getResult();
+    else if constexpr (std::is_same_v<OpTy, CumprodOp>)
+      return isFloat ? arith::MulFOp::create(b, loc, previous, current).getResult()
+                     : arith::MulIOp::create(b, loc, previous, current).getResult();
+    else if constexpr (std::is_same_v<OpTy, CummaxOp>)
+      return isFloat ? arith::MaximumFOp::create(b, loc, previous, current).getResult()
+                     : arith::MaxSIOp::create(b, loc, previous, current).getResult();
+    else
+      return isFloat ? arith::MinimumFOp::create(b, loc, previous, current).getResult()
+                     : arith::MinSIOp::create(b, loc, previous, current).getResult();
+  }
   using Adaptor = typename OpTy::Adaptor;
 
   LogicalResult matchAndRewrite(OpTy op, Adaptor adaptor,
@@ -81,15 +99,7 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
                   b, loc, TypeRange{sliceType}, ValueRange{previous, current}, ValueRange{init},
                   maps, SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
                   [](OpBuilder &nb, Location l, ValueRange args) {
-                    bool isFloat = isa<FloatType>(args[0].getType());
-                    Value r;
-                    if constexpr (std::is_same_v<OpTy, CumsumOp>)
-                      r = isFloat ? arith::AddFOp::create(nb, l, args[0], args[1]).getResult()
-                                  : arith::AddIOp::create(nb, l, args[0], args[1]).getResult();
-                    else
-                      r = isFloat ? arith::MulFOp::create(nb, l, args[0], args[1]).getResult()
-                                  : arith::MulIOp::create(nb, l, args[0], args[1]).getResult();
-                    linalg::YieldOp::create(nb, l, r);
+                    linalg::YieldOp::create(nb, l, combine(nb, l, args[0], args[1]));
                   })
                   .getResult(0);
           scf::YieldOp::create(b, loc, insert(b, combined, carried[0], k));
@@ -102,5 +112,6 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
 } // namespace
 
 void dynamir::populateDynScanLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<ScanLowering<CumsumOp>, ScanLowering<CumprodOp>>(patterns.getContext());
+  patterns.add<ScanLowering<CumsumOp>, ScanLowering<CumprodOp>, ScanLowering<CummaxOp>,
+               ScanLowering<CumminOp>>(patterns.getContext());
 }

@@ -30,6 +30,21 @@ func.func @cumprod_ints(%x: tensor<5xi64>) -> tensor<5xi64> {
 
 // -----
 
+// A running maximum propagates NaN (maximumf, as numpy's maximum.accumulate); integers compare
+// signed.
+// CHECK-LABEL: func.func @cummax_cummin
+// CHECK: scf.for
+// CHECK:   arith.maximumf
+// CHECK: scf.for
+// CHECK:   arith.minsi
+func.func @cummax_cummin(%x: tensor<3x4xf64>, %y: tensor<6xi32>) -> (tensor<3x4xf64>, tensor<6xi32>) {
+  %0 = dyn.cummax %x dim 0 : tensor<3x4xf64>
+  %1 = dyn.cummin %y dim 0 : tensor<6xi32>
+  return %0, %1 : tensor<3x4xf64>, tensor<6xi32>
+}
+
+// -----
+
 // An empty tensor has nothing to scan.
 // CHECK-LABEL: func.func @empty
 // CHECK-NOT: scf.for

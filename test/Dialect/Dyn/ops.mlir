@@ -231,6 +231,10 @@ func.func @scans(%x: tensor<4x8xf32>, %i: tensor<3xi64>) {
   %0 = dyn.cumsum %x dim 1 : tensor<4x8xf32>
   // CHECK: dyn.cumprod %{{.*}} dim 0 : tensor<3xi64>
   %1 = dyn.cumprod %i dim 0 : tensor<3xi64>
+  // CHECK: dyn.cummax %{{.*}} dim 1 : tensor<4x8xf32>
+  %2 = dyn.cummax %x dim 1 : tensor<4x8xf32>
+  // CHECK: dyn.cummin %{{.*}} dim 0 : tensor<3xi64>
+  %3 = dyn.cummin %i dim 0 : tensor<3xi64>
   return
 }
 

@@ -17,7 +17,7 @@ namespace dynamir {
 /// gathers a convolution's columns.
 void populateDynContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
 
-/// dyn.cumsum and dyn.cumprod to an scf.for over the scanned dimension's slices.
+/// dyn.cumsum, cumprod, cummax and cummin to an scf.for over the scanned dimension's slices.
 void populateDynScanLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 /// dyn.if (kept on the device) to scf.if, dyn.yield to scf.yield.

@@ -166,9 +166,10 @@ class Dyn_ScanOp<string mnemonic, string what, string combine>
   let summary = "running " # what # " along one dimension";
   let description = [{
     Element `k` along `dim` of the result is the }] # what # [{ of elements `0..k` of `x`
-    along `dim`, accumulated in order, `r[k] = r[k-1] }] # combine # [{ x[k]` (numpy's and
-    torch's sequential loop, so float results round as theirs do). The result has `x`'s type:
-    the frontend casts to the dtype numpy or torch accumulates in first.
+    along `dim`, accumulated in order, `r[k] = }] # combine # [{` (numpy's and torch's
+    sequential loop, so float results round as theirs do). A maximum or minimum is NaN from
+    the first NaN on (numpy's maximum.accumulate). The result has `x`'s type: the frontend
+    casts to the dtype numpy or torch accumulates in first.
 
     Example:
 
@@ -195,8 +196,10 @@ class Dyn_ScanOp<string mnemonic, string what, string combine>
   }];
 }
 
-def Dyn_CumsumOp : Dyn_ScanOp<"cumsum", "sum", "+">;
-def Dyn_CumprodOp : Dyn_ScanOp<"cumprod", "product", "*">;
+def Dyn_CumsumOp : Dyn_ScanOp<"cumsum", "sum", "r[k-1] + x[k]">;
+def Dyn_CumprodOp : Dyn_ScanOp<"cumprod", "product", "r[k-1] * x[k]">;
+def Dyn_CummaxOp : Dyn_ScanOp<"cummax", "maximum", "max(r[k-1], x[k])">;
+def Dyn_CumminOp : Dyn_ScanOp<"cummin", "minimum", "min(r[k-1], x[k])">;
 
 //===----------------------------------------------------------------------===//
 // Linear algebra
