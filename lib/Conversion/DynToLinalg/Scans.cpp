@@ -1,10 +1,9 @@
 //===- Scans.cpp - dyn's running sums, products, maxima, minima to scf.for ===//
 //
 // A running sum, product, maximum or minimum along one dimension is a sequence, which no linalg
-// op expresses:
-// the first slice along the dimension is copied, then an scf.for over the rest combines each
-// slice of the input with the result's slice before it (one elementwise generic) and inserts
-// it. The additions happen in numpy's and torch's order (r[k] = r[k-1] + x[k]), so float
+// op expresses: the first slice along the dimension is copied, then an scf.for over the rest
+// combines each slice of the input with the result's slice before it (one elementwise generic)
+// and inserts it. The additions happen in numpy's and torch's order (r[k] = r[k-1] + x[k]), so float
 // results round as theirs; copying the first slice keeps a leading -0.0 that 0 + x would lose.
 // Bufferization updates the result in place.
 //
