@@ -128,9 +128,21 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   // A method of an immutable constant ("a,b".split(","), x.shape.numel()) runs for real on
   // constant arguments.
   if (PyCFunction_Check(fn.ptr()) && PyCFunction_GET_SELF(fn.ptr()) &&
-      py::isinstance(PyCFunction_GET_SELF(fn.ptr()), polyfills().attr("IMMUTABLE")))
+      py::isinstance(PyCFunction_GET_SELF(fn.ptr()), polyfills().attr("IMMUTABLE"))) {
+    // str.join of a list, tuple or generator (map(str, ...)) of constants. (A generator cannot
+    // cross a break, so draining one before a break changes nothing the host sees.)
+    if (PyUnicode_Check(PyCFunction_GET_SELF(fn.ptr())) &&
+        std::string(py::str(fn.attr("__name__"))) == "join" && args.size() == 1 &&
+        (args[0]->kind == VK::Generator || args[0]->kind == VK::List ||
+         args[0]->kind == VK::Tuple) &&
+        !asConstant(args[0])) {
+      VarPtr items = makeVar(VK::Tuple);
+      items->items = drain(args[0]);
+      args[0] = items;
+    }
     if (VarPtr r = callRealOnConstants(fn, args, kwargs))
       return r;
+  }
   breakTrace(dyn::BreakKind::unsupported_call,
              "call to " + std::string(py::repr(fn)) + " is not modelled by the tracer");
 }
