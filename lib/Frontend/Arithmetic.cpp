@@ -304,6 +304,8 @@ Value Tracer::retakeView(Value view, Value newBase) {
   Value source = retakeView(def->getOperand(0), newBase);
   Operation *again = b.clone(*def);
   again->setOperand(0, source);
+  if (readOnlyViews.contains(def)) // numpy's diagonal stays read-only
+    readOnlyViews.insert(again);
   return again->getResult(0);
 }
 

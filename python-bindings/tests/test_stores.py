@@ -226,7 +226,14 @@ def test_stores_that_numpy_or_torch_refuse_raise():
         b[0] = 1.0
         return x
 
+    def read_only_after_a_store(x):
+        d = np.diagonal(x)
+        x[0, 0] = 5.0  # d is taken again from x's new value, and stays read-only
+        d[1] = 1.0
+        return x
+
     raises_as_eager(read_only_diagonal, lambda: np.ones((2, 2)), ValueError)
+    raises_as_eager(read_only_after_a_store, lambda: np.ones((2, 2)), ValueError)
     raises_as_eager(broadcast, lambda: np.ones(3), ValueError)
     # torch refuses an operand that overlaps the destination other than as itself (numpy
     # copies it first).
