@@ -477,10 +477,17 @@ VarPtr diagonalSum(LibraryCall &c) {
   VarPtr x = c.tensorArg(0);
   int64_t rank = t.typeOf(x->value).getRank();
   if (c.lib == Lib::Torch) {
-    // torch: a matrix only, and no trace of bools.
-    if (rank != 2 || c.args.size() > 1 || t.elementTypeOf(x->value).isInteger(1))
+    // torch: a matrix only, and no trace of bools. Its CPU kernel adds floats in order in
+    // their accumulation type (float32 in float64, 16-bit floats in float32), rounding once.
+    Type element = t.elementTypeOf(x->value);
+    if (rank != 2 || c.args.size() > 1 || element.isInteger(1))
       return nullptr;
-    return t.callTensorOp(c.lib, "sum", {c.result(diagonalOf(c, x->value, 0, 0, 1))}, {});
+    Value d = diagonalOf(c, x->value, 0, 0, 1);
+    if (!isa<FloatType>(element))
+      return t.callTensorOp(c.lib, "sum", {c.result(d)}, {});
+    Type accumulated = element.getIntOrFloatBitWidth() == 16 ? t.f32() : t.f64();
+    VarPtr sum = t.callTensorOp(c.lib, "sum", {c.result(t.castTo(d, accumulated))}, {});
+    return c.result(t.castTo(sum->value, element));
   }
   VarPtr offset = c.take(1, {"offset"});
   VarPtr d1 = c.take(2, {"axis1"}), d2 = c.take(3, {"axis2"});

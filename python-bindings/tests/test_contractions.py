@@ -25,7 +25,10 @@ def check(fn, *args, rtol=1e-5):
     for _ in range(2):
         got = compiled(*args)
         assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
-        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=rtol)
+        # BLAS sums (torch's MKL or numpy's OpenBLAS, kernels picked by CPU) round apart by a
+        # few ulps of the largest terms: near-zero results need a tolerance on that scale.
+        scale = max(1.0, float(np.abs(np.asarray(want)).max(initial=0)))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=rtol * scale)
     c = dynamir.counters()
     assert c["graph_breaks_hit"] == 0 and c["eager_runs"] == 0 and c["graphs_compiled"] == 1, c
 
