@@ -154,7 +154,18 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
         py::tuple args(op.getNumOperands());
         for (auto [i, operand] : llvm::enumerate(op.getOperands()))
           args[i] = get(operand);
-        result = np.attr(ufunc.str().c_str())(*args);
+        // numpy's power computes x ** 0.5 with one exponent for all (0-d or broadcast) as
+        // sqrt(x), which differs from pow at -inf and -0.0 (difftest 262388003:41): dyn.pow is
+        // pow, so each element gets an exponent of its own.
+        if (isa<dyn::PowOp>(op)) {
+          py::list both = np.attr("broadcast_arrays")(*args);
+          for (size_t i = 0; i < 2; ++i)
+            args[i] = np.attr("array")(both[i], py::arg("ndmin") = 1);
+          result = np.attr("power")(*args).attr("reshape")(
+              ints(cast<RankedTensorType>(op.getResult(0).getType()).getShape()));
+        } else {
+          result = np.attr(ufunc.str().c_str())(*args);
+        }
       } else {
         result =
             llvm::TypeSwitch<Operation *, py::object>(&op)

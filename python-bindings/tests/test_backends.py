@@ -80,3 +80,17 @@ def test_eager_backend_compiles_nothing():
     # predicate, then side, else side, tail: all interpreted, none compiled
     assert e.graph_count == 4 and len(e.never_compiled) == 4
     assert np.allclose(e.result, branches(V))
+
+
+def test_eager_backend_power_is_pow():
+    # numpy's power takes x ** 0.5 with one exponent for all as sqrt(x), which is NaN at -inf
+    # where pow (the compiled code, numpy scalars' **) is inf (difftest 262388003:41).
+    def f(x):
+        return x[0] ** 0.5, x[1] ** 0.5, x ** 1.5
+
+    x = np.array([-np.inf, -0.0, 4.0])
+    for backend in ("eager", "cpu"):
+        got, want = dynamir.compile(f, backend=backend)(x), f(x)
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and np.array_equal(g, w, equal_nan=True), (backend, g, w)
+            assert np.array_equal(np.signbit(g), np.signbit(w))
