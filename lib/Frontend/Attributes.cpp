@@ -60,17 +60,19 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     }
     if (name == "dtype")
       return constVar(dtypeObject(obj->lib, type.getElementType()));
-    // Properties of a CPU, strided, non-quantized tensor without grad (the only kind the
-    // tracer takes as input; the guards keep it so).
+    // Properties of a CPU, strided, non-quantized tensor (the only kind the tracer takes as
+    // input; the guards keep it so) that does not require grad: only an input can (guarded),
+    // as the trace records no gradients.
     if (obj->lib == Lib::Torch) {
       static const llvm::StringMap<bool> flags = {
           {"is_cuda", false},   {"is_sparse", false}, {"is_quantized", false},  {"is_meta", false},
           {"is_mkldnn", false}, {"is_nested", false}, {"requires_grad", false}, {"is_leaf", true}};
-      bool autogradFact = name == "requires_grad" || name == "is_leaf";
-      if (autogradFact && isa<BlockArgument>(obj->value) &&
-          llvm::is_contained(noGradInputs, obj->value))
-        breakTrace(dyn::BreakKind::unsupported_call,
-                   "'" + name + "' of a tensor that requires grad is not modelled");
+      if ((name == "requires_grad" || name == "is_leaf") && requiresGrad(obj)) {
+        if (name == "is_leaf") // a parameter is one, a tensor computed with grad is not
+          breakTrace(dyn::BreakKind::unsupported_call,
+                     "'is_leaf' of a tensor that requires grad is not modelled");
+        return constVar(py::bool_(true));
+      }
       if (auto it = flags.find(name); it != flags.end())
         return constVar(py::bool_(it->second));
       if (name == "device")

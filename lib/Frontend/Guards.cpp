@@ -116,13 +116,13 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
       breakTrace(dyn::BreakKind::side_effect, "reading " + source + " after a store into " +
                                                   written->source + ", which " + conflict);
   bool isTorch = torch && py::isinstance(obj, torch.attr("Tensor"));
-  bool requiresGrad = false;
+  bool requiresGrad = false, recordsGrad = false;
   if (isTorch) {
     // Graphs compute no gradients: a tensor that would record them runs eagerly, never
     // silently detached. (The runtime's tensor guard re-checks this on every call.)
-    requiresGrad =
-        obj.attr("requires_grad").cast<bool>() && torch.attr("is_grad_enabled")().cast<bool>();
-    if (requiresGrad && !noGradDepth)
+    requiresGrad = obj.attr("requires_grad").cast<bool>();
+    recordsGrad = requiresGrad && torch.attr("is_grad_enabled")().cast<bool>();
+    if (recordsGrad && !noGradDepth)
       throw EagerOnly{source + " requires grad and autograd is enabled: graphs do not "
                                "compute gradients yet"};
     std::string device = py::str(obj.attr("device").attr("type"));
@@ -155,7 +155,8 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
     setGuardInsertionPoint();
     auto guard = dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg,
                                                  python::typeName(obj), contiguous);
-    if (requiresGrad) {
+    guard.setRequiresGrad(requiresGrad);
+    if (recordsGrad) {
       guard.setNoGrad(true);
       noGradInputs.push_back(arg);
     }
@@ -166,6 +167,15 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   inputsBySource[source] = v;
   inputObjects[source] = py::reinterpret_borrow<py::object>(obj);
   return v;
+}
+
+bool Tracer::requiresGrad(const VarPtr &v) {
+  if (v->kind != VK::Tensor || v->lib != Lib::Torch || v->source.empty())
+    return false;
+  auto input = inputsBySource.find(v->source);
+  auto obj = inputObjects.find(v->source);
+  return input != inputsBySource.end() && input->second == v && obj != inputObjects.end() &&
+         obj->second.attr("requires_grad").cast<bool>();
 }
 
 VarPtr Tracer::scalarInput(py::handle obj, const std::string &source) {

@@ -253,6 +253,9 @@ public:
   bool isTensorObject(py::handle obj);
   static bool isDeviceArray(py::handle obj);
   VarPtr tensorInput(py::handle obj, const std::string &source);
+  /// Whether a torch tensor requires grad: an input the guard says does (no result of the
+  /// trace does, as graphs record no gradients).
+  bool requiresGrad(const VarPtr &v);
   /// A Python float or int input that is not guarded by value (options.dynamicScalars).
   VarPtr scalarInput(py::handle obj, const std::string &source);
   static std::string itemSource(const std::string &source, const std::string &key);

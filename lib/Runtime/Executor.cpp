@@ -161,7 +161,8 @@ struct Entry::Guard {
   py::object value;
   RankedTensorType tensorType;
   bool contiguous = false;
-  bool mayRequireGrad = false; // read only inside `with torch.no_grad()`
+  bool requiresGrad = false;   // a torch tensor's requires_grad, checked exactly
+  bool mayRecordGrad = false;  // read only inside `with torch.no_grad()`
   // Filled by the first successful check: later checks compare pointers instead of names.
   mutable py::object seenType, seenDtype;
 
@@ -297,10 +298,14 @@ struct Entry::Guard {
         return false;
       if (contiguous && !obj.attr("is_contiguous")().cast<bool>())
         return fail("is not contiguous");
-      // Graphs compute no gradients (the tracer runs such frames eagerly).
-      if (!mayRequireGrad && isTorchTensor(obj) && obj.attr("requires_grad").cast<bool>() &&
-          gradEnabled())
-        return fail("requires grad while autograd is enabled");
+      // The trace read requires_grad (x.requires_grad, x.numpy()); graphs compute no
+      // gradients (the tracer runs such frames eagerly).
+      if (isTorchTensor(obj)) {
+        if (obj.attr("requires_grad").cast<bool>() != requiresGrad)
+          return fail(requiresGrad ? "does not require grad" : "requires grad");
+        if (requiresGrad && !mayRecordGrad && gradEnabled())
+          return fail("requires grad while autograd is enabled");
+      }
       return true;
     }
     }
@@ -323,7 +328,8 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
     auto guard = dyn_cast<dyn::GuardOpInterface>(op);
     if (!guard)
       continue;
-    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false, {}, {}, {}};
+    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false, false,
+            false, {}, {}, -1, {}};
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](dyn::IdMatchGuardOp id) {
           g.kind = Guard::Id;
@@ -371,7 +377,8 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
           g.typeName = tensor.getTypeName().str();
           g.tensorType = cast<RankedTensorType>(tensor.getValue().getType());
           g.contiguous = tensor.getContiguous();
-          g.mayRequireGrad = tensor.getNoGrad();
+          g.requiresGrad = tensor.getRequiresGrad();
+          g.mayRecordGrad = tensor.getNoGrad();
           if (auto arg = dyn_cast<BlockArgument>(tensor.getValue())) {
             argSourceText[arg.getArgNumber()] = tensor.getSource().str();
             g.argIndex = static_cast<int>(arg.getArgNumber());

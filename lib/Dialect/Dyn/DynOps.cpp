@@ -1097,6 +1097,12 @@ LogicalResult DictKeysGuardOp::verify() {
   return success();
 }
 
+LogicalResult TensorMatchGuardOp::verify() {
+  if (getNoGrad() && !getRequiresGrad())
+    return emitOpError("no_grad is for an object that requires grad");
+  return success();
+}
+
 /// The entry block of the function around `op`, where guards are hoisted to.
 static Block *getGuardBlock(Operation *op) {
   auto func = op->getParentOfType<FunctionOpInterface>();

@@ -390,6 +390,14 @@ func.func @len_eq_negative() {
 
 // -----
 
+func.func @tensor_match_no_grad_without_requires_grad(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'dyn.guard.tensor_match' op no_grad is for an object that requires grad}}
+  dyn.guard.tensor_match "L['x']", %x type "torch.Tensor" no_grad : tensor<3xf32>
+  return
+}
+
+// -----
+
 func.func @dict_keys_float() {
   // expected-error@+1 {{'dyn.guard.dict_keys' op expected string or i64 keys, got 1.500000e+00 : f64}}
   dyn.guard.dict_keys "L['d']", ["a", 1.5]

@@ -254,6 +254,8 @@ func.func @host_boundary(%s: tensor<f32>, %p: tensor<i1>) -> (f32, i1, !dyn.pyob
 func.func @guards(%x: tensor<3xf32>) {
   // CHECK: dyn.guard.tensor_match "L['x']", %{{.*}} type "torch.Tensor" contiguous : tensor<3xf32>
   dyn.guard.tensor_match "L['x']", %x type "torch.Tensor" contiguous : tensor<3xf32>
+  // CHECK: dyn.guard.tensor_match "L['w']", %{{.*}} type "torch.nn.parameter.Parameter" requires_grad no_grad : tensor<3xf32>
+  dyn.guard.tensor_match "L['w']", %x type "torch.nn.parameter.Parameter" requires_grad no_grad : tensor<3xf32>
   // CHECK: dyn.guard.type_match "L['n']", "builtins.int"
   dyn.guard.type_match "L['n']", "builtins.int"
   // CHECK: dyn.guard.id_match "G['np']", 140234425 {description = "<module 'numpy'>"}

@@ -522,24 +522,29 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     must also be C-contiguous. With `written` the program stores into the object (the host
     writes the graph's final value back into it), so it must be writeable and share no memory
     with any other tensor the function takes: otherwise a store through it would change what
-    another argument reads, which the graph does not model. With `no_grad` the object may
-    require grad: the program reads it only inside `with torch.no_grad()`, where eager results
-    do not require grad either (without it, a tensor that requires grad while autograd is on
-    fails the guard). The operand is the function argument the object is passed as.
+    another argument reads, which the graph does not model. A torch tensor's `requires_grad`
+    must equal `requires_grad` (what `x.requires_grad` and `x.numpy()` see); one that requires
+    grad must be called with autograd disabled, unless `no_grad`: the program reads it only
+    inside `with torch.no_grad()`, where eager results do not require grad either. The operand
+    is the function argument the object is passed as.
 
     Example:
 
     ```mlir
     dyn.guard.tensor_match "L['x']", %arg0 type "torch.Tensor" contiguous : tensor<3xf32>
     dyn.guard.tensor_match "L['u']", %arg1 type "numpy.ndarray" written : tensor<8xf64>
+    dyn.guard.tensor_match "L['w']", %arg2 type "torch.nn.parameter.Parameter" contiguous
+        requires_grad no_grad : tensor<4x4xf32>
     ```
   }];
   let arguments = (ins StrAttr:$source, Dyn_Tensor:$value, StrAttr:$type_name,
-                   UnitAttr:$contiguous, UnitAttr:$written, UnitAttr:$no_grad);
+                   UnitAttr:$contiguous, UnitAttr:$written, UnitAttr:$requires_grad,
+                   UnitAttr:$no_grad);
   let assemblyFormat = [{
     $source `,` $value `type` $type_name (`contiguous` $contiguous^)? (`written` $written^)?
-    (`no_grad` $no_grad^)? attr-dict `:` type($value)
+    (`requires_grad` $requires_grad^)? (`no_grad` $no_grad^)? attr-dict `:` type($value)
   }];
+  let hasVerifier = 1;
   let hasCanonicalizer = 1;
 }
 
