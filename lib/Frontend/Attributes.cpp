@@ -10,6 +10,9 @@
 
 #include "dynamir/Dialect/Dyn/DynShapes.h"
 
+#include <algorithm>
+#include <iterator>
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -340,15 +343,69 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
 // Stores
 //===----------------------------------------------------------------------===//
 
+/// torch copies the value into the indexed view element by element, after checking that the
+/// two do not overlap in memory: it raises where they do (partly, or fully unless the view is
+/// the tensor itself: x[:] = x) and does not check views with gaps (x[:, 0]). The graph computes
+/// numpy's store, which copies the value first: the same wherever the two share no element
+/// (x[0] = x[1], boundary rows and columns of a stencil), so a value that may share one with
+/// the destination is stored for real.
+void Tracer::torchStoreOverlap(const VarPtr &obj, const BasicIndex &ix, const VarPtr &value) {
+  if (viewBase(value->value) != viewBase(obj->value))
+    return;
+  RankedTensorType type = typeOf(obj->value);
+  bool whole = ix.squeezed.empty() && ix.newAxisAt.empty();
+  for (int64_t d = 0; whole && d < type.getRank(); ++d)
+    whole = ix.starts[d] == 0 && ix.stops[d] == type.getDimSize(d) && ix.steps[d] == 1;
+  if (whole && value->value == obj->value)
+    return; // torch copies the tensor into itself: nothing changes
+  // Where in the base's memory each element is (sorted), for arrays of up to 2^16 elements.
+  auto elements = [&](Value v, ArrayRef<int64_t> starts, ArrayRef<int64_t> sizes,
+                      ArrayRef<int64_t> steps) -> std::optional<std::vector<int64_t>> {
+    std::optional<SmallVector<int64_t>> strides = stridesOf(v);
+    std::optional<int64_t> offset = offsetOf(v);
+    int64_t count = 1;
+    for (int64_t size : sizes)
+      count *= size;
+    if (!strides || !offset || count > (1 << 16))
+      return std::nullopt;
+    std::vector<int64_t> at = {*offset};
+    for (auto [d, stride] : llvm::enumerate(*strides)) {
+      std::vector<int64_t> next;
+      for (int64_t base : at)
+        for (int64_t i = 0; i < sizes[d]; ++i)
+          next.push_back(base + (starts[d] + i * steps[d]) * stride);
+      at = std::move(next);
+    }
+    llvm::sort(at);
+    return at;
+  };
+  RankedTensorType vt = typeOf(value->value);
+  SmallVector<int64_t> lengths, zeros(vt.getRank(), 0), ones(vt.getRank(), 1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    lengths.push_back(dyn::sliceLength(ix.starts[d], ix.stops[d], ix.steps[d]));
+  auto to = elements(obj->value, ix.starts, lengths, ix.steps);
+  auto from = elements(value->value, zeros, vt.getShape(), ones);
+  std::vector<int64_t> shared;
+  if (to && from)
+    std::set_intersection(to->begin(), to->end(), from->begin(), from->end(),
+                          std::back_inserter(shared));
+  if (!to || !from || !shared.empty())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "a torch store of a view that may overlap its destination (torch raises, or "
+               "copies element by element)");
+}
+
 /// `obj[index] = value` through basic indexing: `value` is cast to obj's dtype and broadcast
 /// to the indexed view as numpy and torch do (leading dimensions of size 1 that the view lacks
 /// are dropped), and obj becomes a dyn.insert_slice of it (`prepareStore` says when that is
 /// exact). What numpy or torch would reject or convert by rules of their own is a break.
 void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
-  prepareStore(obj, "a store into", {value});
+  prepareStore(obj, "a store into", {});
   BasicIndex ix = basicIndex(obj, index);
   if (llvm::any_of(ix.steps, [](int64_t step) { return step < 0; }))
     breakTrace(dyn::BreakKind::unsupported_call, "a store through a negative-step slice");
+  if (obj->lib == Lib::Torch && value->kind == VK::Tensor)
+    torchStoreOverlap(obj, ix, value);
   RankedTensorType type = typeOf(obj->value);
   Type element = type.getElementType();
   SmallVector<int64_t> sliceShape, viewShape;

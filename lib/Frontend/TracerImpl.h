@@ -230,6 +230,9 @@ public:
   bool isContiguous(Value v);
   /// The strides (in elements) of the array `v` stands for, where the trace knows its layout.
   std::optional<llvm::SmallVector<int64_t>> stridesOf(Value v);
+  /// Where the first element of the array `v` stands for is in its base's memory (in
+  /// elements), where the trace knows the layout.
+  std::optional<int64_t> offsetOf(Value v);
   py::object pythonType(const VarPtr &v);
   VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
 
@@ -404,6 +407,8 @@ public:
   BasicIndex basicIndex(const VarPtr &obj, const VarPtr &index);
   VarPtr subscript(VarPtr obj, VarPtr index);
   void storeSubscript(VarPtr obj, VarPtr index, VarPtr value);
+  /// Breaks unless torch's `obj[ix] = value` copies between disjoint memory (see there).
+  void torchStoreOverlap(const VarPtr &obj, const BasicIndex &ix, const VarPtr &value);
   /// `list`, which `what` is about to change in place: a list the caller can see (a resumed
   /// frame's 3.12 comprehension gets its list from outside) or one changed on one side of a
   /// data-dependent branch is a break.

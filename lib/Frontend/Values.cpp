@@ -283,6 +283,23 @@ std::optional<SmallVector<int64_t>> Tracer::stridesOf(Value v) {
   return out;
 }
 
+std::optional<int64_t> Tracer::offsetOf(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!isView(def))
+    return 0;
+  Value source = def->getOperand(0);
+  std::optional<int64_t> offset = offsetOf(source);
+  auto slice = dyn_cast<dyn::SliceOp>(def);
+  if (!offset || !slice) // the other views start where their source does
+    return offset;
+  std::optional<SmallVector<int64_t>> strides = stridesOf(source);
+  if (!strides)
+    return std::nullopt;
+  for (auto [start, stride] : llvm::zip_equal(slice.getStarts(), *strides))
+    *offset += start * stride;
+  return offset;
+}
+
 /// The Python type of the object a Var stands for.
 py::object Tracer::pythonType(const VarPtr &v) {
   // What a polyfill made stands for an object of another type (enumerate, functools.partial).

@@ -242,6 +242,46 @@ def test_stores_that_numpy_or_torch_refuse_raise():
     check(lambda x: x.mul_(x), torch.arange(4.0))
 
 
+def test_torch_stores_from_the_same_tensor():
+    # torch raises where the value's memory meets the indexed view's (but for x[:] = x), and
+    # copies without a check between disjoint parts: the graph's copy-first store is exact
+    # there (difftest 262388023:16 stored x[-1::2] = x of a 1-element x without a break).
+    def boundary(x):
+        x[0] = x[1]
+        x[-1] = x[-2]
+        return x
+
+    def halves(x):
+        x[:2] = x[2:]
+        return x
+
+    def rows(x):
+        y = x * 2
+        y[0, :] = y[1, :]
+        y[:, -1] = y[:, 0]
+        return y
+
+    check(boundary, torch.arange(5.0))
+    check(halves, torch.arange(4.0))
+    check(rows, torch.arange(12.0).reshape(3, 4))
+
+    def itself(x):
+        x[:] = x
+        return x
+
+    def whole_but_strided(x):
+        x[-1::2] = x
+        return x
+
+    def shifted(x):
+        x[1:] = x[:-1]
+        return x
+
+    check(itself, torch.arange(3.0))
+    raises_as_eager(whole_but_strided, lambda: torch.zeros(1, dtype=torch.bool), RuntimeError)
+    raises_as_eager(shifted, lambda: torch.arange(4.0), RuntimeError)
+
+
 def test_stores_before_a_break_are_written_back_first():
     def f(x):
         x[0] = 3.0
