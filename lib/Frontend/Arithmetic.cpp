@@ -61,19 +61,19 @@ Type Tracer::floatFor(Lib lib, Type t) {
   return lib == Lib::Numpy ? f64() : f32();
 }
 
+py::object Tracer::weakScalar(const VarPtr &v) {
+  if (v->kind != VK::Scalar)
+    return v->obj;
+  return v->obj.is(py::type::of(py::float_(0.0))) ? py::object(py::float_(0.0))
+                                                  : py::object(py::int_(0));
+}
+
 /// The common element type of two operands, at least one of them a tensor.
 Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
   for (const VarPtr &v : {x, y})
     if (v->kind != VK::Tensor && v->kind != VK::Const && v->kind != VK::Scalar)
       breakTrace(dyn::BreakKind::unsupported_call,
                  "operand " + describe(v) + " is neither a tensor nor a scalar");
-  // A Python scalar promotes by its type alone (weakly): a dynamic one as a constant would.
-  auto scalarValue = [](const VarPtr &v) -> py::object {
-    if (v->kind != VK::Scalar)
-      return v->obj;
-    return v->obj.is(py::type::of(py::float_(0.0))) ? py::object(py::float_(0.0))
-                                                    : py::object(py::int_(0));
-  };
   if (x->kind != VK::Tensor && y->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "expected an array or tensor operand");
   if (lib == Lib::Torch) {
@@ -81,7 +81,7 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
     // widen a tensor with dimensions): asked of torch itself, on meta tensors (no data).
     auto operand = [&](const VarPtr &v) -> py::object {
       if (v->kind != VK::Tensor)
-        return scalarValue(v);
+        return weakScalar(v);
       RankedTensorType t = typeOf(v->value);
       return torch.attr("empty")(t.getRank() ? py::make_tuple(1) : py::make_tuple(),
                                  py::arg("dtype") = dtypeObject(Lib::Torch, t.getElementType()),
@@ -95,7 +95,7 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
     return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
   const VarPtr &t = x->kind == VK::Tensor ? x : y;
   const VarPtr &scalar = x->kind == VK::Tensor ? y : x;
-  return promote(lib, elementTypeOf(t->value), Type(), scalarValue(scalar));
+  return promote(lib, elementTypeOf(t->value), Type(), weakScalar(scalar));
 }
 
 VarPtr Tracer::scalarVar(Value v, const VarPtr &a, const VarPtr &c) {

@@ -153,7 +153,7 @@ VarPtr LibraryCall::tensorArg(size_t i) const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// item(), tolist(), numpy() and bool() read the tensor's value on the host.
+/// item(), tolist() and bool() read the tensor's value on the host.
 VarPtr hostValue(LibraryCall &c) {
   breakTrace(dyn::BreakKind::data_dependent_value,
              c.name + "() needs the tensor's real value on the host");
@@ -164,9 +164,14 @@ VarPtr hostValue(LibraryCall &c) {
 VarPtr staticFact(LibraryCall &c) {
   if (c.lib != Lib::Torch)
     return nullptr;
-  if (c.name == "is_tensor")
-    return c.args.size() == 1 && c.args[0]->kind == VK::Tensor ? constVar(py::bool_(true))
-                                                               : nullptr;
+  if (c.name == "is_tensor") { // of anything: numbers, lists and numpy arrays are not
+    if (c.args.size() != 1 || !c.kwargs.empty())
+      return nullptr;
+    const VarPtr &v = c.args[0];
+    if (v->kind == VK::Object)
+      return constVar(py::bool_(py::isinstance(v->obj, c.t.torch.attr("Tensor"))));
+    return constVar(py::bool_(v->kind == VK::Tensor && v->lib == Lib::Torch));
+  }
   RankedTensorType type = c.t.typeOf(c.tensorArg(0)->value);
   Type element = type.getElementType();
   if (c.name == "numel") {
@@ -184,7 +189,8 @@ VarPtr staticFact(LibraryCall &c) {
 }
 
 /// What runs for real on constants (no kernel, no data): np.finfo(x.dtype), torch.iinfo,
-/// np.promote_types, torch.get_default_dtype(), torch.device("cpu"), np.dtype("f4").
+/// np.promote_types, torch.get_default_dtype(), torch.device("cpu"), np.dtype("f4"),
+/// torch.Size([2, 3]).
 VarPtr hostConstant(LibraryCall &c) {
   Tracer &t = c.t;
   py::object module = c.lib == Lib::Numpy ? t.numpy : t.torch;
@@ -258,7 +264,6 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
     llvm::StringMap<LibraryHandler> all;
     std::vector<LibraryFunction> host = {{"item", hostValue},
                                          {"tolist", hostValue},
-                                         {"numpy", hostValue},
                                          {"__bool__", hostValue},
                                          {"numel", staticFact},
                                          {"element_size", staticFact},
@@ -272,6 +277,7 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
                                          {"promote_types", promoteTypes},
                                          {"get_default_dtype", hostConstant},
                                          {"device", hostConstant},
+                                         {"Size", hostConstant},
                                          {"dtype", hostConstant},
                                          {"can_cast", numpyConstant},
                                          {"result_type", resultType}};
@@ -296,8 +302,11 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
 
 VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr> args,
                             KwArgs kwargs) {
-  // torch functions take tensors only (numpy's take anything with __array__).
-  if (lib == Lib::Torch)
+  // torch functions take tensors only (numpy's take anything with __array__), but for those
+  // that make a tensor of an array or ask what an object is.
+  static const llvm::StringSet<> anyArray = {"from_numpy", "as_tensor", "asarray",  "tensor",
+                                             "new_tensor", "is_tensor"};
+  if (lib == Lib::Torch && !anyArray.contains(name))
     for (const VarPtr &a : args)
       if (a->kind == VK::Tensor && a->lib == Lib::Numpy)
         breakTrace(dyn::BreakKind::unsupported_call, "torch." + name + " of a numpy array");
@@ -366,7 +375,8 @@ static bool returnsView(Lib lib, llvm::StringRef name) {
       "split",      "array_split", "tensor_split", "chunk",    "unbind",    "atleast_1d",
       "atleast_2d", "atleast_3d",  "diagonal",     "diag",     "detach",    "contiguous",
       "cpu",        "dropout",     "astype",       "to",       "type",      "type_as",
-      "copy",       "clone",       "array",        "asarray",  "tensor",    "as_tensor"};
+      "copy",       "clone",       "array",        "asarray",  "tensor",    "as_tensor",
+      "numpy",      "from_numpy"};
   if (views.contains(name))
     return true;
   // numpy's flips are views, torch's copies; torch's meshgrid expands, numpy's copies.

@@ -324,9 +324,40 @@ VarPtr constantArray(LibraryCall &c, py::handle data, Type element) {
   return c.result(dyn::ConstantOp::create(t.b, c.loc, attr));
 }
 
+/// The memory of `data` as the other library's array (x.numpy(), torch.from_numpy(a),
+/// torch.as_tensor(a), np.asarray(x)): an identity reshape, which is a view like any other, so
+/// that a store through either is seen through both.
+VarPtr sharedMemory(LibraryCall &c, const VarPtr &data) {
+  Tracer &t = c.t;
+  Value view = dyn::ReshapeOp::create(t.b, c.loc, data->value.getType(), data->value);
+  return t.tensorVar(view, data->lib == Lib::Torch ? Lib::Numpy : Lib::Torch);
+}
+
+/// x.numpy(force=False): the CPU tensor's memory as a numpy array. (numpy() raises for a
+/// tensor that records gradients, which the trace reads only inside `with torch.no_grad()`;
+/// force=True detaches first, which shares the memory too.)
+VarPtr numpyOf(LibraryCall &c) {
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  flagOf(c.take(1, {"force"}), "force");
+  if (c.args.size() != 1)
+    return nullptr;
+  return sharedMemory(c, x);
+}
+
+/// torch.from_numpy(a): a tensor sharing a's memory (a numpy scalar is no array: it raises).
+VarPtr fromNumpy(LibraryCall &c) {
+  if (c.lib != Lib::Torch || c.args.size() != 1 || c.args[0]->kind != VK::Tensor ||
+      c.args[0]->lib != Lib::Numpy || c.args[0]->scalar)
+    return nullptr;
+  return sharedMemory(c, c.args[0]);
+}
+
 /// np.array(data, dtype) (a copy), np.asarray(data, dtype) (the array itself when its dtype
 /// stays), torch.tensor(data, dtype=) (a copy), torch.as_tensor and x.new_tensor(data) (x's
-/// dtype): of Python numbers a constant, of an array of the same library a copy or itself.
+/// dtype): of Python numbers a constant, of an array a copy or itself (the other library's
+/// array: the same memory).
 VarPtr array(LibraryCall &c) {
   Tracer &t = c.t;
   bool isNew = c.name == "new_tensor";
@@ -344,16 +375,16 @@ VarPtr array(LibraryCall &c) {
   if (isNew && !element)
     element = t.elementTypeOf(c.tensorArg(0)->value);
   if (data->kind == VK::Tensor) {
-    if (data->lib != c.lib || isNew || c.name == "tensor")
+    bool other = data->lib != c.lib;
+    if (!other && (isNew || c.name == "tensor"))
       breakTrace(dyn::BreakKind::unsupported_call,
-                 c.name +
-                     " of an array (another library's, or torch.tensor's copy with a warning)");
+                 c.name + " of a tensor (a copy, with a warning)");
     Type from = t.elementTypeOf(data->value);
     bool same = !element || element == from;
-    // np.asarray and torch.as_tensor return the array itself; np.asarray of a numpy scalar is
-    // a new 0-d array.
+    // np.asarray and torch.as_tensor return the array itself, or the other library's array
+    // of the same memory; np.asarray of a numpy scalar is a new 0-d array.
     if ((c.name == "asarray" || c.name == "as_tensor") && same && !data->scalar)
-      return data;
+      return other ? sharedMemory(c, data) : data;
     VarPtr r = c.result(same ? dyn::CastOp::create(t.b, c.loc, data->value, TypeAttr::get(from))
                              : t.castTo(data->value, element));
     r->copy = true;
@@ -424,6 +455,7 @@ std::vector<LibraryFunction> dynamir::frontend::constructorFunctions() {
       {"array", array},         {"asarray", array},
       {"tensor", array},        {"as_tensor", array},
       {"new_tensor", array},    {"one_hot", oneHot},
+      {"numpy", numpyOf},       {"from_numpy", fromNumpy},
   };
   return functions;
 }

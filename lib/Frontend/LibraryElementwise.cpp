@@ -272,8 +272,12 @@ VarPtr where(LibraryCall &c) {
   Tracer &t = c.t;
   if (c.args.size() != 3)
     return nullptr;
-  VarPtr condition = c.tensorArg(0);
-  Type element = t.promoted(c.lib, c.args[1], c.args[2]);
+  VarPtr condition = c.tensorArg(0), x = c.args[1], y = c.args[2];
+  // torch.where(c, 1.0, -1.0): two Python scalars promote weakly, as with a bool array.
+  Type element = x->kind != VK::Tensor && y->kind != VK::Tensor
+                     ? t.promote(c.lib, t.promote(c.lib, t.i1(), Type(), t.weakScalar(x)), Type(),
+                                 t.weakScalar(y))
+                     : t.promoted(c.lib, x, y);
   return t.tensorVar(
       t.create<dyn::WhereOp>({t.castTo(condition->value, t.i1()), t.operandAs(c.args[1], element),
                               t.operandAs(c.args[2], element)}),
@@ -284,13 +288,17 @@ VarPtr where(LibraryCall &c) {
 // Casts and copies
 //===----------------------------------------------------------------------===//
 
-/// x.astype(dtype), x.to(dtype), x.type(dtype); torch's x.to(device), x.to(device, dtype) and
-/// x.to(dtype=..., device=...) for the CPU (the tensor itself when nothing changes).
+/// x.astype(dtype), x.to(dtype), x.type(dtype); torch's x.to(device), x.to(device, dtype),
+/// x.to(other) (other's dtype) and x.to(dtype=..., device=..., copy=...) for the CPU (the
+/// tensor itself when nothing changes, unless copy=True).
 VarPtr astype(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr x = c.tensorArg(0);
+  bool copy = false;
+  VarPtr device;
+  Type element;
   if (c.lib == Lib::Torch && c.name == "to") {
-    VarPtr device = c.take(99, {"device"});
+    device = c.take(99, {"device"});
     if (!device && c.args.size() > 1 && c.args[1]->kind != VK::Tensor &&
         (c.args[1]->kind == VK::Const || c.args[1]->kind == VK::Object) &&
         (py::isinstance<py::str>(c.args[1]->obj) ||
@@ -300,18 +308,25 @@ VarPtr astype(LibraryCall &c) {
     }
     if (device && !isCpuDevice(t, device))
       breakTrace(dyn::BreakKind::unsupported_call, "to() a device other than the CPU");
-    for (const char *flag : {"non_blocking", "copy"})
-      if (flagOf(c.take(99, {flag}), flag))
+    flagOf(c.take(99, {"non_blocking"}), "non_blocking"); // nothing to overlap on the CPU
+    copy = flagOf(c.take(99, {"copy"}), "copy");
+    if (c.args.size() > 1 && c.args[1]->kind == VK::Tensor) { // x.to(other): other's dtype
+      if (c.args[1]->lib != Lib::Torch)
         return nullptr;
-    if (device && c.args.size() == 1 && !c.kwargs.size())
-      return x;
+      element = t.elementTypeOf(c.args[1]->value);
+      c.args.erase(c.args.begin() + 1);
+    }
   }
-  VarPtr dtype = c.take(1, {"dtype"});
-  Type element = t.dtypeArgument(c.lib, dtype);
-  // torch returns the tensor itself when nothing changes; numpy's astype copies.
-  if (c.lib == Lib::Torch && element == t.elementTypeOf(x->value))
+  if (!element) {
+    VarPtr dtype = c.take(1, {"dtype"});
+    // x.to(device) keeps the dtype.
+    element = device && isNone(dtype) ? t.elementTypeOf(x->value) : t.dtypeArgument(c.lib, dtype);
+  }
+  // torch returns the tensor itself when nothing changes; numpy's astype copies (a value of
+  // its own, which a store changes alone).
+  if (c.lib == Lib::Torch && !copy && element == t.elementTypeOf(x->value))
     return x;
-  VarPtr r = c.result(t.castTo(x->value, element));
+  VarPtr r = c.result(dyn::CastOp::create(t.b, c.loc, x->value, TypeAttr::get(element)));
   r->copy = true;
   return r;
 }

@@ -355,6 +355,9 @@ public:
   Type promote(Lib lib, Type a, Type other, py::handle scalar);
   Type floatFor(Lib lib, Type t);
   Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
+  /// A Python scalar as promotion sees it: by its type alone (weakly), so a dynamic one as a
+  /// constant of its type.
+  py::object weakScalar(const VarPtr &v);
   Value operandAs(const VarPtr &v, Type element) {
     return v->kind == VK::Tensor || v->kind == VK::Scalar ? castTo(v->value, element)
                                                           : scalarConstant(v->obj, element);

@@ -1,0 +1,183 @@
+"""The torch API that small functions use around their tensor code, compiled with no graph
+break and compared with eager torch/numpy in type, dtype, shape, value and argument state:
+numpy/torch interop (x.numpy(), torch.from_numpy, torch.as_tensor and np.asarray share memory,
+so stores through one are seen through the other), what the tensor guard knows of autograd
+(requires_grad), torch.is_tensor,
+x.to(other) and copy=True, torch.where of two Python scalars, torch.Size."""
+
+import numpy as np
+import pytest
+
+import dynamir
+
+torch = pytest.importorskip("torch")
+
+
+def same(got, want):
+    """Same Python type, dtype, shape and values, recursively through tuples and lists."""
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    elif isinstance(want, torch.Tensor):
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        assert torch.equal(got, want), (got, want)
+    elif isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        assert np.array_equal(got, want), (got, want)
+    else:
+        assert got == want, (got, want)
+
+
+def check(fn, make_args, breaks=0):
+    """fn compiled (twice, on fresh arguments) equals fn eager in its result and in the state
+    of its arguments afterwards, with `breaks` graph breaks and no kernel run by the trace."""
+    report = dynamir.explain(fn, *make_args())
+    assert report.graph_break_count == breaks, str(report)
+    assert report.kernels_run_during_tracing == 0
+    compiled = dynamir.compile(fn)
+    for _ in range(2):
+        eager_args, compiled_args = make_args(), make_args()
+        want = fn(*eager_args)
+        got = compiled(*compiled_args)
+        same(got, want)
+        same(list(compiled_args), list(eager_args))
+
+
+def tensor(*shape, dtype=torch.float32):
+    return torch.arange(float(np.prod(shape)), dtype=torch.float64).reshape(shape).sub(2).to(dtype)
+
+
+# ---- interop: one memory, two libraries ------------------------------------------------------
+
+def test_store_through_numpy_view_reaches_the_tensor():
+    def f(x):
+        a = x.numpy()
+        a[0] = 42.0
+        a[1:] *= 2
+        return x + 1, a.sum()
+
+    check(f, lambda: [tensor(4)])
+
+
+def test_store_into_the_tensor_is_seen_by_its_numpy_view():
+    def f(x):
+        a = x.numpy()
+        x.mul_(3)
+        x[0] = -1
+        return np.maximum(a, 0), a.dtype
+
+    check(f, lambda: [tensor(2, 3)])
+
+
+def test_from_numpy_and_as_tensor_share_the_array():
+    def f(a):
+        t = torch.from_numpy(a)
+        t[1] = 7
+        u = torch.as_tensor(a)
+        u += 1
+        return t * 2, torch.tensor(a).dtype, torch.as_tensor(a, dtype=torch.float32)
+
+    check(f, lambda: [np.arange(5.0)])
+
+
+def test_np_asarray_of_a_tensor_shares_its_memory():
+    def f(x):
+        a = np.asarray(x.T)
+        a[0] = 0
+        return x, a.dtype
+
+    check(f, lambda: [tensor(3, 2)])
+
+
+def test_numpy_of_a_computed_tensor_and_back():
+    def f(x):
+        u = (x * 2).numpy()
+        b = np.maximum(u, 0)
+        return torch.from_numpy(b) + 1, u
+
+    check(f, lambda: [tensor(4, dtype=torch.float64)])
+
+
+def test_numpy_scalar_to_from_numpy_raises_as_eagerly():
+    def f(a):
+        return torch.from_numpy(a.sum())
+
+    with pytest.raises(TypeError):
+        f(np.ones(3))
+    with pytest.raises(TypeError):
+        dynamir.compile(f)(np.ones(3))
+
+
+# ---- autograd facts the guard keeps ------------------------------------------------------------
+
+def test_requires_grad_is_guarded():
+    def f(x):
+        return x * 2, x.requires_grad
+
+    compiled = dynamir.compile(f)
+    w = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        same(compiled(w), f(w))
+        same(compiled(torch.ones(3)), f(torch.ones(3)))  # the guard fails: a second trace
+    assert len(compiled._entries) == 2
+
+
+def test_numpy_of_a_tensor_that_requires_grad():
+    def f(x):
+        return x.numpy() * 2, x.numpy(force=True)
+
+    w = torch.ones(3, requires_grad=True)
+    with torch.no_grad():  # where numpy() does not raise for it
+        same(dynamir.compile(f)(w), f(w))
+        assert dynamir.explain(f, w).graph_break_count == 0
+    with torch.enable_grad():  # (the tests run under no_grad: conftest.py)
+        with pytest.raises(RuntimeError, match="requires grad"):
+            f(w)
+        with pytest.raises(RuntimeError, match="requires grad"):
+            dynamir.compile(f)(w)
+
+
+# ---- small API ----------------------------------------------------------------------------------
+
+def test_is_tensor_of_anything():
+    def f(x, a, n):
+        return [v * 2 if torch.is_tensor(v) else v for v in (x, a, n, [x])]
+
+    check(f, lambda: [tensor(3), np.ones(2), 5])
+
+
+def test_to_another_tensor_and_copies():
+    def f(x, i):
+        y = x.to(dtype=torch.float64, copy=True)
+        z = x.to(x, copy=True)
+        z[0] = 9  # a copy: x keeps its value
+        same_x = x.to("cpu", non_blocking=True)
+        return i.type_as(x), x.to(i), y.dtype, z, same_x is x, x
+
+    check(f, lambda: [tensor(3), tensor(3, dtype=torch.int64)])
+
+
+@pytest.mark.parametrize("lib", ["torch", "numpy"])
+@pytest.mark.parametrize("values", [(1.0, -1.0), (1, 2), (True, 2), (1, 2.5), (False, True)])
+def test_where_of_two_python_scalars(lib, values):
+    a, b = values
+    if lib == "torch":
+        def f(x):
+            return torch.where(x > 0, a, b)
+        make = lambda: [tensor(5)]  # noqa: E731
+    else:
+        def f(x):
+            return np.where(x > 0, a, b)
+        make = lambda: [np.arange(5.0) - 2]  # noqa: E731
+    check(f, make)
+
+
+def test_torch_size_of_constants():
+    def f(x):
+        tail = x.shape[1:]
+        new = torch.Size([2]) + tail
+        return tail, new, x.new_zeros(new)
+
+    check(f, lambda: [tensor(3, 2, 2)])
