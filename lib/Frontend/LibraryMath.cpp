@@ -1,9 +1,9 @@
 //===- LibraryMath.cpp - Elementwise math made of dyn ops -----------------===//
 //
 // Elementwise functions that are several dyn ops: sign, the float predicates (isnan, isinf,
-// isfinite, isclose), the logical functions (logical_and/or/xor/not), fmod, hypot, arctan2,
-// outer, and torch's fused ones (lerp, addcmul, addcdiv: dyn.fma where torch fuses a
-// multiply-add).
+// isfinite, isclose), nan_to_num and nansum, the logical functions (logical_and/or/xor/not),
+// fmod, hypot, arctan2, outer, and torch's fused ones (lerp, addcmul, addcdiv: dyn.fma where
+// torch fuses a multiply-add).
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +83,58 @@ VarPtr predicateOf(LibraryCall &c, StringRef which, const VarPtr &v) {
   double n = numberOf(v).value_or(0);
   bool r = which == "isnan" ? std::isnan(n) : which == "isinf" ? std::isinf(n) : std::isfinite(n);
   return constVar(py::bool_(r));
+}
+
+/// np.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None) / torch.nan_to_num: NaN and
+/// the infinities replaced by Python numbers (by default 0.0 and the dtype's largest and lowest
+/// finite values) cast to x's dtype; integers and bools are copied unchanged. numpy's copy=False
+/// (in place) is not modelled.
+VarPtr nanToNum(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  bool numpy = c.lib == Lib::Numpy;
+  if (VarPtr copy = numpy ? c.take(1, {"copy"}) : nullptr; !isNone(copy) && !flagOf(copy, "copy"))
+    return nullptr;
+  size_t at = numpy ? 2 : 1;
+  VarPtr nan = c.take(at, {"nan"}), posinf = c.take(at + 1, {"posinf"});
+  VarPtr neginf = c.take(at + 2, {"neginf"});
+  if (c.args.size() > 1)
+    return nullptr;
+  Type element = t.elementTypeOf(x->value);
+  Value v = dyn::CastOp::create(t.b, c.loc, x->value, TypeAttr::get(element)); // a copy
+  if (auto real = dyn_cast<FloatType>(element)) {
+    const llvm::fltSemantics &semantics = real.getFloatSemantics();
+    auto replacement = [&](const VarPtr &arg, double fallback) {
+      if (isNone(arg))
+        return t.scalarConstant(py::float_(fallback), element);
+      std::optional<double> n = arg->kind == VK::Const ? numberOf(arg) : std::nullopt;
+      if (!n)
+        breakTrace(dyn::BreakKind::unsupported_call, "nan_to_num with a value not a number");
+      return t.scalarConstant(py::float_(*n), element);
+    };
+    Value inf = t.scalarConstant(py::float_(INFINITY), element);
+    Value minusInf = t.scalarConstant(py::float_(-INFINITY), element);
+    double largest = APFloat::getLargest(semantics).convertToDouble();
+    v = t.create<dyn::WhereOp>({t.create<dyn::NeOp>({v, v}), replacement(nan, 0.0), v});
+    v = t.create<dyn::WhereOp>({t.create<dyn::EqOp>({v, inf}), replacement(posinf, largest), v});
+    v = t.create<dyn::WhereOp>(
+        {t.create<dyn::EqOp>({v, minusInf}), replacement(neginf, -largest), v});
+  }
+  return c.ufunc(v);
+}
+
+/// np.nansum / torch.nansum: the sum with NaN counted as zero (the same arguments as sum).
+VarPtr nanSum(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  Type element = t.elementTypeOf(x->value);
+  if (isa<FloatType>(element))
+    c.args[0] = c.result(t.create<dyn::WhereOp>(
+        {t.create<dyn::NeOp>({x->value, x->value}), t.scalarConstant(py::float_(0.0), element),
+         x->value}));
+  VarPtr r = t.callTensorOp(c.lib, "sum", c.args, std::move(c.kwargs));
+  c.kwargs.clear();
+  return r;
 }
 
 /// np.isclose(a, b, rtol, atol, equal_nan), as numpy composes it: b in a float type,
@@ -388,6 +440,7 @@ std::vector<LibraryFunction> dynamir::frontend::mathFunctions() {
       {"atan2", atan2},         {"ger", outer},
       {"lerp", lerp},           {"addcmul", addcmulDiv},
       {"addcdiv", addcmulDiv},  {"reciprocal", reciprocal},
+      {"nan_to_num", nanToNum}, {"nansum", nanSum},
   };
   return functions;
 }

@@ -22,10 +22,11 @@ def same(got, want):
             same(g, w)
     elif isinstance(want, torch.Tensor):
         assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
-        assert torch.equal(got, want), (got, want)
-    elif isinstance(want, np.ndarray):
+        assert torch.equal(got, want) or torch.allclose(got, want, 0, 0, equal_nan=True), (
+            got, want)
+    elif isinstance(want, (np.ndarray, np.generic)):
         assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
-        assert np.array_equal(got, want), (got, want)
+        assert np.array_equal(got, want, equal_nan=want.dtype.kind == "f"), (got, want)
     else:
         assert got == want, (got, want)
 
@@ -181,3 +182,32 @@ def test_torch_size_of_constants():
         return tail, new, x.new_zeros(new)
 
     check(f, lambda: [tensor(3, 2, 2)])
+
+
+# ---- NaN handling -------------------------------------------------------------------------------
+
+def special(dtype):
+    return np.array([1.5, np.nan, np.inf, -np.inf, -0.0, 2.0], dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nan_to_num_and_nansum(dtype):
+    def numpy_fn(a):
+        return (np.nan_to_num(a), np.nan_to_num(a, nan=-1.0, posinf=9, neginf=-9),
+                np.nan_to_num(a[1]), np.nansum(a), np.nansum(a.reshape(2, 3), axis=1),
+                np.nan_to_num(a > 0), np.nansum(np.arange(3)))
+
+    def torch_fn(x):
+        return (torch.nan_to_num(x), x.nan_to_num(nan=0.5, posinf=1e3), torch.nansum(x),
+                x.reshape(2, 3).nansum(dim=0, keepdim=True), torch.nan_to_num(x.long()))
+
+    check(numpy_fn, lambda: [special(dtype)])
+    check(torch_fn, lambda: [torch.from_numpy(special(dtype))])
+
+
+def test_nan_to_num_in_place_is_not_modelled():
+    def f(a):
+        np.nan_to_num(a, copy=False)
+        return a
+
+    check(f, lambda: [special(np.float64)], breaks=1)
