@@ -35,7 +35,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     // numpy/torch functions written in Python (F.relu, F.silu, np.mean, ...) are modelled by
     // name, not inlined: their bodies dispatch on real tensors.
     if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(callee->obj))
-      return callTensorOp(library->first, library->second, std::move(args), std::move(kwargs));
+      return callLibraryFunction(callee->obj, library->first, library->second, std::move(args),
+                                 std::move(kwargs));
     if (VarPtr r = callBuiltin(f, callee->obj, args, kwargs)) // a polyfilled Python function
       return r;
     return callFunction(callee->obj, nullptr, std::move(args), std::move(kwargs), f.depth + 1,
@@ -77,7 +78,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   }
   // numpy and torch functions by identity: np.sin, torch.sin, F.relu, ...
   if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(fn))
-    return callTensorOp(library->first, library->second, std::move(args), std::move(kwargs));
+    return callLibraryFunction(fn, library->first, library->second, std::move(args),
+                               std::move(kwargs));
   if (numpy && PyCFunction_Check(fn.ptr()) && PyCFunction_GET_SELF(fn.ptr()) &&
       py::isinstance(PyCFunction_GET_SELF(fn.ptr()), numpy.attr("ufunc"))) {
     std::string method = py::str(fn.attr("__name__"));
@@ -245,6 +247,40 @@ std::optional<std::pair<Lib, std::string>> Tracer::libraryFunction(py::handle fn
       if (exposes(py::module_::import(module)))
         return std::make_pair(Lib::Torch, name);
   return std::nullopt;
+}
+
+VarPtr Tracer::callLibraryFunction(py::handle fn, Lib lib, const std::string &name,
+                                   std::vector<VarPtr> args, KwArgs kwargs) {
+  auto it = llvm::find_if(kwargs, [](const auto &kw) { return kw.first == "out"; });
+  if (it == kwargs.end() || isNone(it->second))
+    return callTensorOp(lib, name, std::move(args), std::move(kwargs));
+  VarPtr out = it->second;
+  kwargs.erase(it);
+  // numpy's ufuncs take out= (an array or a tuple of one); torch's functions mostly do (not
+  // torch.relu): those below, checked against torch.
+  static const llvm::StringSet<> torchOut = {
+      "add",   "sub",     "mul",        "div",    "true_divide", "maximum",  "minimum", "pow",
+      "exp",   "log",     "sqrt",       "sin",    "cos",         "tanh",     "sigmoid", "abs",
+      "neg",   "clamp",   "where",      "matmul", "mm",          "mv",       "dot",     "floor",
+      "ceil",  "sign",    "square",     "rsqrt",  "reciprocal",  "atan2",    "remainder",
+      "fmod",  "lerp",    "addcmul",    "exp2",   "log1p",       "expm1",    "erf",     "hypot",
+      "round", "trunc",   "logical_not", "cumsum", "cat"};
+  bool takesOut = lib == Lib::Numpy ? py::isinstance(fn, numpy.attr("ufunc"))
+                                    : torchOut.contains(name);
+  if (lib == Lib::Numpy && out->kind == VK::Tuple && out->items.size() == 1)
+    out = out->items[0];
+  if (!takesOut || out->kind != VK::Tensor || out->lib != lib || out->scalar)
+    breakTrace(dyn::BreakKind::unsupported_call, "out= of " + name + " is not modelled here");
+  // Where out aliases an operand: numpy buffers, torch raises unless it is the operand itself.
+  prepareStore(out, "out= of " + name + " into", args);
+  VarPtr r = callTensorOp(lib, name, std::move(args), std::move(kwargs));
+  // Another dtype is cast (or refused) and another shape broadcast (or resized) by rules of
+  // each library's own: not modelled.
+  if (r->kind != VK::Tensor || r->value.getType() != out->value.getType())
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "out= of " + name + " of another dtype or shape than the result");
+  storeSubscript(out, constVar(py::ellipsis()), r);
+  return out;
 }
 
 /// The one place the tracer runs real Python code on values (Python arithmetic on constants,

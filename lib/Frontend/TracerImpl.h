@@ -284,6 +284,9 @@ public:
   VarPtr call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kwargs);
   VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
   std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn);
+  /// A call of the numpy or torch function `fn` (named `name` in `lib`), with its out=.
+  VarPtr callLibraryFunction(py::handle fn, Lib lib, const std::string &name,
+                             std::vector<VarPtr> args, KwArgs kwargs);
   py::object callReal(py::handle fn, py::tuple args);
 
   // --- Builtins.cpp: builtins, pure functions of constants, polyfills, f-strings -------------

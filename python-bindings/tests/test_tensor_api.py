@@ -211,3 +211,42 @@ def test_nan_to_num_in_place_is_not_modelled():
         return a
 
     check(f, lambda: [special(np.float64)], breaks=1)
+
+
+# ---- out= ---------------------------------------------------------------------------------------
+
+def test_out_keyword_stores_into_the_array():
+    def numpy_fn(a, b):
+        np.multiply(a, 2, out=a)
+        np.add(a, b, out=b)
+        r = np.sqrt(b * b, out=(a,))
+        return a, b.mean(), r is a
+
+    def torch_fn(x, y, z):
+        torch.add(x, y, out=z)
+        torch.mul(z, 2, out=z)
+        w = torch.where(x > 0, x, y, out=y)
+        return z.sum(), w is y, x
+
+    check(numpy_fn, lambda: [np.arange(4.0), np.ones(4)])
+    check(torch_fn, lambda: [tensor(3), tensor(3) * 3, torch.empty(3)])
+
+
+def test_out_keyword_that_casts_resizes_or_is_refused_runs_for_real():
+    def casts(a, o):
+        return np.add(a, 1, out=o)  # float64 into float32: numpy casts (same_kind)
+
+    def refused(x, o):
+        return torch.relu(x, out=o)  # torch.relu takes no out=
+
+    def overlaps(x):
+        return torch.add(x[1:], 1, out=x[:-1])  # torch raises
+
+    check(casts, lambda: [np.arange(3.0), np.zeros(3, np.float32)], breaks=1)
+    with pytest.raises(TypeError):
+        dynamir.compile(refused)(tensor(3), torch.empty(3))
+    x = tensor(4)
+    with pytest.raises(RuntimeError):
+        overlaps(x.clone())
+    with pytest.raises(RuntimeError):
+        dynamir.compile(overlaps)(x.clone())
