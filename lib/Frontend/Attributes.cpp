@@ -333,9 +333,14 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
     v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr(ix.squeezed));
   for (int64_t at : ix.newAxisAt)
     v = dyn::ExpandDimsOp::create(b, loc(), v, at);
-  VarPtr r = tensorVar(v, obj->lib);
   // x[i, j] of every dimension is an element: a numpy scalar (x[...] stays an array).
-  r->scalar = obj->lib == Lib::Numpy && ix.allIntegers && ix.newAxisAt.empty();
+  bool element = obj->lib == Lib::Numpy && ix.allIntegers && ix.newAxisAt.empty();
+  // An array made by indexing a numpy scalar (s[...], s[None]) is new: a store into it
+  // changes nothing else (difftest 267908013:23).
+  if (obj->scalar && !element)
+    v = dyn::CastOp::create(b, loc(), v, TypeAttr::get(elementTypeOf(v)));
+  VarPtr r = tensorVar(v, obj->lib);
+  r->scalar = element;
   return r;
 }
 

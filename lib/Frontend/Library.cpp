@@ -392,8 +392,10 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
     if (VarPtr r = it->second(call)) {
       // A result the handler made of view ops (a broadcast and a reshape, a squeezed 2-D
       // pooling) is still a copy when eager code copies: a store into the argument must not
-      // reach it (commitStore takes live views again).
-      if (returnsView(lib, name))
+      // reach it (commitStore takes live views again). Nothing is a view of a numpy scalar
+      // (np.expand_dims(s, 0), s.reshape(1) are new arrays).
+      bool ofScalar = !args.empty() && args[0]->kind == VK::Tensor && args[0]->scalar;
+      if (returnsView(lib, name) && !ofScalar)
         return r;
       auto own = [&](VarPtr &v) {
         if (v->kind != VK::Tensor || !isView(v->value.getDefiningOp()) ||

@@ -282,6 +282,21 @@ def test_torch_stores_from_the_same_tensor():
     raises_as_eager(shifted, lambda: torch.arange(4.0), RuntimeError)
 
 
+def test_arrays_made_from_a_numpy_scalar_are_new():
+    # s[...], s[None] and np.expand_dims(s, 0) of a numpy scalar are new arrays: a store into
+    # one is not seen by another (difftest 267908013:23).
+    def f(z):
+        y = np.sin(z)  # a numpy scalar
+        x = y[...]
+        v = y[None]
+        e = np.expand_dims(y, 0)
+        x *= 1.5
+        e += 1
+        return x, v, e, y
+
+    check(f, np.array(3))
+
+
 def test_stores_before_a_break_are_written_back_first():
     def f(x):
         x[0] = 3.0
