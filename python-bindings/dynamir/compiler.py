@@ -384,10 +384,17 @@ class CompiledFunction:
         # fullgraph=True means one graph: data-dependent branches stay on the device.
         capture = self.capture_control_flow or self.fullgraph
         split = "dyn-split-graphs{capture-control-flow=%d}" % int(capture)
-        result.module.run_pipeline(f"dyn-optimize,{split}")
-        passes = time.perf_counter()
-        native = _dynamir.Entry(result.module._native, host,
-                                backend=self.backend)
+        try:
+            result.module.run_pipeline(f"dyn-optimize,{split}")
+            passes = time.perf_counter()
+            native = _dynamir.Entry(result.module._native, host, backend=self.backend)
+        except RuntimeError as error:
+            # IR the passes or the runtime reject (a tracer bug) is no reason to fail the
+            # call: the function runs eagerly, with the reason.
+            if self.fullgraph:
+                raise GraphBreakError(f"compilation failed: {error}") from error
+            self._give_up(error, stacklevel=4)
+            return None
         if self.fullgraph and len(native.graphs) > 1:
             syncs = [line.strip() for line in result.module.function_text(host).splitlines()
                      if "dyn.to_bool" in line or "dyn.item" in line]
@@ -467,10 +474,13 @@ class CompiledFunction:
     def _compile_failed(self, failure, args, kwargs):
         """Dynamir could not compile or run a graph: the function runs eagerly from now on,
         with the reason logged once."""
+        self._give_up(failure, stacklevel=4)
+        return self._eager(args, kwargs)
+
+    def _give_up(self, failure, stacklevel):
         self._eager_reason = f"compilation failed: {failure}"
         warnings.warn(f"dynamir: {getattr(self._fn, '__qualname__', '?')} runs eagerly: "
-                      f"{failure}", RuntimeWarning, stacklevel=3)
-        return self._eager(args, kwargs)
+                      f"{failure}", RuntimeWarning, stacklevel=stacklevel)
 
     def _finish(self, entry, outputs, args, kwargs, local_vars, global_vars):
         """The result of a host program run: the outputs (a list) rebuilt into the function's

@@ -564,3 +564,23 @@ def test_early_return_stays_on_the_device():
         assert type(got) is type(want)
         assert close(torch.as_tensor(got[0] if isinstance(got, list) else got),
                      torch.as_tensor(want[0] if isinstance(want, list) else want))
+
+
+def test_ir_the_passes_reject_runs_eagerly_with_the_reason(monkeypatch):
+    # A tracer bug that builds an op its verifier rejects must not fail the user's call.
+    def rejected(self, pipeline):
+        raise dynamir.MLIRError("'dyn.cummax' op operand #0 must be ... (a tracer bug)")
+
+    monkeypatch.setattr(dynamir.ir.Module, "run_pipeline", rejected)
+
+    def f(x):
+        return np.maximum.accumulate(x) * 2
+
+    x = np.array([1.0, 3.0, 2.0])
+    compiled = dynamir.compile(f)
+    with pytest.warns(RuntimeWarning, match="runs eagerly: .*a tracer bug"):
+        assert np.array_equal(compiled(x), f(x))
+    assert np.array_equal(compiled(x), f(x))  # eagerly from now on, without a new warning
+    assert dynamir.counters()["eager_runs"] == 2
+    with pytest.raises(dynamir.GraphBreakError, match="compilation failed"):
+        dynamir.compile(f, fullgraph=True)(x)
