@@ -259,14 +259,14 @@ VarPtr Tracer::callLibraryFunction(py::handle fn, Lib lib, const std::string &na
   // numpy's ufuncs take out= (an array or a tuple of one); torch's functions mostly do (not
   // torch.relu): those below, checked against torch.
   static const llvm::StringSet<> torchOut = {
-      "add",   "sub",     "mul",        "div",    "true_divide", "maximum",  "minimum", "pow",
-      "exp",   "log",     "sqrt",       "sin",    "cos",         "tanh",     "sigmoid", "abs",
-      "neg",   "clamp",   "where",      "matmul", "mm",          "mv",       "dot",     "floor",
-      "ceil",  "sign",    "square",     "rsqrt",  "reciprocal",  "atan2",    "remainder",
-      "fmod",  "lerp",    "addcmul",    "exp2",   "log1p",       "expm1",    "erf",     "hypot",
-      "round", "trunc",   "logical_not", "cumsum", "cat"};
-  bool takesOut = lib == Lib::Numpy ? py::isinstance(fn, numpy.attr("ufunc"))
-                                    : torchOut.contains(name);
+      "add",   "sub",         "mul",    "div",    "true_divide", "maximum", "minimum",   "pow",
+      "exp",   "log",         "sqrt",   "sin",    "cos",         "tanh",    "sigmoid",   "abs",
+      "neg",   "clamp",       "where",  "matmul", "mm",          "mv",      "dot",       "floor",
+      "ceil",  "sign",        "square", "rsqrt",  "reciprocal",  "atan2",   "remainder", "fmod",
+      "lerp",  "addcmul",     "exp2",   "log1p",  "expm1",       "erf",     "hypot",     "round",
+      "trunc", "logical_not", "cumsum", "cat"};
+  bool takesOut =
+      lib == Lib::Numpy ? py::isinstance(fn, numpy.attr("ufunc")) : torchOut.contains(name);
   if (lib == Lib::Numpy && out->kind == VK::Tuple && out->items.size() == 1)
     out = out->items[0];
   if (!takesOut || out->kind != VK::Tensor || out->lib != lib || out->scalar)

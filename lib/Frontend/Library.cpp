@@ -304,8 +304,8 @@ VarPtr Tracer::callTensorOp(Lib lib, const std::string &name, std::vector<VarPtr
                             KwArgs kwargs) {
   // torch functions take tensors only (numpy's take anything with __array__), but for those
   // that make a tensor of an array or ask what an object is.
-  static const llvm::StringSet<> anyArray = {"from_numpy", "as_tensor", "asarray",  "tensor",
-                                             "new_tensor", "is_tensor"};
+  static const llvm::StringSet<> anyArray = {"from_numpy", "as_tensor",  "asarray",
+                                             "tensor",     "new_tensor", "is_tensor"};
   if (lib == Lib::Torch && !anyArray.contains(name))
     for (const VarPtr &a : args)
       if (a->kind == VK::Tensor && a->lib == Lib::Numpy)

@@ -129,9 +129,9 @@ VarPtr nanSum(LibraryCall &c) {
   VarPtr x = c.tensorArg(0);
   Type element = t.elementTypeOf(x->value);
   if (isa<FloatType>(element))
-    c.args[0] = c.result(t.create<dyn::WhereOp>(
-        {t.create<dyn::NeOp>({x->value, x->value}), t.scalarConstant(py::float_(0.0), element),
-         x->value}));
+    c.args[0] =
+        c.result(t.create<dyn::WhereOp>({t.create<dyn::NeOp>({x->value, x->value}),
+                                         t.scalarConstant(py::float_(0.0), element), x->value}));
   VarPtr r = t.callTensorOp(c.lib, "sum", c.args, std::move(c.kwargs));
   c.kwargs.clear();
   return r;

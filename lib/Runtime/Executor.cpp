@@ -154,15 +154,17 @@ bool gradEnabled() {
 } // namespace
 
 struct Entry::Guard {
-  enum Kind { Id, Type, Length, Value, Tensor, Keys, Distinct } kind;
+  explicit Guard(Source source) : source(std::move(source)) {}
+
+  enum Kind { Id, Type, Length, Value, Tensor, Keys, Distinct } kind = Id;
   Source source;
   std::string typeName;
   int64_t number = 0;
   py::object value;
   RankedTensorType tensorType;
   bool contiguous = false;
-  bool requiresGrad = false;   // a torch tensor's requires_grad, checked exactly
-  bool mayRecordGrad = false;  // read only inside `with torch.no_grad()`
+  bool requiresGrad = false;  // a torch tensor's requires_grad, checked exactly
+  bool mayRecordGrad = false; // read only inside `with torch.no_grad()`
   // Filled by the first successful check: later checks compare pointers instead of names.
   mutable py::object seenType, seenDtype;
 
@@ -328,8 +330,7 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
     auto guard = dyn_cast<dyn::GuardOpInterface>(op);
     if (!guard)
       continue;
-    Guard g{Guard::Id, Source(guard.getSource().str()), "", 0, py::object(), {}, false, false,
-            false, {}, {}, -1, {}};
+    Guard g(Source(guard.getSource().str()));
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](dyn::IdMatchGuardOp id) {
           g.kind = Guard::Id;
