@@ -252,10 +252,12 @@ std::optional<std::pair<Lib, std::string>> Tracer::libraryFunction(py::handle fn
 VarPtr Tracer::callLibraryFunction(py::handle fn, Lib lib, const std::string &name,
                                    std::vector<VarPtr> args, KwArgs kwargs) {
   auto it = llvm::find_if(kwargs, [](const auto &kw) { return kw.first == "out"; });
-  if (it == kwargs.end() || isNone(it->second))
+  if (it == kwargs.end())
     return callTensorOp(lib, name, std::move(args), std::move(kwargs));
   VarPtr out = it->second;
   kwargs.erase(it);
+  if (isNone(out)) // out=None: a new result, as without it
+    return callTensorOp(lib, name, std::move(args), std::move(kwargs));
   // numpy's ufuncs take out= (an array or a tuple of one); torch's functions mostly do (not
   // torch.relu): those below, checked against torch.
   static const llvm::StringSet<> torchOut = {

@@ -229,6 +229,7 @@ def test_out_keyword_stores_into_the_array():
         return z.sum(), w is y, x
 
     check(numpy_fn, lambda: [np.arange(4.0), np.ones(4)])
+    check(lambda a: np.add(a, 1, out=None), lambda: [np.arange(4.0)])
     check(torch_fn, lambda: [tensor(3), tensor(3) * 3, torch.empty(3)])
 
 
