@@ -393,9 +393,10 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
       // A result the handler made of view ops (a broadcast and a reshape, a squeezed 2-D
       // pooling) is still a copy when eager code copies: a store into the argument must not
       // reach it (commitStore takes live views again). Nothing is a view of a numpy scalar
-      // (np.expand_dims(s, 0), s.reshape(1) are new arrays).
+      // (np.expand_dims(s, 0), s.reshape(1) are new arrays) but its read-only broadcast
+      // (difftest 270236014:52).
       bool ofScalar = !args.empty() && args[0]->kind == VK::Tensor && args[0]->scalar;
-      if (returnsView(lib, name) && !ofScalar)
+      if (returnsView(lib, name) && (!ofScalar || name == "broadcast_to"))
         return r;
       auto own = [&](VarPtr &v) {
         if (v->kind != VK::Tensor || !isView(v->value.getDefiningOp()) ||

@@ -191,12 +191,19 @@ VarPtr flatten(LibraryCall &c) {
   return t.callTensorOp(Lib::Torch, "reshape", {x, intTuple(shape)}, {});
 }
 
-/// np.ravel(a) / torch.ravel(x) and methods: the elements in C order, a view where they are
-/// contiguous (reshape's rules).
+/// np.ravel(a) / torch.ravel(x) and methods: the elements in C order, a view of a contiguous
+/// array and a copy of any other (even where reshape(-1) would be a view: a[::-1].ravel(),
+/// difftest 270236009:13).
 VarPtr ravel(LibraryCall &c) {
+  Tracer &t = c.t;
   if (c.args.size() > 1 || !c.kwargs.empty()) // numpy's order="F" / "K"
     return nullptr;
-  return c.t.callTensorOp(c.lib, "reshape", {c.tensorArg(0), intTuple({-1})}, {});
+  VarPtr x = c.tensorArg(0);
+  VarPtr flat = t.callTensorOp(c.lib, "reshape", {x, intTuple({-1})}, {});
+  if (t.isContiguous(x))
+    return flat;
+  return c.result(
+      dyn::CastOp::create(t.b, c.loc, flat->value, TypeAttr::get(t.elementTypeOf(flat->value))));
 }
 
 /// x.t(): the transpose of a matrix (torch raises beyond two dimensions).

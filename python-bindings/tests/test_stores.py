@@ -295,6 +295,28 @@ def test_arrays_made_from_a_numpy_scalar_are_new():
         return x, v, e, y
 
     check(f, np.array(3))
+    # ... but for its broadcast, which is read-only (difftest 270236014:52).
+    raises_as_eager(lambda z: np.broadcast_to(np.sin(z), (2,)).__setitem__(0, 1.0),
+                    lambda: np.array(3.0), ValueError)
+
+
+def test_ravel_of_a_strided_array_is_a_copy():
+    # ravel is a view only of a contiguous array: a[::-1].ravel() is a copy where reshape(-1)
+    # would be a view (difftest 270236009:13).
+    def f(y):
+        v = y[-1, ::-1].ravel()
+        u = y[0].ravel()  # contiguous: a view
+        y[...] = 0
+        return v, u
+
+    def g(y):
+        v = y.t()[0].ravel()  # strided: a copy
+        u = y[0].ravel()
+        y[...] = 0
+        return v, u
+
+    check(f, np.arange(15.0).reshape(3, 5))
+    check(g, torch.arange(15.0).reshape(3, 5))
 
 
 def test_stores_before_a_break_are_written_back_first():
