@@ -300,7 +300,7 @@ struct Entry::Guard {
         return false;
       if (contiguous && !obj.attr("is_contiguous")().cast<bool>())
         return fail("is not contiguous");
-      // The trace read requires_grad (x.requires_grad, x.numpy()); graphs compute no
+      // The trace may read requires_grad (x.requires_grad); graphs compute no
       // gradients (the tracer runs such frames eagerly).
       if (isTorchTensor(obj)) {
         if (obj.attr("requires_grad").cast<bool>() != requiresGrad)

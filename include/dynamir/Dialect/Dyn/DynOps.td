@@ -523,7 +523,7 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     writes the graph's final value back into it), so it must be writeable and share no memory
     with any other tensor the function takes: otherwise a store through it would change what
     another argument reads, which the graph does not model. A torch tensor's `requires_grad`
-    must equal `requires_grad` (what `x.requires_grad` and `x.numpy()` see); one that requires
+    must equal `requires_grad` (which `x.requires_grad` reads); one that requires
     grad must be called with autograd disabled, unless `no_grad`: the program reads it only
     inside `with torch.no_grad()`, where eager results do not require grad either. The operand
     is the function argument the object is passed as.
