@@ -1046,3 +1046,20 @@ def test_tanh_rounds_to_one_where_tanh_does():  # difftest 221405013:27
     fn = lambda x: np.tanh(x @ x.T).astype("int32")
     a = np.array([[1.18], [2.83]], np.float32)
     np.testing.assert_array_equal(dynamir.compile(fn)(a), fn(a))
+
+
+def test_half_infinities_to_integers_are_the_integer_minimum():  # difftest 270926049:70
+    """A 16-bit float cannot hold -2^63, so the cast's lower bound was -inf, which counted as
+    in range: -inf became fptosi's poison (0) where torch, like x86, gives the minimum."""
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([float("-inf"), float("inf"), float("nan"), -65504.0, 3.5, -2.5])
+
+    def f(x, i):
+        h = x.half() * 1
+        i[...] = h  # a store casts as .long() does
+        return h.long(), h.int(), i
+
+    want = f(x.clone(), torch.zeros(6, dtype=torch.int64))
+    got = dynamir.compile(f)(x.clone(), torch.zeros(6, dtype=torch.int64))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and torch.equal(g, w), (g, w)

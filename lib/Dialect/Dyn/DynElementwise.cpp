@@ -119,16 +119,24 @@ Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   if (isFloat(from)) {
     // fptosi of NaN, an infinity or a value outside the integer's range is poison; numpy and
     // torch on x86 give the integer minimum there (cvttsd2si's "integer indefinite").
+    // A 16-bit float cannot hold -2^63: its lower bound rounds to -inf, which is itself out of
+    // range (difftest 270926049:70 stored -inf into an int64 tensor as 0).
     unsigned width = to.getIntOrFloatBitWidth();
+    bool lowerInfinite = false;
     auto bound = [&](bool upper) {
       APFloat limit(cast<FloatType>(from).getFloatSemantics());
       bool ignored;
       APFloat exact = APFloat(std::ldexp(upper ? 1.0 : -1.0, static_cast<int>(width) - 1));
       exact.convert(limit.getSemantics(), APFloat::rmNearestTiesToEven, &ignored);
+      lowerInfinite |= !upper && exact.isInfinity();
       return arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, exact)).getResult();
     };
+    Value lower = bound(false);
     Value inRange = arith::AndIOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, bound(false)),
+        b, loc,
+        arith::CmpFOp::create(b, loc,
+                              lowerInfinite ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OGE,
+                              v, lower),
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, bound(true)));
     Value min = arith::ConstantOp::create(b, loc, to,
                                           b.getIntegerAttr(to, APInt::getSignedMinValue(width)));
