@@ -3,7 +3,8 @@ break and compared with eager torch/numpy in type, dtype, shape, value and argum
 numpy/torch interop (x.numpy(), torch.from_numpy, torch.as_tensor and np.asarray share memory,
 so stores through one are seen through the other), what the tensor guard knows of autograd
 (requires_grad), torch.is_tensor,
-x.to(other) and copy=True, torch.where of two Python scalars, torch.Size."""
+x.to(other) and copy=True, torch.where of two Python scalars, torch.Size, nan_to_num and
+nansum, and out= (a store into out)."""
 
 import numpy as np
 import pytest
