@@ -195,8 +195,14 @@ void Tracer::prepareStore(const VarPtr &x, const std::string &what, ArrayRef<Var
       breakTrace(dyn::BreakKind::side_effect, what + " " + owner->source + ", which " + conflict);
   } else {
     // The join of a data-dependent branch is one object or another (each maybe aliased) at
-    // run time: not updated in place in the trace.
-    Operation *def = base.getDefiningOp();
+    // run time: not updated in place in the trace. A tensor a loop carries is the one it was
+    // before the loop; a variable the loop rebinds is another object after the first
+    // iteration.
+    Value origin = base;
+    for (auto it = loopArgs.find(origin); it != loopArgs.end() && it->second.sameObject;
+         it = loopArgs.find(origin))
+      origin = it->second.init;
+    Operation *def = origin.getDefiningOp();
     if (!def || isa<dyn::IfOp>(def))
       unaliased();
   }

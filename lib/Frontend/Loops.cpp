@@ -118,13 +118,34 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         ownVars.emplace_back(k, nullptr);
       }
     }
+    // A block argument stands for its initial value's object (loopArgs): its layout, which
+    // contiguous() and views of it depend on (what the body leaves in it must keep it,
+    // checked below), and for a carried Var, the Vars that hold it (a store into it breaks
+    // where others may see it).
+    struct ForgetArgs {
+      Tracer &t;
+      Block &body;
+      ~ForgetArgs() {
+        for (BlockArgument arg : body.getArguments()) {
+          t.loopArgs.erase(arg);
+          t.varsHolding.erase(arg);
+        }
+      }
+    } forget{*this, *body};
+    auto carry = [&](Value init, bool sameObject) {
+      BlockArgument arg = body->addArgument(init.getType(), l);
+      loopArgs[arg] = {init, sameObject};
+      if (sameObject)
+        varsHolding[arg] = varsHolding.lookup(init);
+      return arg;
+    };
     for (const VarPtr &v : carried) {
       noteMutation(v);
-      v->value = body->addArgument(v->value.getType(), l);
+      v->value = carry(v->value, /*sameObject=*/true);
     }
     for (auto &[k, p] : ownVars) {
       if (p)
-        p->value = body->addArgument(initialSlot(k)->value.getType(), l);
+        p->value = carry(initialSlot(k)->value, /*sameObject=*/false);
       slotRef(k) = p;
     }
     for (size_t k : constant)
@@ -155,9 +176,13 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       // A view keeps its base's identity only as the view op the trace made: carried through
       // the loop it would come out as a value of its own, and a later store into its base (or
       // into it) would not reach the other.
-      for (size_t i = 0; i < carried.size(); ++i)
+      // Likewise a view of a carried tensor that the body changes (held by a container).
+      for (size_t i = 0; i < carried.size(); ++i) {
         if (isView(inits[i].getDefiningOp()))
           throw NotCaptured{describe(carried[i]) + " is a view live across the loop"};
+        if (carried[i]->value != body->getArgument(i + 1) && !liveViews(inits[i]).empty())
+          throw NotCaptured{"a view of " + describe(carried[i]) + " is live across the loop"};
+      }
       if (undoGenerators.size() != generatorMark || sideEffects.size() != effectsMark)
         throw NotCaptured{"the body advances a generator or changes the caller's objects"};
       for (size_t i = writesMark; i < writtenInputs.size(); ++i)
@@ -191,10 +216,17 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         restore();
         continue; // trace the body again, with those slots carried on their own
       }
-      // Own slots hold a tensor of one type at the end of every iteration.
+      // Own slots hold a tensor of one type at the end of every iteration; carried tensors and
+      // own slots keep their layout.
+      auto keepsLayout = [&](Value init, Value end) {
+        if (isContiguous(init) != isContiguous(end))
+          throw NotCaptured{"a tensor the loop carries changes its layout"};
+      };
       SmallVector<Value> yields;
-      for (const VarPtr &v : carried)
+      for (auto [i, v] : llvm::enumerate(carried)) {
+        keepsLayout(inits[i], v->value);
         yields.push_back(v->value);
+      }
       for (auto &[k, p] : ownVars) {
         const VarPtr &now = slotRef(k);
         if (!isValueVar(now) || now->kind == VK::Scalar ||
@@ -203,6 +235,8 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
           throw NotCaptured{"a variable the loop rebinds changes its type"};
         if (isView(now->value.getDefiningOp()))
           throw NotCaptured{"a variable the loop rebinds holds a view"};
+        if (p)
+          keepsLayout(p->value, now->value);
         yields.push_back(now->value);
         if (!p) { // stored before read: carried from a zero of its type (never read)
           body->addArgument(now->value.getType(), l);
@@ -226,8 +260,10 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       loop.getBody().push_back(body.release());
       // After it: carried Vars hold their final values, own slots new Vars holding theirs,
       // and the loop variable its last value.
-      for (auto [i, v] : llvm::enumerate(carried))
+      for (auto [i, v] : llvm::enumerate(carried)) {
         v->value = loop.getResult(i);
+        varsHolding[v->value] = varsHolding.lookup(inits[i]);
+      }
       f.locals = locals;
       f.stack = stack;
       for (auto [j, slot] : llvm::enumerate(ownVars)) {

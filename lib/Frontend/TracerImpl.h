@@ -526,6 +526,14 @@ public:
   bool captureLoop(Frame &f, size_t &pc, const Instr &in);
   std::set<std::pair<PyObject *, int64_t>> uncapturedLoops; // (code, FOR_ITER offset)
   unsigned loopDepth = 0; // loop bodies being traced: their instructions are not committed
+  /// What a loop body's block argument stands for: the tensor it starts as, and whether it is
+  /// that object in every iteration (a carried Var) or only in the first (a variable the body
+  /// rebinds). Its layout is that of its initial value.
+  struct LoopArg {
+    Value init;
+    bool sameObject;
+  };
+  llvm::DenseMap<Value, LoopArg> loopArgs;
 
   // --- Branches.cpp: data-dependent branches -------------------------------------------------
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,

@@ -177,12 +177,15 @@ py::object Tracer::importIfLoaded(const char *name) {
 // Python types of values
 //===----------------------------------------------------------------------===//
 
-/// Whether the array a Var stands for is C-contiguous: an input by its guard, a view by
-/// assumption not, anything computed (a fresh result) always.
+/// Whether the array a Var stands for is C-contiguous: an input by its guard, a loop-carried
+/// tensor as its initial value, a view by its strides, anything computed (a fresh result)
+/// always.
 bool Tracer::isContiguous(const VarPtr &v) { return isContiguous(v->value); }
 
 bool Tracer::isContiguous(Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (auto it = loopArgs.find(arg); it != loopArgs.end())
+      return isContiguous(it->second.init);
     for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
       if (guard.getValue() == arg)
         return guard.getContiguous();

@@ -92,6 +92,51 @@ def test_nested_loops():
     check(f, lambda: (np.arange(4.0),), loops=2)
 
 
+@pytest.mark.parametrize("transposed", [False, True])
+def test_contiguous_of_a_carried_tensor_is_itself(transposed):
+    # The body's tensors are laid out as they were before the loop: contiguous() of a
+    # contiguous argument is the argument, and its in-place update reaches the caller; of a
+    # transposed one it is a copy (difftest 271388021:58 took the first for the second).
+    def f(y):
+        for i in range(4):
+            y.contiguous().sub_(i)
+        return y * 2
+
+    def make():
+        y = torch.arange(6.0).reshape(2, 3)
+        return (y.t() if transposed else y,)
+    check(f, make)
+
+
+def test_stores_into_an_array_made_before_the_loop():
+    def f(u):
+        acc = np.zeros(4)
+        for _ in range(5):
+            acc[1:3] += u[1:3]
+        acc += 1.0
+        return acc
+    check(f, lambda: (np.arange(6.0),))
+
+
+def test_a_view_the_body_does_not_see_unrolls():
+    # keep[0] is a view of u that no Var of the body holds: the loop would leave it stale.
+    def f(u):
+        keep = [u[1:3]]
+        for _ in range(5):
+            u[1:-1] = u[1:-1] + 1.0
+        return keep[0]
+    check(f, lambda: (np.arange(6.0),), loops=None)
+
+
+def test_stores_into_a_copy_in_the_loop():
+    def f(y):
+        for i in range(4):
+            v = y.contiguous()
+            v -= i
+        return v
+    check(f, lambda: (torch.arange(6.0),), loops=None)
+
+
 @pytest.mark.parametrize("body", ["index", "append", "break", "print", "short", "step"])
 def test_loops_that_unroll(body, capsys):
     def index(x):
