@@ -76,6 +76,17 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     ctx->name = "no_grad";
     return ctx;
   }
+  // Autograd's mode: off inside a traced no_grad block, else the caller's, guarded (the
+  // graph computes no gradients either way).
+  if (torch && fn.is(torch.attr("is_grad_enabled")) && args.empty() && kwargs.empty()) {
+    if (noGradDepth)
+      return constVar(py::bool_(false));
+    bool enabled = torch.attr("is_grad_enabled")().cast<bool>();
+    OpBuilder::InsertionGuard g(b);
+    setGuardInsertionPoint();
+    dyn::GradModeGuardOp::create(b, b.getUnknownLoc(), enabled);
+    return constVar(py::bool_(enabled));
+  }
   // numpy and torch functions by identity: np.sin, torch.sin, F.relu, ...
   if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(fn))
     return callLibraryFunction(fn, library->first, library->second, std::move(args),

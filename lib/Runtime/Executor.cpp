@@ -14,6 +14,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <optional>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -154,10 +155,10 @@ bool gradEnabled() {
 } // namespace
 
 struct Entry::Guard {
-  explicit Guard(Source source) : source(std::move(source)) {}
+  explicit Guard(std::optional<Source> source) : source(std::move(source)) {}
 
-  enum Kind { Id, Type, Length, Value, Tensor, Keys, Distinct } kind = Id;
-  Source source;
+  enum Kind { Id, Type, Length, Value, Tensor, Keys, Distinct, GradMode } kind = Id;
+  std::optional<Source> source; // none for GradMode, which reads no object
   std::string typeName;
   int64_t number = 0;
   py::object value;
@@ -165,6 +166,7 @@ struct Entry::Guard {
   bool contiguous = false;
   bool requiresGrad = false;  // a torch tensor's requires_grad, checked exactly
   bool mayRecordGrad = false; // read only inside `with torch.no_grad()`
+  bool gradMode = false;      // GradMode: what torch.is_grad_enabled() must return
   // Filled by the first successful check: later checks compare pointers instead of names.
   mutable py::object seenType, seenDtype;
 
@@ -178,24 +180,30 @@ struct Entry::Guard {
     return true;
   }
 
-  /// Checks the guard; on failure explains what differed.
   /// The host-program argument this guard's object is passed as, or -1.
   int argIndex = -1;
   /// Distinct: the objects this one must not be; resolved with the same locals and globals.
   std::vector<Source> others;
 
-  /// Resolves the source and checks the guard; `resolved` receives the object.
+  /// Resolves the source and checks the guard; `resolved` receives the object. On failure,
+  /// `failure` explains what differed.
   bool check(py::dict locals, py::dict globals, std::string &failure, py::object &resolved) const {
+    if (kind == GradMode) {
+      if (gradEnabled() == gradMode)
+        return true;
+      failure = std::string("torch.is_grad_enabled(): expected ") + (gradMode ? "True" : "False");
+      return false;
+    }
     try {
-      resolved = source.resolve(locals, globals);
+      resolved = source->resolve(locals, globals);
       if (kind == Distinct)
         for (const Source &other : others)
           if (other.resolve(locals, globals).is(resolved)) {
-            failure = source.text() + ": is the same object as " + other.text();
+            failure = source->text() + ": is the same object as " + other.text();
             return false;
           }
     } catch (py::error_already_set &e) {
-      failure = source.text() + " could not be read: " + std::string(e.what());
+      failure = source->text() + " could not be read: " + std::string(e.what());
       return false;
     }
     return checkObject(resolved, failure);
@@ -203,7 +211,7 @@ struct Entry::Guard {
 
   bool checkObject(py::handle obj, std::string &failure) const {
     auto fail = [&](const std::string &what) {
-      failure = source.text() + ": " + what;
+      failure = source->text() + ": " + what;
       return false;
     };
     switch (kind) {
@@ -216,7 +224,8 @@ struct Entry::Guard {
         return fail("expected type " + typeName + ", got " + python::typeName(obj));
       return true;
     case Distinct:
-      return true; // checked with the other objects (check)
+    case GradMode:
+      return true; // checked in check()
     case Keys: {
       if (!PyDict_Check(obj.ptr()))
         return fail("is not a dict");
@@ -330,7 +339,8 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
     auto guard = dyn_cast<dyn::GuardOpInterface>(op);
     if (!guard)
       continue;
-    Guard g(Source(guard.getSource().str()));
+    Guard g(isa<dyn::GradModeGuardOp>(op) ? std::nullopt
+                                          : std::optional(Source(guard.getSource().str())));
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](dyn::IdMatchGuardOp id) {
           g.kind = Guard::Id;
@@ -354,6 +364,10 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
               values.append(py::int_(cast<IntegerAttr>(key).getInt()));
           }
           g.value = py::tuple(values);
+        })
+        .Case([&](dyn::GradModeGuardOp mode) {
+          g.kind = Guard::GradMode;
+          g.gradMode = mode.getEnabled();
         })
         .Case([&](dyn::DistinctGuardOp distinct) {
           g.kind = Guard::Distinct;

@@ -27,7 +27,7 @@ class GraphBreak:
 @dataclasses.dataclass(frozen=True)
 class Guard:
     kind: str
-    source: str
+    source: str | None
     text: str
 
 
@@ -86,8 +86,9 @@ def guards_of(module):
         line = line.strip()
         if line.startswith("dyn.guard."):
             kind = line.split()[0][len("dyn.guard."):]
-            source = line.split('"')[1]
-            guards.append(Guard(kind, source, line))
+            quoted = line.split('"')
+            # A guard on global state (grad_mode) reads no object: its source is None.
+            guards.append(Guard(kind, quoted[1] if len(quoted) > 1 else None, line))
     return guards
 
 

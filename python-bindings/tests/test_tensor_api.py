@@ -126,6 +126,24 @@ def test_requires_grad_is_guarded():
     assert len(compiled._entries) == 2
 
 
+def test_grad_mode_is_guarded():
+    # torch.is_grad_enabled() is the caller's mode, guarded as Dynamo's global state is, and
+    # False inside a traced no_grad block whatever the caller's mode.
+    def f(x):
+        outside = torch.is_grad_enabled()
+        with torch.no_grad():
+            inside = torch.is_grad_enabled()
+        return (x * 2 if outside else x - 1), outside, inside
+
+    compiled = dynamir.compile(f)
+    x = torch.ones(3)
+    for enabled in (False, True, False, True):
+        with torch.set_grad_enabled(enabled):
+            same(compiled(x), f(x))
+            assert dynamir.explain(f, x).graph_break_count == 0
+    assert len(compiled._entries) == 2  # one trace per mode, each used again
+
+
 def test_numpy_of_a_tensor_that_requires_grad():
     def f(x):
         return x.numpy() * 2, x.numpy(force=True)

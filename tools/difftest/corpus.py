@@ -3732,7 +3732,6 @@ BREAKS = {
     'factory_functions': 1,
     'item_and_tolist': 'eager',
     'functional_activations': 1,
-    'no_grad_block': 1,
     'grad_mode_checks': 2,
     'detach_clone_contiguous': 'eager',
     'allclose_equal': 3,

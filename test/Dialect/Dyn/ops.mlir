@@ -272,6 +272,8 @@ func.func @guards(%x: tensor<3xf32>) {
   dyn.guard.dict_keys "L['params']", ["w", 3]
   // CHECK: dyn.guard.distinct "L['history']", ["L['config'].items", "G['CACHE']"]
   dyn.guard.distinct "L['history']", ["L['config'].items", "G['CACHE']"]
+  // CHECK: dyn.guard.grad_mode false
+  dyn.guard.grad_mode false
   return
 }
 

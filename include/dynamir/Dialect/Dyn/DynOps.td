@@ -508,9 +508,11 @@ def Dyn_SourceOp : Dyn_Op<"source", [Pure]> {
 class Dyn_GuardOp<string mnemonic, int cost, list<Trait> traits = []>
     : Dyn_Op<"guard." # mnemonic,
              !listconcat(traits, [DeclareOpInterfaceMethods<Dyn_GuardOpInterface>])> {
+  // The definition of getSource for a guard without a `source` attribute.
+  code sourceDefinition = "";
   let extraClassDefinition = [{
     unsigned $cppClass::getCost() { return }] # cost # [{; }
-  }];
+  }] # sourceDefinition;
 }
 
 def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
@@ -644,6 +646,26 @@ def Dyn_DistinctGuardOp : Dyn_GuardOp<"distinct", 1> {
   }];
   let arguments = (ins StrAttr:$source, StrArrayAttr:$others);
   let assemblyFormat = "$source `,` $others attr-dict";
+}
+
+def Dyn_GradModeGuardOp : Dyn_GuardOp<"grad_mode", 1> {
+  let summary = "torch's autograd is enabled, or disabled, when the frame is called";
+  let description = [{
+    The trace read `torch.is_grad_enabled()` outside a `with torch.no_grad()` block of its own
+    and took its value, as Dynamo's global-state guard does: `enabled` is what it must return
+    when the frame is called. The guard has no object to read; its source is that call.
+
+    Example:
+
+    ```mlir
+    dyn.guard.grad_mode false
+    ```
+  }];
+  let arguments = (ins BoolAttr:$enabled);
+  let assemblyFormat = "$enabled attr-dict";
+  let sourceDefinition = [{
+    ::llvm::StringRef $cppClass::getSource() { return "torch.is_grad_enabled()"; }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
