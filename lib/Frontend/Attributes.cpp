@@ -9,6 +9,7 @@
 #include "TracerImpl.h"
 
 #include "dynamir/Dialect/Dyn/DynShapes.h"
+#include "mlir/IR/Matchers.h"
 
 #include <algorithm>
 #include <iterator>
@@ -325,6 +326,8 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
   }
   if (obj->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
+  if (VarPtr r = advancedSubscript(obj, index))
+    return r;
   BasicIndex ix = basicIndex(obj, index);
   Value v =
       dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(ix.starts),
@@ -342,6 +345,97 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
   VarPtr r = tensorVar(v, obj->lib);
   r->scalar = element;
   return r;
+}
+
+/// numpy's and torch's advanced indexing by one integer array of at least one dimension (a
+/// list of ints too) among slices and `...`: the slices' view, then the array's elements taken
+/// along the dimension it indexes, in place of that dimension (a new array). A 0-d index is an
+/// integer to both (a view), a bool array a mask, and several arrays, or one with integers or
+/// None, place the result's dimensions by rules not modelled here: those return null.
+VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
+  std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
+  auto isEllipsis = [](const VarPtr &p) {
+    return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
+  };
+  int64_t advanced = -1, axis = 0, consumed = 0;
+  Value indices;
+  for (auto [i, p] : llvm::enumerate(parts)) {
+    consumed += isEllipsis(p) ? 0 : 1;
+    if (isEllipsis(p) || p->kind == VK::Slice)
+      continue;
+    Value array = p->kind == VK::Const || p->scalar ? Value() : integerIndices(p);
+    if (!array || typeOf(array).getRank() == 0 || advanced >= 0)
+      return nullptr;
+    advanced = static_cast<int64_t>(i);
+    indices = array;
+  }
+  int64_t rank = typeOf(obj->value).getRank();
+  if (advanced < 0 || consumed > rank)
+    return nullptr;
+  for (int64_t i = 0; i < advanced; ++i)
+    axis += isEllipsis(parts[i]) ? rank - consumed : 1;
+  // The other parts slice x first (a view); the array's part keeps its dimension whole.
+  VarPtr whole = makeVar(VK::Slice);
+  whole->items = {constVar(py::none()), constVar(py::none()), constVar(py::none())};
+  parts[advanced] = whole;
+  VarPtr basic = makeVar(VK::Tuple);
+  basic->items = std::move(parts);
+  VarPtr sliced = subscript(obj, basic);
+  return tensorVar(gather(sliced->value, indices, axis, /*negative=*/true, "indexing"), obj->lib);
+}
+
+Value Tracer::integerIndices(const VarPtr &v) {
+  if (v->kind == VK::Tensor) {
+    Type element = elementTypeOf(v->value);
+    return element.isInteger(32) || element.isInteger(64) ? v->value : Value();
+  }
+  auto isInt = [](const VarPtr &i) {
+    return i->kind == VK::Const && PyLong_Check(i->obj.ptr()) && !PyBool_Check(i->obj.ptr());
+  };
+  if (isInt(v))
+    return i64Constant({v->obj.cast<int64_t>()}, {});
+  if (v->kind != VK::List || v->items.empty() || !llvm::all_of(v->items, isInt))
+    return Value();
+  SmallVector<int64_t> values;
+  for (const VarPtr &item : v->items)
+    values.push_back(item->obj.cast<int64_t>());
+  return i64Constant(values, {static_cast<int64_t>(values.size())});
+}
+
+Value Tracer::gather(Value x, Value indices, int64_t axis, bool negative, const std::string &what) {
+  if (loopDepth || branchDepth)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               what + " by an index array inside a captured loop or branch");
+  int64_t size = typeOf(x).getDimSize(axis);
+  if (ShapedType::isDynamic(size) || !typeOf(indices).hasStaticShape())
+    breakTrace(dyn::BreakKind::unsupported_call, what + " with dynamic sizes");
+  indices = castTo(indices, i64());
+  int64_t low = negative ? -size : 0;
+  DenseIntElementsAttr known;
+  if (matchPattern(indices, m_Constant(&known))) {
+    for (const APInt &i : known.getValues<APInt>())
+      if (i.getSExtValue() < low || i.getSExtValue() >= size)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   what + ": index " + std::to_string(i.getSExtValue()) +
+                       " is out of bounds for size " + std::to_string(size));
+  } else if (typeOf(indices).getNumElements() > 0) {
+    // Every index in bounds: min >= low and max < size, two reductions the graph fuses.
+    int64_t rank = typeOf(indices).getRank();
+    auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    Value lowest = dyn::MinOp::create(b, loc(), indices, all, /*keepdim=*/false);
+    Value highest = dyn::MaxOp::create(b, loc(), indices, all, /*keepdim=*/false);
+    Value ok = create<dyn::LogicalAndOp>(
+        {create<dyn::GeOp>({lowest, scalarConstant(py::int_(low), i64())}),
+         create<dyn::LtOp>({highest, scalarConstant(py::int_(size), i64())})});
+    std::string reason = what + " by an index out of bounds for size " + std::to_string(size);
+    runtimeChecks.emplace_back(ok, reason);
+  }
+  return dyn::GatherOp::create(b, loc(), x, indices, static_cast<uint64_t>(axis));
+}
+
+void Tracer::emitRuntimeChecks() {
+  for (auto &[ok, reason] : runtimeChecks)
+    dyn::CheckOp::create(b, loc(), ok, reason);
 }
 
 //===----------------------------------------------------------------------===//

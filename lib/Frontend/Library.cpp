@@ -284,7 +284,8 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
     for (const std::vector<LibraryFunction> &family :
          {host, elementwiseFunctions(), mathFunctions(), activationFunctions(),
           reductionFunctions(), shapeFunctions(), rearrangeFunctions(), constructorFunctions(),
-          poolingFunctions(), convolutionFunctions(), decomposedFunctions(), scientificFunctions()})
+          poolingFunctions(), convolutionFunctions(), decomposedFunctions(), scientificFunctions(),
+          indexingFunctions()})
       for (const LibraryFunction &function : family) {
         bool added = all.try_emplace(function.name, function.handler).second;
         assert(added && "a library function is listed by two handlers");

@@ -27,6 +27,7 @@
 //                            clip, square, stack), linear and dropout
 //   LibraryScientific.cpp    numpy functions of numerical kernels made of other calls (diff,
 //                            vdot, meshgrid, cov, corrcoef, einsum) and numpy scalar types
+//   LibraryIndexing.cpp      take, index_select, embedding: gathers at integer indices
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,6 +150,7 @@ std::vector<LibraryFunction> poolingFunctions();     // LibraryPooling.cpp
 std::vector<LibraryFunction> convolutionFunctions(); // LibraryConvolution.cpp
 std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
 std::vector<LibraryFunction> scientificFunctions();  // LibraryScientific.cpp
+std::vector<LibraryFunction> indexingFunctions();    // LibraryIndexing.cpp
 
 } // namespace dynamir::frontend
 

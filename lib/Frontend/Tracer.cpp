@@ -141,6 +141,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       noGradInputsStayInside();
       emitDistinctGuards();
       std::string structure = resultStructure(out.value, results, result.constants);
+      emitRuntimeChecks();
       func::ReturnOp::create(b, loc(), results);
       func->setAttr("dyn.output", b.getStringAttr(structure));
     } catch (Break &brk) {
@@ -164,6 +165,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
           brk.resume.empty() ? std::vector<int64_t>{topInstr.offset} : brk.resume;
       std::string file = locCode ? locCode->filename : code->filename;
       int64_t line = brk.predicate ? topInstr.line : locInstr.line;
+      emitRuntimeChecks();
       dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, line, resume, live);
       result.graphBreaks.push_back(
           {std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason, file, line});
@@ -220,6 +222,7 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
         if (v->kind == VK::Tensor)
           live.push_back(v->value);
       std::string file = locCode ? locCode->filename : "<module>";
+      emitRuntimeChecks();
       dyn::GraphBreakOp::create(b, loc(), brk.kind, brk.reason, file, locInstr.line,
                                 std::vector<int64_t>{0}, live);
       result.graphBreaks.push_back(
@@ -229,6 +232,7 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
     }
     if (out->kind != VK::Tensor)
       throw EagerOnly{"module output is not a single tensor"};
+    emitRuntimeChecks();
     func::ReturnOp::create(b, loc(), out->value);
     func->setAttr("dyn.output", b.getStringAttr("%t0"));
     func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {out->value.getType()}));

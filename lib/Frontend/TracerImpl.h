@@ -175,6 +175,12 @@ public:
     return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
   }
 
+  /// An i64 tensor constant of `values` in `shape`.
+  Value i64Constant(ArrayRef<int64_t> values, ArrayRef<int64_t> shape) {
+    auto type = RankedTensorType::get(shape, i64());
+    return dyn::ConstantOp::create(b, loc(), DenseElementsAttr::get(type, values));
+  }
+
   Value scalarConstant(py::handle value, Type element) {
     auto type = RankedTensorType::get({}, element);
     Attribute attr;
@@ -412,6 +418,20 @@ public:
   };
   BasicIndex basicIndex(const VarPtr &obj, const VarPtr &index);
   VarPtr subscript(VarPtr obj, VarPtr index);
+  /// `x[..., idx, ...]` with one integer array (or list of ints) among slices: a gather, or
+  /// null for other advanced indices.
+  VarPtr advancedSubscript(const VarPtr &obj, const VarPtr &index);
+  /// The indices an index argument holds, as an integer tensor: an integer array or tensor (a
+  /// numpy integer scalar too), a list of ints, or an int (0-d); null for anything else (float
+  /// indices raise, bool arrays are masks).
+  Value integerIndices(const VarPtr &v);
+  /// dyn.gather of `x` along `axis` at `indices` (any integer type), with the check that
+  /// every index is in [-size, size) (`negative`) or [0, size): at trace time for constant
+  /// indices, else by a dyn.check at the end of the trace. `what` names the operation.
+  Value gather(Value x, Value indices, int64_t axis, bool negative, const std::string &what);
+  /// Conditions the graph's results rely on (dyn.check), emitted where the trace ends.
+  std::vector<std::pair<Value, std::string>> runtimeChecks;
+  void emitRuntimeChecks();
   void storeSubscript(VarPtr obj, VarPtr index, VarPtr value);
   /// Breaks unless torch's `obj[ix] = value` copies between disjoint memory (see there).
   void torchStoreOverlap(const VarPtr &obj, const BasicIndex &ix, const VarPtr &value);

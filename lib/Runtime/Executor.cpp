@@ -640,7 +640,7 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
     env[arg] = onDevice ? value : py::object(asArray(value));
   }
   py::list results;
-  py::object breakValues; // set when the program reached its graph break
+  py::object breakValues; // set when the program reached its graph break, or failed a check
   // Every value the host hands out is a Python object of its own, as eagerly. The tracer
   // returns the caller's own objects by their source, so an argument reaching a result here
   // is another object with the same contents (a graph that folded `np.where(c, a, a)` or
@@ -723,6 +723,16 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
       if (auto toBool = dyn_cast<dyn::ToBoolOp>(op)) {
         ++counters.hostSyncs;
         env[toBool.getResult()] = py::bool_(env.lookup(toBool.getX()).attr("item")().cast<bool>());
+        continue;
+      }
+      if (auto check = dyn_cast<dyn::CheckOp>(op)) {
+        py::object ok = env.lookup(check.getOk());
+        if (py::isinstance<DeviceArray>(ok))
+          ++counters.hostSyncs;
+        if (!toHost(ok).attr("item")().cast<bool>()) {
+          breakValues = py::cast(CheckFailed{check.getReason().str()});
+          return;
+        }
         continue;
       }
       if (auto item = dyn_cast<dyn::ItemOp>(op)) {

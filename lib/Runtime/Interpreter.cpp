@@ -307,6 +307,16 @@ def fma(a, b, c):
                 .Case([&](dyn::SliceOp s) -> py::object {
                   return get(s.getX())[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())];
                 })
+                .Case([&](dyn::GatherOp g) -> py::object {
+                  // Negative indices count from the end, the rest are clamped (the op's rule).
+                  py::object x = get(g.getX()), indices = get(g.getIndices());
+                  int64_t axis = static_cast<int64_t>(g.getAxis());
+                  py::object size = py::tuple(x.attr("shape"))[axis];
+                  py::object wrapped = np.attr("where")(indices.attr("__lt__")(0),
+                                                        indices.attr("__add__")(size), indices);
+                  return np.attr("take")(x, wrapped, py::arg("axis") = axis,
+                                         py::arg("mode") = "clip");
+                })
                 .Case([&](dyn::InsertSliceOp s) -> py::object {
                   py::object result = get(s.getDest()).attr("copy")();
                   result[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())] =

@@ -53,7 +53,8 @@ private:
   bool isHostOp(Operation *op) {
     if (auto ifOp = dyn_cast<IfOp>(op))
       return !keepOnDevice(ifOp);
-    return isa<GuardOpInterface, ItemOp, ToBoolOp, SourceOp, func::CallOp, scf::IfOp>(op) ||
+    return isa<GuardOpInterface, ItemOp, ToBoolOp, CheckOp, SourceOp, func::CallOp, scf::IfOp>(
+               op) ||
            op->hasTrait<OpTrait::IsTerminator>();
   }
 

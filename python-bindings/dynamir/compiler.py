@@ -58,8 +58,9 @@ _compiled_functions = weakref.WeakSet()
 def counters():
     """Process-wide counters: frames traced, graphs loaded (graphs_compiled) and how many of
     those came from the persistent disk cache, cache hits, recompiles, eager runs, graph breaks
-    hit at run time, the guard failures that caused recompiles, and how many large temporaries
-    of compiled graphs came from the buffer pool instead of fresh memory."""
+    hit at run time, failed run-time checks (an index out of bounds: the frame ran eagerly),
+    the guard failures that caused recompiles, and how many large temporaries of compiled
+    graphs came from the buffer pool instead of fresh memory."""
     # Graph loads and cache hits happen inside the native entries, which count them; the
     # Python side counts what it decides.
     natives = [e.native for f in list(_compiled_functions) for e in f._entries]
@@ -71,6 +72,7 @@ def counters():
         "recompiles": _counters["recompiles"],
         "eager_runs": _counters["eager_runs"],
         "graph_breaks_hit": _counters["graph_breaks_hit"],
+        "failed_checks": _counters["failed_checks"],
         "guard_failures": list(_guard_failures),
     }
     out["temporaries_reused"] = _dynamir.temporary_pool()["reused"]
@@ -422,7 +424,7 @@ class CompiledFunction:
         for entry in self._entries:
             try:
                 # Guards and host program in one native call: the failing guard (a str), the
-                # outputs (a list), or the state at a graph break (a tuple).
+                # outputs (a list), the state at a graph break (a tuple) or a failed check.
                 outputs = entry.native.call(local_vars, global_vars)
             except RuntimeError as error:
                 return self._compile_failed(error, args, kwargs)
@@ -487,6 +489,11 @@ class CompiledFunction:
         result, or, at a graph break (a tuple of live arrays), what the frame goes on with."""
         if type(outputs) is tuple:
             return self._after_break(entry, outputs, args, kwargs, local_vars, global_vars)
+        if type(outputs) is _dynamir.CheckFailed:
+            # Nothing the host program computed was used: the eager run raises, or not, itself.
+            _counters["failed_checks"] += 1
+            self._log(f"{outputs.reason}; the frame runs eagerly from its start")
+            return self._eager(args, kwargs)
         if entry.rebuild is None:
             entry.rebuild = self._make_rebuild(entry.native.output_structure, entry.constants)
         return entry.rebuild(outputs, local_vars, global_vars)

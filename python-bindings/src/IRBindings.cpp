@@ -411,6 +411,11 @@ void populateIRBindings(py::module_ &m) {
       "`void dynamir_graph_packed(void **descriptors)`: one memref descriptor per input, then "
       "per output.");
 
+  py::class_<runtime::CheckFailed>(m, "CheckFailed",
+                                   "What Entry.run returns when a dyn.check fails: the frame "
+                                   "runs eagerly from its start")
+      .def_readonly("reason", &runtime::CheckFailed::reason);
+
   py::class_<PyEntry>(m, "Entry",
                       "A compiled frame: guards checked in C++ and a host program that runs "
                       "lazily compiled graphs")
@@ -438,7 +443,8 @@ void populateIRBindings(py::module_ &m) {
           [](PyEntry &self, py::dict locals, py::dict globals) {
             return self.entry->call(locals, globals);
           },
-          "Checks the guards and runs: the failing guard (str) or the outputs (list)")
+          "Checks the guards and runs: the failing guard (str), the outputs (list), the state "
+          "at a graph break (tuple) or a CheckFailed")
       .def_property_readonly("graphs", [](PyEntry &self) { return self.entry->graphs(); })
       .def_property_readonly("output_structure",
                              [](PyEntry &self) { return self.entry->outputStructure(); })

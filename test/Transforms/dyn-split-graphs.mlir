@@ -110,3 +110,19 @@ func.func @nested(%x: tensor<3xf32>, %p: tensor<i1>, %q: tensor<i1>) -> tensor<3
   }
   return %r : tensor<3xf32>
 }
+
+// -----
+
+// A check reads its condition on the host, after the graph that computes it.
+// CHECK-LABEL: func.func @checked_gather
+// CHECK: %[[G:.*]]:2 = call @checked_gather_graph0
+// CHECK: dyn.check %[[G]]#{{.*}}, "out of bounds" : tensor<i1>
+// CHECK: return
+func.func @checked_gather(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  %r = dyn.gather %x[%i] axis 0 : tensor<4xf32>, tensor<2xi64>
+  %lo = dyn.min %i dims [0] : tensor<2xi64>
+  %zero = dyn.constant dense<0> : tensor<i64>
+  %ok = dyn.ge %lo, %zero : tensor<i64>, tensor<i64>
+  dyn.check %ok, "out of bounds" : tensor<i1>
+  return %r : tensor<2xf32>
+}

@@ -73,6 +73,12 @@ struct EntryStats {
 /// (backend="eager"), or compiled for the GPU with copies in and out around each graph.
 enum class Backend { CPU, Interpret, CUDA };
 
+/// What Entry::run returns when a dyn.check fails: nothing the host program computed may be
+/// used, and the frame runs eagerly from its start (where numpy or torch raises).
+struct CheckFailed {
+  std::string reason;
+};
+
 class Entry {
 public:
   /// Takes a module after dyn-optimize and dyn-split-graphs; `function` is the host program.
@@ -85,7 +91,8 @@ public:
 
   /// Runs the host program and returns its outputs (arrays and host scalars) in order, as a
   /// list; a host program that reaches its dyn.graph_break returns the break's live values
-  /// (arrays) as a tuple instead, for the caller to resume the frame from.
+  /// (arrays) as a tuple instead, for the caller to resume the frame from; one whose dyn.check
+  /// fails returns a CheckFailed.
   pybind11::object run(pybind11::dict locals, pybind11::dict globals);
 
   /// check() then run() in one pass: the failing guard's description (a str) if a guard

@@ -533,6 +533,64 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   }
 };
 
+/// gather: one generic over the result that reads the indices through a map and `x` with
+/// tensor.extract at the wrapped and clamped index (never outside `x`; dyn.check reports
+/// indices that were out of bounds).
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    Location loc = op.getLoc();
+    Value x = adaptor.getX(), indices = adaptor.getIndices();
+    auto out = cast<RankedTensorType>(op.getType());
+    int64_t rank = out.getRank(), axis = op.getAxis();
+    int64_t k = tensorType(indices).getRank();
+    // Result dimension d is x's d before the axis, the indices' d - axis, then x's d - k + 1.
+    auto source = [&](int64_t d) -> std::pair<Value, int64_t> {
+      if (d < axis)
+        return {x, d};
+      if (d < axis + k)
+        return {indices, d - axis};
+      return {x, d - k + 1};
+    };
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (out.isDynamicDim(d)) {
+        auto [v, vd] = source(d);
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, v, vd));
+      }
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t d = axis; d < axis + k; ++d)
+      indexExprs.push_back(getAffineDimExpr(d, ctx));
+    Value size = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                            dimSize(rewriter, loc, x, axis));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{out}, ValueRange{indices},
+        ValueRange{emptyTensor(rewriter, loc, out, dynamicSizes)},
+        {AffineMap::get(rank, 0, indexExprs, ctx), AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value zero = arith::ConstantIntOp::create(nb, l, 0, 64);
+          Value one = arith::ConstantIntOp::create(nb, l, 1, 64);
+          Value negative = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, args[0], zero);
+          Value wrapped = arith::SelectOp::create(
+              nb, l, negative, arith::AddIOp::create(nb, l, args[0], size), args[0]);
+          Value last = arith::SubIOp::create(nb, l, size, one);
+          Value clamped =
+              arith::MaxSIOp::create(nb, l, arith::MinSIOp::create(nb, l, wrapped, last), zero);
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < tensorType(x).getRank(); ++d)
+            coords.push_back(
+                d == axis ? Value(arith::IndexCastOp::create(nb, l, nb.getIndexType(), clamped))
+                          : Value(linalg::IndexOp::create(nb, l, d < axis ? d : d + k - 1)));
+          linalg::YieldOp::create(nb, l, Value(tensor::ExtractOp::create(nb, l, x, coords)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// A store through basic indexing: `tensor.insert_slice`, which bufferization turns into a
 /// copy into a subview of `dest`'s buffer (in place when `dest` is dead afterwards).
 struct InsertSliceLowering : OpConversionPattern<InsertSliceOp> {
@@ -629,16 +687,18 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     target.addIllegalDialect<DynDialect>();
     // Host-side ops stay for the runtime.
     target.addLegalOp<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp,
-                      LenEqGuardOp, DictKeysGuardOp, DistinctGuardOp, GraphBreakOp, SourceOp>();
+                      LenEqGuardOp, DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp, CheckOp,
+                      GraphBreakOp, SourceOp>();
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwiseLowering>(ctx);
-    patterns.add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
-                 ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
-                 ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>,
-                 SoftmaxLowering<LogSoftmaxOp>, ReshapeLowering<ReshapeOp>,
-                 ReshapeLowering<ExpandDimsOp>, ReshapeLowering<SqueezeOp>, TransposeLowering,
-                 BroadcastToLowering, ConcatLowering, SliceLowering, InsertSliceLowering,
-                 ConstantLowering, FullLowering, ArangeLowering, ItemLowering, ToBoolLowering>(ctx);
+    patterns
+        .add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
+             ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
+             ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
+             ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>, ReshapeLowering<SqueezeOp>,
+             TransposeLowering, BroadcastToLowering, ConcatLowering, SliceLowering, GatherLowering,
+             InsertSliceLowering, ConstantLowering, FullLowering, ArangeLowering, ItemLowering,
+             ToBoolLowering>(ctx);
     populateDynContractionLoweringPatterns(patterns);
     populateDynScanLoweringPatterns(patterns);
     populateDynControlFlowLoweringPatterns(patterns);

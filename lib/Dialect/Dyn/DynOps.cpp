@@ -1033,6 +1033,25 @@ LogicalResult InsertSliceOp::inferReturnTypes(MLIRContext *, std::optional<Locat
   return success();
 }
 
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> x = getRankedType(loc, adaptor.getX());
+  FailureOr<RankedTensorType> indices = getRankedType(loc, adaptor.getIndices());
+  if (failed(x) || failed(indices))
+    return failure();
+  int64_t axis = adaptor.getAxis();
+  if (axis >= x->getRank())
+    return emitOptionalError(loc, "gather axis ", axis, " is out of range for ", *x);
+  // Taking from an empty dimension is an error for any index; no index is a valid result.
+  if (x->getDimSize(axis) == 0 && indices->hasStaticShape() && indices->getNumElements() > 0)
+    return emitOptionalError(loc, "gather from an empty dimension needs no indices");
+  SmallVector<int64_t> shape(x->getShape().take_front(axis));
+  llvm::append_range(shape, indices->getShape());
+  llvm::append_range(shape, x->getShape().drop_front(axis + 1));
+  inferred.push_back(RankedTensorType::get(shape, x->getElementType()));
+  return success();
+}
+
 OpFoldResult InsertSliceOp::fold(FoldAdaptor) {
   // Replacing every element (x[...] = v with v already of x's shape and dtype) is v itself.
   if (getSource().getType() == getType() &&
@@ -1231,6 +1250,15 @@ void TensorMatchGuardOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void TypeMatchGuardOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                    MLIRContext *context) {
   results.add<EraseImpliedTypeMatch>(context);
+}
+
+/// A check that holds by construction (its condition folded to true) checks nothing.
+LogicalResult CheckOp::canonicalize(CheckOp op, PatternRewriter &rewriter) {
+  DenseElementsAttr ok;
+  if (!matchPattern(op.getOk(), m_Constant(&ok)) || !ok.getSplatValue<bool>())
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

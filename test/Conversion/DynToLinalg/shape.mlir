@@ -138,3 +138,23 @@ func.func @host_and_if(%s: tensor<f32>, %p: tensor<i1>, %x: tensor<3xf32>) -> (f
   dyn.guard.tensor_match "L['x']", %x type "numpy.ndarray" : tensor<3xf32>
   return %v, %r : f32, tensor<3xf32>
 }
+
+// -----
+
+// gather: one generic over the result; the indices come through a map, x through
+// tensor.extract at the index wrapped (negative from the end) and clamped into the dimension.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[X:.*]]: tensor<10x4xf32>, %[[I:.*]]: tensor<2x3xi64>)
+// CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<2x3xi64>) outs(%{{.*}} : tensor<10x2x3xf32>)
+// CHECK: ^bb0(%[[IDX:.*]]: i64, %{{.*}}: f32):
+// CHECK:   arith.cmpi slt, %[[IDX]]
+// CHECK:   arith.select
+// CHECK:   arith.minsi
+// CHECK:   arith.maxsi
+// CHECK:   %[[R:.*]] = linalg.index 0 : index
+// CHECK:   %[[C:.*]] = arith.index_cast
+// CHECK:   tensor.extract %[[X]][%[[R]], %[[C]]] : tensor<10x4xf32>
+func.func @gather(%x: tensor<10x4xf32>, %i: tensor<2x3xi64>) -> tensor<10x2x3xf32> {
+  %r = dyn.gather %x[%i] axis 1 : tensor<10x4xf32>, tensor<2x3xi64>
+  return %r : tensor<10x2x3xf32>
+}

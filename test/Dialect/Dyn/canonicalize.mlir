@@ -201,3 +201,16 @@ func.func @distinct_guards() {
   dyn.guard.value_eq "L['m']", 3 : i64
   return
 }
+
+// -----
+
+// A check whose condition folds to true goes; one that may fail stays.
+// CHECK-LABEL: func.func @checks
+// CHECK-NOT: dyn.check %{{.*}}, "holds"
+// CHECK: dyn.check %{{.*}}, "may fail"
+func.func @checks(%p: tensor<i1>) {
+  %t = dyn.constant dense<true> : tensor<i1>
+  dyn.check %t, "holds" : tensor<i1>
+  dyn.check %p, "may fail" : tensor<i1>
+  return
+}

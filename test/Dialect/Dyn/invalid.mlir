@@ -566,3 +566,19 @@ func.func @cumsum_dim(%x: tensor<4x8xf32>) {
   %0 = dyn.cumsum %x dim 2 : tensor<4x8xf32>
   return
 }
+
+// -----
+
+func.func @gather_axis(%x: tensor<4x8xf32>, %i: tensor<2xi64>) {
+  // expected-error@+1 {{gather axis 2 is out of range for 'tensor<4x8xf32>'}}
+  %0 = dyn.gather %x[%i] axis 2 : tensor<4x8xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @gather_empty(%x: tensor<0x8xf32>, %i: tensor<2xi64>) {
+  // expected-error@+1 {{gather from an empty dimension needs no indices}}
+  %0 = dyn.gather %x[%i] axis 0 : tensor<0x8xf32>, tensor<2xi64>
+  return
+}

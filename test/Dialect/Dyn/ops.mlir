@@ -274,6 +274,9 @@ func.func @guards(%x: tensor<3xf32>) {
   dyn.guard.distinct "L['history']", ["L['config'].items", "G['CACHE']"]
   // CHECK: dyn.guard.grad_mode false
   dyn.guard.grad_mode false
+  // CHECK: dyn.check %{{.*}}, "an index is out of bounds" : tensor<i1>
+  %ok = dyn.constant dense<false> : tensor<i1>
+  dyn.check %ok, "an index is out of bounds" : tensor<i1>
   return
 }
 
@@ -334,4 +337,11 @@ func.func @graph_break(%x: tensor<3xf32>) {
 func.func @unsupported_call() {
   // CHECK: dyn.graph_break unsupported_call "call to builtin print" at "model.py" : 3 resume [22]
   dyn.graph_break unsupported_call "call to builtin print" at "model.py" : 3 resume [22]
+}
+
+// CHECK-LABEL: func.func @gather
+// CHECK: dyn.gather %{{.*}}[%{{.*}}] axis 1 : tensor<10x4xf32>, tensor<2x3xi64>
+func.func @gather(%x: tensor<10x4xf32>, %i: tensor<2x3xi64>) -> tensor<10x2x3xf32> {
+  %r = dyn.gather %x[%i] axis 1 : tensor<10x4xf32>, tensor<2x3xi64>
+  return %r : tensor<10x2x3xf32>
 }

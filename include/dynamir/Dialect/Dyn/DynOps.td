@@ -443,6 +443,32 @@ def Dyn_InsertSliceOp : Dyn_Op<"insert_slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+def Dyn_GatherOp : Dyn_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the slices of `x` along `axis` at integer indices (np.take)";
+  let description = [{
+    Advanced indexing by one integer array, `x[:, idx]`, `np.take(x, idx, axis)`,
+    `torch.index_select` and `F.embedding`: the result has `x`'s shape with dimension `axis`
+    replaced by the shape of `indices`, and holds
+    `result[i..., j..., k...] = x[i..., indices[j...], k...]`. A negative index counts from
+    the end, as in numpy. An index still outside `[0, size)` is clamped into it, so the op
+    never reads outside `x`; the frontend checks the indices with `dyn.check` first, and the
+    program runs eagerly (where numpy and torch raise) when the check fails.
+
+    Example:
+
+    ```mlir
+    %r = dyn.gather %x[%idx] axis 0 : tensor<10x4xf32>, tensor<2x3xi64>
+    // %r : tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, Dyn_I64Tensor:$indices,
+                   ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $x `[` $indices `]` `axis` $axis attr-dict `:` type($x) `,` type($indices)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Host boundary
 //===----------------------------------------------------------------------===//
@@ -482,6 +508,27 @@ def Dyn_ToBoolOp : Dyn_Op<"to_bool", [Pure]> {
   let results = (outs I1:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
   let hasFolder = 1;
+}
+
+def Dyn_CheckOp : Dyn_Op<"check"> {
+  let summary = "a condition the compiled code relies on, checked on the host";
+  let description = [{
+    Where numpy or torch would raise on some values (an index out of bounds), the graph
+    computes a result that is safe to compute but meaningless for them, and this op reads
+    whether the values were fine. When `%ok` is false, the host program stops before anything
+    it computed becomes visible (results, stores into arguments, replayed side effects), and
+    the frame runs eagerly from its start, where the program raises as it would without
+    Dynamir. `reason` is logged. The frontend places checks at the end of the trace.
+
+    Example:
+
+    ```mlir
+    dyn.check %ok, "an index of L['idx'] is out of bounds" : tensor<i1>
+    ```
+  }];
+  let arguments = (ins Dyn_BoolScalarTensor:$ok, StrAttr:$reason);
+  let assemblyFormat = "$ok `,` $reason attr-dict `:` type($ok)";
+  let hasCanonicalizeMethod = 1;
 }
 
 def Dyn_SourceOp : Dyn_Op<"source", [Pure]> {

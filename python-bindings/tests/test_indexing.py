@@ -1,0 +1,168 @@
+"""Advanced indexing by one integer array and the functions that gather (dyn.gather): x[idx],
+x[:, [0, 2]], np.take, torch.index_select, F.embedding. Results equal eager in every backend
+mode, with no graph break; an index out of bounds is checked at run time (dyn.check) and the
+frame then runs eagerly, raising what numpy or torch raises."""
+
+import numpy as np
+import pytest
+
+import dynamir
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+MODES = [{}, {"backend": "eager"}, {"capture_control_flow": True}]
+
+
+def same(got, want):
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    elif isinstance(want, torch.Tensor):
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        assert torch.equal(got, want), (got, want)
+    else:
+        assert got.dtype == want.dtype and np.shape(got) == np.shape(want), (got, want)
+        assert np.array_equal(got, want), (got, want)
+
+
+def check(f, *args):
+    """f compiled in every mode equals eager, with no graph break and one graph."""
+    want = f(*args)
+    for mode in MODES:
+        same(dynamir.compile(f, **mode)(*args), want)
+    e = dynamir.explain(f, *args)
+    assert e.graph_break_count == 0 and "dyn.gather" in str(e), e
+
+
+X = np.arange(24.0).reshape(4, 6)
+T = torch.arange(24.0).reshape(4, 6)
+
+
+@pytest.mark.parametrize("case", ["rows", "negative", "columns_list", "ellipsis", "2d_index",
+                                  "after_slice", "int32"])
+def test_numpy_integer_array_index(case):
+    idx = np.array([3, -1, 0, 2])
+    f = {
+        "rows": lambda x, i: x[i] * 2,
+        "negative": lambda x, i: x[-i],
+        "columns_list": lambda x, i: x[:, [0, 5, -6]] + 1,
+        "ellipsis": lambda x, i: x[..., i],
+        "2d_index": lambda x, i: x[i.reshape(2, 2)],
+        "after_slice": lambda x, i: x[1:, i[1:]],
+        "int32": lambda x, i: x[i.astype(np.int32)],
+    }[case]
+    check(f, X, idx)
+
+
+def test_torch_index_and_functions():
+    def f(x, i, w):
+        return (x[i].relu(), x[:, i], torch.index_select(x, 1, i), x.index_select(0, i[:2]),
+                F.embedding(i.reshape(2, 2), w))
+    check(f, T, torch.tensor([3, 0, 2, 1]), torch.randn(5, 3))
+
+
+def test_np_take():
+    def f(x, i):
+        return np.take(x, i), np.take(x, i % 6, axis=1), x.take([1, -2], axis=0), np.take(x, 7)
+    check(f, X, np.array([[0, 23], [5, -1]]))
+
+
+def test_embedding_module():
+    emb = torch.nn.Embedding(10, 4)
+
+    def f(tokens):
+        return emb(tokens).sum(1)
+    check(f, torch.tensor([[1, 9, 0], [4, 4, 2]]))
+
+
+def test_the_index_is_computed_in_the_graph():
+    def f(x, scores):
+        best = scores.argmax(dim=1)
+        return x[best] * 2
+    check(f, T, torch.randn(3, 4))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "eager"])
+def test_out_of_bounds_raises_as_eagerly(backend):
+    def f(x, i):
+        return x[i] + 1
+
+    compiled = dynamir.compile(f, backend=backend)
+    same(compiled(X, np.array([0, 3])), f(X, np.array([0, 3])))
+    before = dynamir.counters()["failed_checks"]
+    for bad in (np.array([0, 4]), np.array([-5, 0])):
+        with pytest.raises(IndexError):
+            f(X, bad)
+        with pytest.raises(IndexError):
+            compiled(X, bad)
+    assert dynamir.counters()["failed_checks"] == before + 2
+    same(compiled(X, np.array([1, -4])), f(X, np.array([1, -4])))  # the same entry again
+    assert len(compiled._entries) == 1
+
+
+def test_out_of_bounds_leaves_the_arguments_as_eager_does():
+    # The store before the failing index happens once (eagerly), the one after never.
+    def f(x, i):
+        x[0] = 100.0
+        y = x[i]
+        x[1] = -1.0
+        return y
+
+    want, got = X.copy(), X.copy()
+    with pytest.raises(IndexError):
+        f(want, np.array([9]))
+    with pytest.raises(IndexError):
+        dynamir.compile(f)(got, np.array([9]))
+    same(got, want)
+
+
+def test_index_select_has_no_negative_indices():
+    def f(x, i):
+        return torch.index_select(x, 0, i)
+
+    with pytest.raises(IndexError):
+        f(T, torch.tensor([-1]))
+    with pytest.raises(IndexError):
+        dynamir.compile(f)(T, torch.tensor([-1]))
+
+
+def test_result_is_a_copy():
+    def f(x, i):
+        y = x[i]
+        y += 1
+        return x, y
+    want = f(X.copy(), np.array([0, 0]))
+    got = dynamir.compile(f)(X.copy(), np.array([0, 0]))
+    same(got, want)
+
+
+@pytest.mark.parametrize("index", ["mask", "two_arrays", "with_int", "zero_d"])
+def test_other_advanced_indices_still_break(index):
+    i = np.array([0, 2])
+    f = {
+        "mask": lambda x: x[x > 5],
+        "two_arrays": lambda x: x[i, i],
+        "with_int": lambda x: x[0, :, i] if x.ndim == 3 else x[i, 0],
+        "zero_d": lambda x: x[np.array(1)],
+    }[index]
+    want = f(X)
+    for mode in MODES:
+        same(dynamir.compile(f, **mode)(X), want)
+
+
+def test_gather_compiles_for_the_gpu():
+    import pathlib
+
+    import _dynamir
+
+    def f(x, i):
+        return torch.relu(x[i]).sum(1) + F.embedding(i, x)[:, 0]
+    traced = dynamir.trace(f, T, torch.tensor([3, 0, 2]))
+    traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+    graphs = [g for g in traced.module.functions if "_graph" in g]
+    assert graphs and "dyn.check" in str(traced.module)
+    for graph in graphs:
+        assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
