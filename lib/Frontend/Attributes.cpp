@@ -347,41 +347,71 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
   return r;
 }
 
-/// numpy's and torch's advanced indexing by one integer array of at least one dimension (a
-/// list of ints too) among slices and `...`: the slices' view, then the array's elements taken
-/// along the dimension it indexes, in place of that dimension (a new array). A 0-d index is an
-/// integer to both (a view), a bool array a mask, and several arrays, or one with integers or
-/// None, place the result's dimensions by rules not modelled here: those return null.
+/// numpy's and torch's advanced indexing by integer arrays (lists of ints too) next to one
+/// another among slices and `...`, with integers beside them counting as 0-d arrays
+/// (`x[idx]`, `x[:, [0, 2]]`, `x[rows, cols]`, `x[idx, 1]`): the slices' view, then the elements
+/// at the broadcast indices, whose shape replaces the indexed dimensions (a new array). A
+/// single 0-d index is an integer (a view), a bool array a mask, and arrays apart from one
+/// another, or beside None, move the result's dimensions first: those return null.
 VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
   auto isEllipsis = [](const VarPtr &p) {
     return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
   };
-  int64_t advanced = -1, axis = 0, consumed = 0;
-  Value indices;
+  int64_t first = -1, axis = 0, consumed = 0;
+  bool anyArray = false;
+  SmallVector<Value> arrays; // one per advanced part, in order
   for (auto [i, p] : llvm::enumerate(parts)) {
     consumed += isEllipsis(p) ? 0 : 1;
     if (isEllipsis(p) || p->kind == VK::Slice)
       continue;
-    Value array = p->kind == VK::Const || p->scalar ? Value() : integerIndices(p);
-    if (!array || typeOf(array).getRank() == 0 || advanced >= 0)
+    Value array = p->scalar ? Value() : integerIndices(p);
+    if (!array) // None, a mask, floats
       return nullptr;
-    advanced = static_cast<int64_t>(i);
-    indices = array;
+    if (first < 0)
+      first = static_cast<int64_t>(i);
+    else if (first + static_cast<int64_t>(arrays.size()) != static_cast<int64_t>(i))
+      return nullptr; // apart from one another
+    anyArray |= p->kind != VK::Const;
+    arrays.push_back(array);
   }
   int64_t rank = typeOf(obj->value).getRank();
-  if (advanced < 0 || consumed > rank)
+  if (!anyArray || consumed > rank || (arrays.size() == 1 && typeOf(arrays[0]).getRank() == 0))
     return nullptr;
-  for (int64_t i = 0; i < advanced; ++i)
+  for (int64_t i = 0; i < first; ++i)
     axis += isEllipsis(parts[i]) ? rank - consumed : 1;
-  // The other parts slice x first (a view); the array's part keeps its dimension whole.
+  // The other parts slice x first (a view); the arrays' parts keep their dimensions whole.
   VarPtr whole = makeVar(VK::Slice);
   whole->items = {constVar(py::none()), constVar(py::none()), constVar(py::none())};
-  parts[advanced] = whole;
+  for (size_t k = 0; k < arrays.size(); ++k)
+    parts[first + k] = whole;
   VarPtr basic = makeVar(VK::Tuple);
   basic->items = std::move(parts);
-  VarPtr sliced = subscript(obj, basic);
-  return tensorVar(gather(sliced->value, indices, axis, /*negative=*/true, "indexing"), obj->lib);
+  Value sliced = subscript(obj, basic)->value;
+  if (arrays.size() == 1)
+    return tensorVar(gather(sliced, arrays[0], axis, /*negative=*/true, "indexing"), obj->lib);
+  // Several arrays: one index into the indexed dimensions flattened, sum of the wrapped
+  // indices times their row-major strides (numpy broadcasts the arrays, and raises where
+  // they do not broadcast: the trace breaks there).
+  ArrayRef<int64_t> shape = typeOf(sliced).getShape();
+  Value flat;
+  int64_t flatSize = 1;
+  for (auto [k, array] : llvm::enumerate(arrays)) {
+    int64_t size = shape[axis + k];
+    Value i = checkedIndices(array, size, /*negative=*/true, "indexing");
+    Value n = scalarConstant(py::int_(size), i64());
+    Value zero = scalarConstant(py::int_(0), i64());
+    i = create<dyn::WhereOp>({create<dyn::LtOp>({i, zero}), create<dyn::AddOp>({i, n}), i});
+    flat = flat ? create<dyn::AddOp>({create<dyn::MulOp>({flat, n}), i}) : i;
+    flatSize *= size;
+  }
+  SmallVector<int64_t> collapsed(shape.take_front(axis));
+  collapsed.push_back(flatSize);
+  llvm::append_range(collapsed, shape.drop_front(axis + arrays.size()));
+  Value merged = dyn::ReshapeOp::create(
+      b, loc(), RankedTensorType::get(collapsed, elementTypeOf(sliced)), sliced);
+  return tensorVar(dyn::GatherOp::create(b, loc(), merged, flat, static_cast<uint64_t>(axis)),
+                   obj->lib);
 }
 
 Value Tracer::integerIndices(const VarPtr &v) {
@@ -402,11 +432,10 @@ Value Tracer::integerIndices(const VarPtr &v) {
   return i64Constant(values, {static_cast<int64_t>(values.size())});
 }
 
-Value Tracer::gather(Value x, Value indices, int64_t axis, bool negative, const std::string &what) {
+Value Tracer::checkedIndices(Value indices, int64_t size, bool negative, const std::string &what) {
   if (loopDepth || branchDepth)
     breakTrace(dyn::BreakKind::unsupported_call,
                what + " by an index array inside a captured loop or branch");
-  int64_t size = typeOf(x).getDimSize(axis);
   if (ShapedType::isDynamic(size) || !typeOf(indices).hasStaticShape())
     breakTrace(dyn::BreakKind::unsupported_call, what + " with dynamic sizes");
   indices = castTo(indices, i64());
@@ -430,6 +459,11 @@ Value Tracer::gather(Value x, Value indices, int64_t axis, bool negative, const 
     std::string reason = what + " by an index out of bounds for size " + std::to_string(size);
     runtimeChecks.emplace_back(ok, reason);
   }
+  return indices;
+}
+
+Value Tracer::gather(Value x, Value indices, int64_t axis, bool negative, const std::string &what) {
+  indices = checkedIndices(indices, typeOf(x).getDimSize(axis), negative, what);
   return dyn::GatherOp::create(b, loc(), x, indices, static_cast<uint64_t>(axis));
 }
 

@@ -27,7 +27,8 @@
 //                            clip, square, stack), linear and dropout
 //   LibraryScientific.cpp    numpy functions of numerical kernels made of other calls (diff,
 //                            vdot, meshgrid, cov, corrcoef, einsum) and numpy scalar types
-//   LibraryIndexing.cpp      take, index_select, embedding: gathers at integer indices
+//   LibraryIndexing.cpp      take, index_select, embedding, gather, take_along_axis: gathers
+//                            at integer indices
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,9 @@
 //===- LibraryIndexing.cpp - Functions that take elements at indices ------===//
 //
 // np.take, torch.index_select and F.embedding: dyn.gather along one dimension at an integer
-// array, a list of ints or an int (Tracer::gather checks the indices). The results are new
-// arrays, as numpy and torch make them.
+// array, a list of ints or an int; torch.gather and np.take_along_axis: one element per index
+// position (Tracer::checkedIndices checks the indices). The results are new arrays, as numpy
+// and torch make them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,13 +86,65 @@ VarPtr embedding(LibraryCall &c) {
   return c.result(t.gather(weight->value, indices, 0, /*negative=*/false, "embedding"));
 }
 
+/// torch.gather(input, dim, index) and np.take_along_axis(arr, indices, axis): an index array
+/// of the input's rank picks, along `dim`, one element per position:
+/// `result[i, j] = x[i, index[i, j]]` for dim 1. One dyn.gather in the flattened input at
+/// `sum_k coord_k * stride_k`, where coord_dim is the (wrapped) index and the other coords are
+/// the positions themselves. torch's index may be smaller than the input in the other
+/// dimensions and has no negative indices; numpy's broadcasts against the input.
+VarPtr takeAlong(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool isTorch = c.lib == Lib::Torch;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dimArg = isTorch ? c.take(1, {"dim"}) : c.take(2, {"axis"});
+  VarPtr indexArg = isTorch ? c.take(2, {"index"}) : c.take(1, {"indices"});
+  if (isTorch)
+    c.take(3, {"sparse_grad"}); // gradients only
+  if (!dimArg || isNone(dimArg) || !indexArg || indexArg->kind != VK::Tensor ||
+      (isTorch ? c.name != "gather" : c.name != "take_along_axis"))
+    return nullptr;
+  Value indices = t.integerIndices(indexArg);
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank();
+  if (!indices || !type.hasStaticShape() || t.typeOf(indices).getRank() != rank || rank == 0)
+    return nullptr; // numpy and torch raise
+  int64_t dim = singleDim(dimArg, rank);
+  ArrayRef<int64_t> shape = type.getShape();
+  ArrayRef<int64_t> picks = t.typeOf(indices).getShape();
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != dim && (isTorch ? picks[k] > shape[k] : picks[k] != shape[k] && picks[k] != 1))
+      return nullptr; // raises (numpy's broadcast of a size-1 input dimension is not modelled)
+  Value i = t.checkedIndices(indices, shape[dim], /*negative=*/!isTorch, c.name);
+  Value zero = t.scalarConstant(py::int_(0), t.i64());
+  Value size = t.scalarConstant(py::int_(shape[dim]), t.i64());
+  i = t.create<dyn::WhereOp>({t.create<dyn::LtOp>({i, zero}), t.create<dyn::AddOp>({i, size}), i});
+  Value flat;
+  int64_t stride = 1;
+  for (int64_t k = rank - 1; k >= 0; --k) {
+    Value coord = i;
+    if (k != dim) { // the positions along k, shaped to broadcast along k only
+      int64_t n = isTorch ? picks[k] : shape[k];
+      SmallVector<int64_t> along(rank, 1);
+      along[k] = n;
+      Value positions = dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({n}, t.i64()),
+                                              t.b.getF64FloatAttr(0), t.b.getF64FloatAttr(1));
+      coord = dyn::ReshapeOp::create(t.b, c.loc, RankedTensorType::get(along, t.i64()), positions);
+    }
+    Value term = t.create<dyn::MulOp>({coord, t.scalarConstant(py::int_(stride), t.i64())});
+    flat = flat ? t.create<dyn::AddOp>({flat, term}) : term;
+    stride *= shape[k];
+  }
+  auto all = RankedTensorType::get({type.getNumElements()}, type.getElementType());
+  Value input = dyn::ReshapeOp::create(t.b, c.loc, all, x->value);
+  return c.result(dyn::GatherOp::create(t.b, c.loc, input, flat, 0));
+}
+
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::indexingFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"take", take},
-      {"index_select", indexSelect},
-      {"embedding", embedding},
+      {"take", take},        {"index_select", indexSelect},  {"embedding", embedding},
+      {"gather", takeAlong}, {"take_along_axis", takeAlong},
   };
   return functions;
 }

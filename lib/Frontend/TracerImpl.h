@@ -425,9 +425,11 @@ public:
   /// numpy integer scalar too), a list of ints, or an int (0-d); null for anything else (float
   /// indices raise, bool arrays are masks).
   Value integerIndices(const VarPtr &v);
-  /// dyn.gather of `x` along `axis` at `indices` (any integer type), with the check that
-  /// every index is in [-size, size) (`negative`) or [0, size): at trace time for constant
-  /// indices, else by a dyn.check at the end of the trace. `what` names the operation.
+  /// `indices` (any integer type) as i64, with the check that every index is in [-size, size)
+  /// (`negative`) or [0, size): at trace time for constant indices, else by a dyn.check at the
+  /// end of the trace. `what` names the operation.
+  Value checkedIndices(Value indices, int64_t size, bool negative, const std::string &what);
+  /// dyn.gather of `x` along `axis` at checked `indices`.
   Value gather(Value x, Value indices, int64_t axis, bool negative, const std::string &what);
   /// Conditions the graph's results rely on (dyn.check), emitted where the trace ends.
   std::vector<std::pair<Value, std::string>> runtimeChecks;

@@ -139,18 +139,21 @@ def test_result_is_a_copy():
     same(got, want)
 
 
-@pytest.mark.parametrize("index", ["mask", "two_arrays", "with_int", "zero_d"])
+@pytest.mark.parametrize("index", ["mask", "apart", "with_none", "zero_d"])
 def test_other_advanced_indices_still_break(index):
+    # Masks have data-dependent shapes; arrays apart from one another or beside None move
+    # the result's dimensions first; a 0-d index array is an integer (a view).
     i = np.array([0, 2])
     f = {
         "mask": lambda x: x[x > 5],
-        "two_arrays": lambda x: x[i, i],
-        "with_int": lambda x: x[0, :, i] if x.ndim == 3 else x[i, 0],
+        "apart": lambda x: x.reshape(2, 3, 4)[i % 2, :, i],
+        "with_none": lambda x: x[None, i],
         "zero_d": lambda x: x[np.array(1)],
     }[index]
     want = f(X)
     for mode in MODES:
         same(dynamir.compile(f, **mode)(X), want)
+    assert dynamir.explain(f, X).graph_break_count == 1
 
 
 def test_gather_compiles_for_the_gpu():
@@ -166,3 +169,37 @@ def test_gather_compiles_for_the_gpu():
     assert graphs and "dyn.check" in str(traced.module)
     for graph in graphs:
         assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
+
+
+@pytest.mark.parametrize("case", ["pairs", "with_int", "int_first", "lists", "broadcast",
+                                  "after_ellipsis"])
+def test_several_adjacent_index_arrays(case):
+    rows, cols = np.array([3, 0, -1]), np.array([5, -6, 2])
+    f = {
+        "pairs": lambda x, r, c: x[r, c],
+        "with_int": lambda x, r, c: x[r, 1],
+        "int_first": lambda x, r, c: x[-2, c],
+        "lists": lambda x, r, c: x[[0, 2], [1, 0]] * 2,
+        "broadcast": lambda x, r, c: x[r[:, None], c[None, :2]],
+        "after_ellipsis": lambda x, r, c: x.reshape(2, 2, 6)[..., r[:2] % 2, c[:2]],
+    }[case]
+    check(f, X, rows, cols)
+    if case == "pairs":
+        def g(x, r, c):
+            return x[r, c]
+        check(g, T, torch.from_numpy(rows), torch.from_numpy(cols))
+
+
+def test_gather_and_take_along_axis():
+    def f(x, i):
+        return torch.gather(x, 1, i), x.gather(0, i[:, :1] % 4), torch.gather(x, -1, i[:2])
+    check(f, T, torch.tensor([[0, 5], [3, 3], [2, 0], [1, 4]]))
+
+    def g(a, i):
+        best = np.argmax(a, axis=1, keepdims=True)
+        return np.take_along_axis(a, best, axis=1), np.take_along_axis(a, i, 1)
+    check(g, np.random.default_rng(0).standard_normal((3, 5)), np.array([[0], [-1], [4]]))
+    with pytest.raises(RuntimeError):
+        torch.gather(T, 1, torch.tensor([[-1]]))
+    with pytest.raises(RuntimeError):
+        dynamir.compile(lambda x, i: torch.gather(x, 1, i))(T, torch.tensor([[-1]]))

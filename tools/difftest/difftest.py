@@ -402,6 +402,16 @@ class Generator:
             return "[" + self.rng.choice(["{a} > 0", "{a} != 0"]) + "]"
         if r < 0.12 and nd and shape[0] > 0:
             return f"[[0, -1]]" if shape[0] > 1 else "[[0, 0]]"
+        if r < 0.17 and nd and min(shape) > 0:
+            # An index array computed from the data (a gather) along the first or the last
+            # dimension: in bounds, negative, or past the end now and then (eager raises;
+            # Dynamir's check must too).
+            last = nd > 1 and self.rng.random() < 0.5
+            s = shape[-1] if last else shape[0]
+            cast = ".long()" if torch_ else ".astype(np.int64)"
+            shift = self.rng.choice(["", "", " - 1", f" + {s // 2 + 1}"])
+            index = f"(({{a}}.reshape(-1)[:4].abs() * 3){cast} % {s}){shift}"
+            return f"[..., {index}]" if last else f"[{index}]"
         comps = []
         m = self.rng.randint(1, max(1, nd))
         dims = list(shape)
