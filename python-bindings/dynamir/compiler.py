@@ -734,6 +734,7 @@ class Explanation:
     break_reasons: list
     ops_per_graph: dict
     guards: list
+    checks: list  # the run-time checks (dyn.check) the host programs make, by reason
     graphs: dict
     never_compiled: list
     kernels_run_during_tracing: int
@@ -752,6 +753,10 @@ class Explanation:
             lines.append(f"  graph {name} [{state}]: {', '.join(ops)}")
         lines.append(f"Guards ({len(self.guards)}):")
         lines.extend(f"  {g.text}" for g in self.guards)
+        if self.checks:
+            lines.append(f"Run-time checks ({len(self.checks)}; when one fails the frame runs "
+                         "eagerly):")
+            lines.extend(f"  {c}" for c in self.checks)
         times = ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.compile_times.items())
         lines.append(f"Compile times: {times}")
         return "\n".join(lines)
@@ -803,15 +808,15 @@ def _host_syncs(compiled):
 
 
 def _explanation(compiled, result, before=None):
-    """What the last call of `compiled` did; host syncs counted since `before`."""
-    before = before or {}
     """The Explanation of `compiled`'s last run, which returned `result`: the frame's entry and
-    those of the continuations it went on in after graph breaks."""
+    those of the continuations it went on in after graph breaks; host syncs counted since
+    `before`."""
+    before = before or {}
     last = compiled._last
     if last is None:
         reason = compiled._eager_reason or "the frame ran eagerly"
-        return Explanation(result, 0, 0, [GraphBreak("eager", reason, "", 0)], {}, [], {}, [],
-                           0, 0, {}, "")
+        return Explanation(result, 0, 0, [GraphBreak("eager", reason, "", 0)], {}, [], [], {},
+                           [], 0, 0, {}, "")
     ran = last if isinstance(last, list) else [(compiled, last)]
     graph_names, compiled_names, breaks, guards = [], set(), [], []
     ops, graphs, hosts = {}, {}, []
@@ -848,6 +853,8 @@ def _explanation(compiled, result, before=None):
         break_reasons=breaks,
         ops_per_graph=ops,
         guards=guards,
+        checks=[m.group(1) for host in hosts
+                for m in re.finditer(r'dyn\.check %[^,]+, "([^"]*)"', host)],
         graphs=graphs,
         never_compiled=[g for g in graph_names if g not in compiled_names],
         kernels_run_during_tracing=kernels,

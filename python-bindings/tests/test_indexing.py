@@ -92,6 +92,8 @@ def test_out_of_bounds_raises_as_eagerly(backend):
 
     compiled = dynamir.compile(f, backend=backend)
     same(compiled(X, np.array([0, 3])), f(X, np.array([0, 3])))
+    assert dynamir.explain(compiled, X, np.array([0, 3])).checks == [
+        "indexing by an index out of bounds for size 4"]
     before = dynamir.counters()["failed_checks"]
     for bad in (np.array([0, 4]), np.array([-5, 0])):
         with pytest.raises(IndexError):
