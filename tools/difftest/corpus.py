@@ -1693,6 +1693,20 @@ def f(x, idx):
     return x.index_select(0, idx), x[idx], x[idx, 1], x[[0, 2], [1, 0]]
 """, "T(4, 3), torch.tensor([2, 0, 2])")
 
+P(TO, "topk_style_gather", """
+def f(scores, values):
+    idx = scores.argmax(dim=-1)
+    chosen = values[torch.arange(values.shape[0]), idx]
+    return chosen, torch.gather(values, 1, idx.unsqueeze(1)).squeeze(1), values.index_select(1, idx)
+""", "T(3, 4), T(3, 4, seed=1)")
+
+P(TO, "grad_mode_branch", """
+def f(x):
+    if torch.is_grad_enabled():
+        return x * 2
+    return x - 1
+""", "T(3)")
+
 P(TO, "boolean_mask_select", """
 def f(x):
     pos = x[x > 0]
@@ -1970,6 +1984,20 @@ P(N, "np_fancy_indexing", """
 def f(a, idx):
     return a[idx], a[:, idx], a[idx, idx], np.take(a, [0, 3])
 """, "A(3, 3), np.array([2, 0])")
+
+P(N, "np_gather_rows_cols", """
+def f(a, rows, cols):
+    picked = a[rows, cols]
+    best = np.argmax(a, axis=1)
+    return picked, a[np.arange(a.shape[0]), best], np.take_along_axis(a, best[:, None], 1)
+""", "A(4, 5), np.array([0, 3, -1]), np.array([4, 0, 2])")
+
+P(N, "np_lookup_table", """
+def f(codes, table):
+    # Decode with a lookup table, then normalize each row.
+    rows = table[codes]
+    return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+""", "np.array([[1, 0, 3], [2, 2, 1]]), A(4, 3) + 5.0")
 
 P(N, "np_constructors", """
 def f(n):
