@@ -300,18 +300,20 @@ struct Entry::Guard {
         auto array = py::reinterpret_borrow<py::array>(obj);
         if (!checkShape(array.ndim(), [&](int64_t d) { return int64_t(array.shape(d)); }))
           return false;
-        if (contiguous && !(array.flags() & py::array::c_style))
-          return fail("is not contiguous");
+        // Exactly: a trace of a strided array took it for strided (x.contiguous() copied it).
+        if (contiguous != bool(array.flags() & py::array::c_style))
+          return fail(contiguous ? "is not contiguous" : "is contiguous, traced strided");
         return true;
       }
       py::tuple shape = py::tuple(obj.attr("shape"));
       if (!checkShape(int64_t(shape.size()), [&](int64_t d) { return shape[d].cast<int64_t>(); }))
         return false;
-      if (contiguous && !obj.attr("is_contiguous")().cast<bool>())
-        return fail("is not contiguous");
+      bool isTorch = isTorchTensor(obj);
+      if ((contiguous || isTorch) && obj.attr("is_contiguous")().cast<bool>() != contiguous)
+        return fail(contiguous ? "is not contiguous" : "is contiguous, traced strided");
       // The trace may read requires_grad (x.requires_grad); graphs compute no
       // gradients (the tracer runs such frames eagerly).
-      if (isTorchTensor(obj)) {
+      if (isTorch) {
         if (obj.attr("requires_grad").cast<bool>() != requiresGrad)
           return fail(requiresGrad ? "does not require grad" : "requires grad");
         if (requiresGrad && !mayRecordGrad && gradEnabled())

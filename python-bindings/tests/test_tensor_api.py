@@ -126,6 +126,27 @@ def test_requires_grad_is_guarded():
     assert len(compiled._entries) == 2
 
 
+def test_layout_is_guarded_both_ways():
+    # A trace of a strided argument relied on its being strided: contiguous() and ravel()
+    # copied it. Called with a contiguous one, eager updates the argument through them.
+    def f(x):
+        y = x.contiguous()
+        y += 1
+        return x
+
+    def g(a):
+        v = a.ravel()
+        v *= 2
+        return a
+
+    for fn, strided, plain in ((f, lambda: torch.ones(3, 2).t(), lambda: torch.ones(2, 3)),
+                               (g, lambda: np.ones((3, 2)).T, lambda: np.ones((2, 3)))):
+        compiled = dynamir.compile(fn)
+        for make in (strided, plain, strided):
+            same(compiled(make()), fn(make()))
+        assert len(compiled._entries) == 2
+
+
 def test_grad_mode_is_guarded():
     # torch.is_grad_enabled() is the caller's mode, guarded as Dynamo's global state is, and
     # False inside a traced no_grad block whatever the caller's mode.

@@ -567,8 +567,10 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
   let description = [{
     Checks that the Python object at `source` has the exact type `type_name`
     (`numpy.ndarray`, `torch.Tensor`), the operand's element type and rank, and the operand's
-    static sizes (a `?` dimension is not checked: `dynamic=True`). With `contiguous` the object
-    must also be C-contiguous. With `written` the program stores into the object (the host
+    static sizes (a `?` dimension is not checked: `dynamic=True`). `contiguous` is whether the
+    array or tensor is C-contiguous, checked both ways: the trace of a strided one relied on
+    its being strided (`x.contiguous()` made a copy). With `written` the program stores into
+    the object (the host
     writes the graph's final value back into it), so it must be writeable and share no memory
     with any other tensor the function takes: otherwise a store through it would change what
     another argument reads, which the graph does not model. A torch tensor's `requires_grad`
