@@ -11,21 +11,9 @@ import dynamir
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
+from test_tensor_api import same  # noqa: E402  (exact types, dtypes, shapes and values)
+
 MODES = [{}, {"backend": "eager"}, {"capture_control_flow": True}]
-
-
-def same(got, want):
-    assert type(got) is type(want), (type(got), type(want))
-    if isinstance(want, (tuple, list)):
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w)
-    elif isinstance(want, torch.Tensor):
-        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
-        assert torch.equal(got, want), (got, want)
-    else:
-        assert got.dtype == want.dtype and np.shape(got) == np.shape(want), (got, want)
-        assert np.array_equal(got, want), (got, want)
 
 
 def check(f, *args):
