@@ -18,6 +18,13 @@ using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
 
+namespace {
+/// `...` in an index.
+bool isEllipsis(const VarPtr &p) {
+  return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
+}
+} // namespace
+
 VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
   needConstant(obj);
   std::string source = obj->source.empty() ? "" : obj->source + "." + name;
@@ -196,9 +203,6 @@ VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
 Tracer::BasicIndex Tracer::basicIndex(const VarPtr &obj, const VarPtr &index) {
   RankedTensorType type = typeOf(obj->value);
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
-  auto isEllipsis = [](const VarPtr &p) {
-    return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
-  };
   auto isNewAxis = [](const VarPtr &p) { return p->kind == VK::Const && p->obj.is_none(); };
   int64_t rank = type.getRank();
   int64_t consumed = 0, ellipses = 0;
@@ -355,9 +359,6 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
 /// another, or beside None, move the result's dimensions first: those return null.
 VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
-  auto isEllipsis = [](const VarPtr &p) {
-    return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
-  };
   int64_t first = -1, axis = 0, consumed = 0;
   bool anyArray = false;
   SmallVector<Value> arrays; // one per advanced part, in order
@@ -398,10 +399,8 @@ VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
   int64_t flatSize = 1;
   for (auto [k, array] : llvm::enumerate(arrays)) {
     int64_t size = shape[axis + k];
-    Value i = checkedIndices(array, size, /*negative=*/true, "indexing");
+    Value i = positions(array, size, /*negative=*/true, "indexing");
     Value n = scalarConstant(py::int_(size), i64());
-    Value zero = scalarConstant(py::int_(0), i64());
-    i = create<dyn::WhereOp>({create<dyn::LtOp>({i, zero}), create<dyn::AddOp>({i, n}), i});
     flat = flat ? create<dyn::AddOp>({create<dyn::MulOp>({flat, n}), i}) : i;
     flatSize *= size;
   }
@@ -460,6 +459,15 @@ Value Tracer::checkedIndices(Value indices, int64_t size, bool negative, const s
     runtimeChecks.emplace_back(ok, reason);
   }
   return indices;
+}
+
+Value Tracer::positions(Value indices, int64_t size, bool negative, const std::string &what) {
+  Value i = checkedIndices(indices, size, negative, what);
+  if (!negative)
+    return i;
+  Value zero = scalarConstant(py::int_(0), i64());
+  Value n = scalarConstant(py::int_(size), i64());
+  return create<dyn::WhereOp>({create<dyn::LtOp>({i, zero}), create<dyn::AddOp>({i, n}), i});
 }
 
 Value Tracer::gather(Value x, Value indices, int64_t axis, bool negative, const std::string &what) {

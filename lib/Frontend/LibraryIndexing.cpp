@@ -114,10 +114,7 @@ VarPtr takeAlong(LibraryCall &c) {
   for (int64_t k = 0; k < rank; ++k)
     if (k != dim && (isTorch ? picks[k] > shape[k] : picks[k] != shape[k] && picks[k] != 1))
       return nullptr; // raises (numpy's broadcast of a size-1 input dimension is not modelled)
-  Value i = t.checkedIndices(indices, shape[dim], /*negative=*/!isTorch, c.name);
-  Value zero = t.scalarConstant(py::int_(0), t.i64());
-  Value size = t.scalarConstant(py::int_(shape[dim]), t.i64());
-  i = t.create<dyn::WhereOp>({t.create<dyn::LtOp>({i, zero}), t.create<dyn::AddOp>({i, size}), i});
+  Value i = t.positions(indices, shape[dim], /*negative=*/!isTorch, c.name);
   Value flat;
   int64_t stride = 1;
   for (int64_t k = rank - 1; k >= 0; --k) {

@@ -429,6 +429,8 @@ public:
   /// (`negative`) or [0, size): at trace time for constant indices, else by a dyn.check at the
   /// end of the trace. `what` names the operation.
   Value checkedIndices(Value indices, int64_t size, bool negative, const std::string &what);
+  /// checkedIndices, with negative indices counted from the end: positions in [0, size).
+  Value positions(Value indices, int64_t size, bool negative, const std::string &what);
   /// dyn.gather of `x` along `axis` at checked `indices`.
   Value gather(Value x, Value indices, int64_t axis, bool negative, const std::string &what);
   /// Conditions the graph's results rely on (dyn.check), emitted where the trace ends.
