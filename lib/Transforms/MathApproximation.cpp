@@ -374,8 +374,42 @@ void reduceSinCos(Operation *op, std::optional<double> bound, ModuleOp module) {
   op->erase();
 }
 
+/// Upstream's legacy set of f32 expansions and approximations, accurate to float32 rounding,
+/// less atan and atan2: upstream's atan2 was 41 ulp from numpy's arctan2 on values of
+/// magnitude 3 (libm's atan2f, which the lowering calls instead, is within 1).
+bool isApproximated(StringRef name) {
+  return llvm::is_contained({math::TanhOp::getOperationName(), math::LogOp::getOperationName(),
+                             math::Log2Op::getOperationName(), math::Log1pOp::getOperationName(),
+                             math::ErfOp::getOperationName(), math::ErfcOp::getOperationName(),
+                             math::AsinOp::getOperationName(), math::AcosOp::getOperationName(),
+                             math::ExpOp::getOperationName(), math::ExpM1Op::getOperationName(),
+                             math::CbrtOp::getOperationName(), math::SinOp::getOperationName(),
+                             math::CosOp::getOperationName()},
+                            name);
+}
+
+/// Each function here is NaN at NaN, which its expansion must not be left to compute: LLVM
+/// folds the expansion of a constant NaN, and upstream's exp and expm1 reach their result
+/// through fptosi of NaN, which LLVM calls poison (exp(NaN) of a constant array summed to 0:
+/// difftest 277000035:99). A compare and a select per element; the loop still vectorizes.
+void propagateNaN(Operation *op) {
+  OpBuilder b(op->getContext());
+  b.setInsertionPointAfter(op);
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0), result = op->getResult(0);
+  Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  auto select = arith::SelectOp::create(b, loc, nan, x, result);
+  result.replaceAllUsesExcept(select, select);
+}
+
 struct MathApproximationPass : dynamir::impl::DynMathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
+    getOperation()->walk([&](Operation *op) {
+      if (op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+          getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
+          isApproximated(op->getName().getStringRef()))
+        propagateNaN(op);
+    });
     SmallVector<math::ExpOp> exps;
     SmallVector<math::TanhOp> tanhs;
     // Bounds are taken before any rewrite: a rewritten sin is no longer recognizably in [-1, 1].
@@ -398,22 +432,8 @@ struct MathApproximationPass : dynamir::impl::DynMathApproximationBase<MathAppro
     for (auto [op, bound] : sinCos)
       reduceSinCos(op, bound, getOperation());
     RewritePatternSet patterns(&getContext());
-    // Upstream's legacy set of f32 expansions and approximations, accurate to float32
-    // rounding, less atan and atan2: upstream's atan2 was 41 ulp from numpy's arctan2 on
-    // values of magnitude 3 (libm's atan2f, which the lowering calls instead, is within 1).
-    auto approximated = [](StringRef name) {
-      return llvm::is_contained({math::TanhOp::getOperationName(), math::LogOp::getOperationName(),
-                                 math::Log2Op::getOperationName(),
-                                 math::Log1pOp::getOperationName(), math::ErfOp::getOperationName(),
-                                 math::ErfcOp::getOperationName(), math::AsinOp::getOperationName(),
-                                 math::AcosOp::getOperationName(), math::ExpOp::getOperationName(),
-                                 math::ExpM1Op::getOperationName(),
-                                 math::CbrtOp::getOperationName(), math::SinOp::getOperationName(),
-                                 math::CosOp::getOperationName()},
-                                name);
-    };
-    populateMathF32ExpansionPatterns(patterns, approximated);
-    populateMathPolynomialApproximationPatterns(patterns, approximated);
+    populateMathF32ExpansionPatterns(patterns, isApproximated);
+    populateMathPolynomialApproximationPatterns(patterns, isApproximated);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

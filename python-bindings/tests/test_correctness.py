@@ -666,6 +666,27 @@ def test_float32_sin_and_cos_are_accurate_away_from_zero():  # difftest 31415:10
     assert np.allclose(s, np.sin(tiny), rtol=1e-7, atol=0) and np.signbit(s[2])
 
 
+@pytest.mark.parametrize("numerator", [0.0, 1.0, -1.0])
+def test_float32_functions_of_special_constants(numerator):
+    """A store makes a row constant; divided by 0 it is a NaN or an infinity the graph's loop
+    computes from a constant array, and LLVM folds the approximations on it: one that reached
+    its result through fptosi of NaN (poison) folded exp(NaN) to 0 in a sum (difftest
+    277000035:99)."""
+    torch = pytest.importorskip("torch")
+    names = ["exp", "expm1", "sin", "cos", "tan", "tanh", "sigmoid", "log", "log1p", "log2",
+             "sqrt", "atan", "asin", "sinh", "cosh", "exp2", "asinh", "erf"]
+
+    for name in names:
+        def f(x, function=getattr(torch, name)):
+            y = x[0]
+            y[:] = numerator
+            return function(y / 0.0).sum()
+
+        x = torch.arange(8.0).reshape(2, 4)
+        want, got = f(x.clone()), dynamir.compile(f)(x.clone())
+        assert torch.allclose(got, want, equal_nan=True), (name, got, want)
+
+
 def test_float32_sin_and_cos_of_huge_arguments():
     # Beyond 2^24 the half-period count needs more bits than float32 has: Cody-Waite gave
     # garbage (sin(1e20) = 0.6, numpy -0.64); these arguments are reduced exactly.
