@@ -227,7 +227,8 @@ void Tracer::commitStore(const VarPtr &x, Value v) {
   Value base = viewBase(x->value);
   VarPtr owner = base == x->value ? x : holderOf(base);
   std::vector<VarPtr> views = liveViews(base);
-  Value newBase = writeThrough(x->value, v);
+  // The object keeps its layout whatever value it now holds (`y[...] = z` with y transposed).
+  Value newBase = laidOutLike(writeThrough(x->value, v), base);
   auto rebind = [&](const VarPtr &var, Value value) {
     noteMutation(var);
     --varsHolding[var->value];
@@ -381,9 +382,11 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
     // Arithmetic on bools: + is or and * is and, in numpy and torch; the others raise or
     // compute in int8, which graphs do not have.
     if (kind == NB_ADD || kind == NB_OR)
-      return ufuncResult(create<dyn::LogicalOrOp>({a, c}), lib);
+      return layOut(ufuncResult(create<dyn::LogicalOrOp>({a, c}), lib), {x, y},
+                    ResultLayout::Elementwise);
     if (kind == NB_MULTIPLY || kind == NB_AND)
-      return ufuncResult(create<dyn::LogicalAndOp>({a, c}), lib);
+      return layOut(ufuncResult(create<dyn::LogicalAndOp>({a, c}), lib), {x, y},
+                    ResultLayout::Elementwise);
     breakTrace(dyn::BreakKind::unsupported_call, "arithmetic on booleans");
   }
   // torch has no subtraction involving bools (a bool tensor or a Python bool); numpy's
@@ -484,7 +487,8 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
   default:
     breakTrace(dyn::BreakKind::unsupported_call, "unsupported binary operator on tensors");
   }
-  return ufuncResult(r, lib);
+  return layOut(ufuncResult(r, lib), {x, y},
+                kind == NB_MATRIX_MULTIPLY ? ResultLayout::RowMajor : ResultLayout::Elementwise);
 }
 
 VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
@@ -541,7 +545,7 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
   default:
     r = create<dyn::GeOp>({a, c});
   }
-  return ufuncResult(r, lib);
+  return layOut(ufuncResult(r, lib), {x, y}, ResultLayout::Elementwise);
 }
 
 /// `bool(t)` as an i1 0-d tensor that stays on the device.

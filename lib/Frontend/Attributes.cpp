@@ -71,6 +71,17 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     }
     if (name == "dtype")
       return constVar(dtypeObject(obj->lib, type.getElementType()));
+    if (name == "strides" && obj->lib == Lib::Numpy && !obj->scalar) { // in bytes
+      std::optional<SmallVector<int64_t>> strides = reportedStrides(obj->value);
+      if (!strides)
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "the strides of an array whose memory layout the trace does not model");
+      py::tuple bytes(strides->size());
+      int64_t size = std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+      for (auto [d, stride] : llvm::enumerate(*strides))
+        bytes[d] = py::int_(stride * size);
+      return constVar(bytes);
+    }
     // Properties of a CPU, strided, non-quantized tensor (the only kind the tracer takes as
     // input; the guards keep it so) that does not require grad: only an input can (guarded),
     // as the trace records no gradients.
@@ -390,7 +401,9 @@ VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
   basic->items = std::move(parts);
   Value sliced = subscript(obj, basic)->value;
   if (arrays.size() == 1)
-    return tensorVar(gather(sliced, arrays[0], axis, /*negative=*/true, "indexing"), obj->lib);
+    return layOut(
+        tensorVar(gather(sliced, arrays[0], axis, /*negative=*/true, "indexing"), obj->lib), {obj},
+        ResultLayout::Unknown);
   // Several arrays: one index into the indexed dimensions flattened, sum of the wrapped
   // indices times their row-major strides (numpy broadcasts the arrays, and raises where
   // they do not broadcast: the trace breaks there).
@@ -409,8 +422,10 @@ VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
   llvm::append_range(collapsed, shape.drop_front(axis + arrays.size()));
   Value merged = dyn::ReshapeOp::create(
       b, loc(), RankedTensorType::get(collapsed, elementTypeOf(sliced)), sliced);
-  return tensorVar(dyn::GatherOp::create(b, loc(), merged, flat, static_cast<uint64_t>(axis)),
-                   obj->lib);
+  return layOut(
+      tensorVar(dyn::GatherOp::create(b, loc(), merged, flat, static_cast<uint64_t>(axis)),
+                obj->lib),
+      {obj}, ResultLayout::Unknown);
 }
 
 Value Tracer::integerIndices(const VarPtr &v) {

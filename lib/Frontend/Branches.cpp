@@ -192,6 +192,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   dyn::YieldOp::create(yields, ifLoc, fallIsThen ? jumpValues : fallValues);
   for (auto &[placeholder, index] : fill)
     placeholder->value = ifOp.getResult(index);
+  layOutResults(ifOp, fallValues, jumpValues);
   if (returned) {
     f.stack = savedStack;
     f.locals = savedLocals;

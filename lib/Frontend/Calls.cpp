@@ -58,6 +58,10 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   if (callee->kind == VK::Method) {
     VarPtr self = callee->items[0];
     args.insert(args.begin(), self);
+    // ndarray.copy() copies in order "C" where np.copy keeps the array's ("K").
+    if (self->lib == Lib::Numpy && callee->name == "copy" && args.size() == 1 &&
+        llvm::none_of(kwargs, [](const auto &kw) { return kw.first == "order"; }))
+      kwargs.emplace_back("order", constVar(py::str("C")));
     VarPtr r = callTensorOp(self->lib, callee->name, std::move(args), std::move(kwargs));
     // Methods of a numpy scalar return scalars (s.copy(), s.astype(...), s.reshape(())).
     if (self->scalar && r->kind == VK::Tensor && typeOf(r->value).getRank() == 0)

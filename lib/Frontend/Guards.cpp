@@ -99,6 +99,24 @@ bool Tracer::isDeviceArray(py::handle obj) {
          py::str(type.attr("__module__")).cast<std::string>() == "_dynamir";
 }
 
+/// The strides in elements of a numpy array or torch tensor (none for a numpy array whose
+/// strides are no whole number of elements, and for anything else).
+static std::optional<SmallVector<int64_t>> inputStrides(py::handle obj, bool isTorch) {
+  SmallVector<int64_t> strides;
+  if (isTorch) {
+    for (py::handle stride : obj.attr("stride")())
+      strides.push_back(stride.cast<int64_t>());
+    return strides;
+  }
+  int64_t itemsize = obj.attr("itemsize").cast<int64_t>();
+  for (py::handle bytes : obj.attr("strides")) {
+    if (bytes.cast<int64_t>() % itemsize)
+      return std::nullopt;
+    strides.push_back(bytes.cast<int64_t>() / itemsize);
+  }
+  return strides;
+}
+
 /// A real array or tensor becomes a function argument (once per source) and a guard.
 VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   if (source.empty())
@@ -146,6 +164,7 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   auto type = RankedTensorType::get(shape, element);
   Value arg = entry->addArgument(type, b.getUnknownLoc());
   // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
+  deviceArrayInputs |= isDeviceArray(obj);
   bool contiguous = isTorch || isDeviceArray(obj)
                         ? obj.attr("is_contiguous")().cast<bool>()
                         : numpy && py::isinstance(obj, numpy.attr("ndarray")) &&
@@ -153,8 +172,12 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   {
     OpBuilder::InsertionGuard g(b);
     setGuardInsertionPoint();
-    auto guard = dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg,
-                                                 python::typeName(obj), contiguous);
+    auto guard = dyn::TensorMatchGuardOp::create(
+        b, b.getUnknownLoc(), source, arg, python::typeName(obj), contiguous, /*written=*/false,
+        /*requires_grad=*/false, /*no_grad=*/false, /*strides=*/nullptr);
+    if (!contiguous && type.hasStaticShape() && type.getRank() > 0 && !isDeviceArray(obj))
+      if (std::optional<SmallVector<int64_t>> strides = inputStrides(obj, isTorch))
+        guard.setStrides(*strides);
     guard.setRequiresGrad(requiresGrad);
     if (recordsGrad) {
       guard.setNoGrad(true);
@@ -188,7 +211,9 @@ VarPtr Tracer::scalarInput(py::handle obj, const std::string &source) {
     OpBuilder::InsertionGuard g(b);
     setGuardInsertionPoint();
     dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, python::typeName(obj),
-                                    /*contiguous=*/false);
+                                    /*contiguous=*/false, /*written=*/false,
+                                    /*requires_grad=*/false, /*no_grad=*/false,
+                                    /*strides=*/nullptr);
   }
   VarPtr v = makeVar(VK::Scalar);
   v->value = arg;

@@ -291,7 +291,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     py::tuple names = f.code->object.attr("co_names");
     VarPtr self = f.pop(), cls = f.pop();
     VarPtr global = f.pop();
-    if (global->kind != VK::Object || !global->obj.is(py::module_::import("builtins").attr("super")))
+    if (global->kind != VK::Object ||
+        !global->obj.is(py::module_::import("builtins").attr("super")))
       breakTrace(dyn::BreakKind::unsupported_call, "LOAD_SUPER_ATTR of another super");
     VarPtr attr = superAttr(makeSuper(f, cls, self), py::str(names[in.arg >> 2]));
     if (in.arg & 1)
@@ -353,7 +354,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     f.stack.push_back(call(f, callee, std::move(args), std::move(kwargs)));
     break;
   }
-  case DICT_MERGE:  // f(**a, **b): a repeated key raises
+  case DICT_MERGE:    // f(**a, **b): a repeated key raises
   case DICT_UPDATE: { // {**a, **b}
     VarPtr update = f.pop();
     VarPtr target = f.peek(in.arg);
@@ -414,7 +415,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     else if (x->kind == VK::Tensor && elementTypeOf(x->value).isInteger(1))
       breakTrace(dyn::BreakKind::unsupported_call, "negation of booleans raises");
     else if (x->kind == VK::Tensor)
-      f.stack.push_back(ufuncResult(dyn::NegOp::create(b, loc(), x->value), x->lib));
+      f.stack.push_back(layOut(ufuncResult(dyn::NegOp::create(b, loc(), x->value), x->lib), {x},
+                               ResultLayout::Elementwise));
     else
       breakTrace(dyn::BreakKind::unsupported_call, "negation of " + describe(x));
     break;
@@ -432,7 +434,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     if (VarPtr r = callDunder(x, "__invert__", {}))
       f.stack.push_back(r);
     else if (x->kind == VK::Tensor)
-      f.stack.push_back(ufuncResult(dyn::NotOp::create(b, loc(), x->value), x->lib));
+      f.stack.push_back(layOut(ufuncResult(dyn::NotOp::create(b, loc(), x->value), x->lib), {x},
+                               ResultLayout::Elementwise));
     else if (x->kind == VK::Const)
       f.stack.push_back(constVar(~x->obj));
     else
@@ -573,9 +576,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     }
     // Exhausted: its return value goes on the stack (3.11 in place of the iterator; 3.12 and
     // later above it, for END_SEND to remove).
-    VarPtr returned = it->kind == VK::Generator && it->generator->returned
-                          ? it->generator->returned
-                          : constVar(py::none());
+    VarPtr returned = it->kind == VK::Generator && it->generator->returned ? it->generator->returned
+                                                                           : constVar(py::none());
     if (kPythonMinor < 12)
       f.pop();
     f.stack.push_back(returned);

@@ -188,6 +188,29 @@ VarPtr staticFact(LibraryCall &c) {
   return constVar(py::bool_(false)); // is_complex: the tracer has no complex tensors
 }
 
+/// x.is_contiguous() and x.stride(), x.stride(d): the layout the trace knows (Layouts.cpp);
+/// one it does not know is a break.
+VarPtr layoutFact(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch || !c.kwargs.empty() || c.args.size() > 2)
+    return nullptr;
+  Value x = c.tensorArg(0)->value;
+  if (c.name == "is_contiguous") {
+    std::optional<bool> contiguous = c.args.size() == 1 ? t.contiguity(x) : std::nullopt;
+    if (!contiguous)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "is_contiguous() of a tensor whose memory layout the trace does not model");
+    return constVar(py::bool_(*contiguous));
+  }
+  std::optional<SmallVector<int64_t>> strides = t.reportedStrides(x);
+  if (!strides)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "stride() of a tensor whose memory layout the trace does not model");
+  if (c.args.size() == 2)
+    return constVar(py::int_((*strides)[singleDim(c.args[1], t.typeOf(x).getRank())]));
+  return constVar(py::tuple(py::cast(std::vector<int64_t>(strides->begin(), strides->end()))));
+}
+
 /// What runs for real on constants (no kernel, no data): np.finfo(x.dtype), torch.iinfo,
 /// np.promote_types, torch.get_default_dtype(), torch.device("cpu"), np.dtype("f4"),
 /// torch.Size([2, 3]).
@@ -272,6 +295,8 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
                                          {"is_tensor", staticFact},
                                          {"is_complex", staticFact},
                                          {"is_floating_point", staticFact},
+                                         {"is_contiguous", layoutFact},
+                                         {"stride", layoutFact},
                                          {"finfo", hostConstant},
                                          {"iinfo", hostConstant},
                                          {"promote_types", promoteTypes},
@@ -390,6 +415,29 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
   const llvm::StringMap<LibraryHandler> &functions = libraryFunctions();
   if (auto it = functions.find(name); it != functions.end()) {
     LibraryCall call{*this, lib, name, args, kwargs, loc()};
+    // What the handler makes after `mark` is new: its layout is the call's (a result that was
+    // there before is an argument's or another object's, laid out already).
+    std::vector<VarPtr> operands = args;
+    for (const auto &kw : kwargs)
+      operands.push_back(kw.second);
+    ResultLayout rule = resultLayout(lib, name, args, kwargs);
+    Block *block = b.getInsertionBlock();
+    Operation *mark =
+        b.getInsertionPoint() == block->begin() ? nullptr : &*std::prev(b.getInsertionPoint());
+    auto laidOut = [&](VarPtr r) {
+      auto made = [&](const VarPtr &v) {
+        Operation *def = v->kind == VK::Tensor ? v->value.getDefiningOp() : nullptr;
+        return def && def->getBlock() == block && (!mark || mark->isBeforeInBlock(def));
+      };
+      if (r->kind == VK::Tuple && !llvm::is_contained(args, r)) {
+        for (const VarPtr &item : r->items)
+          if (made(item))
+            layOut(item, operands, rule);
+      } else if (made(r)) {
+        layOut(r, operands, rule);
+      }
+      return r;
+    };
     if (VarPtr r = it->second(call)) {
       // A result the handler made of view ops (a broadcast and a reshape, a squeezed 2-D
       // pooling) is still a copy when eager code copies: a store into the argument must not
@@ -398,7 +446,7 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
       // (difftest 270236014:52).
       bool ofScalar = !args.empty() && args[0]->kind == VK::Tensor && args[0]->scalar;
       if (returnsView(lib, name) && (!ofScalar || name == "broadcast_to"))
-        return r;
+        return laidOut(r);
       auto own = [&](VarPtr &v) {
         if (v->kind != VK::Tensor || !isView(v->value.getDefiningOp()) ||
             llvm::is_contained(args, v))
@@ -413,7 +461,7 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
         for (VarPtr &item : r->items)
           own(item);
       own(r);
-      return r;
+      return laidOut(r);
     }
   }
   breakTrace(dyn::BreakKind::unsupported_call, std::string(lib == Lib::Numpy ? "numpy" : "torch") +

@@ -368,40 +368,30 @@ VarPtr castMethod(LibraryCall &c) {
 // one is not seen through the other); contiguous() and detach() return the tensor itself, or
 // one sharing its memory, as eagerly.
 
-/// Whether `v` may be an array of the caller's on the host: an argument, a view of one, or a
-/// result of a branch or loop (the host's branch hands back each side's own object).
-bool mayBeCallersArray(Value v) {
-  if (isa<BlockArgument>(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  if (isView(def))
-    return mayBeCallersArray(def->getOperand(0));
-  return isa<dyn::IfOp, dyn::ForOp>(def);
+/// A copy of x as a new object: a value of its own, a cast to the same dtype that folds away,
+/// so that a view of the copy is no view of x (a store into x then stays in the graph). Its
+/// layout is the call's (Tracer::resultLayout: row-major for contiguous(), x's order for
+/// clone and np.copy).
+VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x) {
+  auto cast = dyn::CastOp::create(t.b, loc, x->value, TypeAttr::get(t.elementTypeOf(x->value)));
+  // Folded into an argument, or into what a branch on the host hands back (either side's
+  // own object), the copy would be the caller's array itself (difftest 198396022:90).
+  cast.setCopy(mayBeCallersArray(x->value));
+  return t.tensorVar(cast, x->lib);
 }
 
-/// A copy of x as a new object. With `ownValue` it holds a value of its own, a cast to the
-/// same dtype that folds away, so that a view of the copy is no view of x (a store into x then
-/// stays in the graph): the copy of a contiguous x, and contiguous() of a view. clone and
-/// np.copy of a strided view keep the view's value: they keep its layout, which the trace
-/// knows only as "a view" (not contiguous).
-VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x, bool ownValue) {
-  Value v = x->value;
-  if (ownValue) {
-    auto cast = dyn::CastOp::create(t.b, loc, v, TypeAttr::get(t.elementTypeOf(v)));
-    // Folded into an argument, or into what a branch on the host hands back (either side's
-    // own object), the copy would be the caller's array itself (difftest 198396022:90).
-    cast.setCopy(mayBeCallersArray(v));
-    v = cast;
-  }
-  VarPtr copy = t.tensorVar(v, x->lib);
-  copy->copy = true;
-  return copy;
-}
-
-/// x.copy(), np.copy(x), x.clone().
+/// x.copy() (order "C", Calls.cpp), np.copy(x) (order "K"), x.clone().
 VarPtr copy(LibraryCall &c) {
   VarPtr x = c.tensorArg(0);
-  return copyOf(c.t, c.loc, x, c.t.isContiguous(x));
+  if (c.lib == Lib::Numpy)
+    if (VarPtr order = c.take(1, {"order"}); order && !isNone(order)) {
+      py::handle given = constant(order, "the order of a copy");
+      if (!py::isinstance<py::str>(given) ||
+          !llvm::is_contained({std::string("C"), std::string("K")}, given.cast<std::string>()))
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "a copy in order " + std::string(py::repr(given)));
+    }
+  return copyOf(c.t, c.loc, x);
 }
 
 /// x.cpu(): the tensor itself (the tracer's tensors are on the CPU).
@@ -417,10 +407,13 @@ VarPtr detach(LibraryCall &c) { return c.tensorArg(0); }
 /// x.contiguous().
 VarPtr contiguous(LibraryCall &c) {
   Tracer &t = c.t;
-  // The tensor itself if it is contiguous, else a contiguous copy: a value of its own (a cast
-  // that folds away), unlike clone's copy of a view, which keeps the view's layout.
+  // The tensor itself if it is contiguous, else a row-major copy.
   VarPtr x = c.tensorArg(0);
-  return t.isContiguous(x) ? x : copyOf(t, c.loc, x, /*ownValue=*/true);
+  std::optional<bool> contiguous = t.contiguity(x->value);
+  if (!contiguous)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "contiguous() of a tensor whose memory layout the trace does not model");
+  return *contiguous ? x : copyOf(t, c.loc, x);
 }
 
 } // namespace

@@ -199,8 +199,12 @@ VarPtr ravel(LibraryCall &c) {
   if (c.args.size() > 1 || !c.kwargs.empty()) // numpy's order="F" / "K"
     return nullptr;
   VarPtr x = c.tensorArg(0);
+  std::optional<bool> contiguous = t.contiguity(x->value);
+  if (!contiguous)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "ravel of an array whose memory layout the trace does not model");
   VarPtr flat = t.callTensorOp(c.lib, "reshape", {x, intTuple({-1})}, {});
-  if (t.isContiguous(x))
+  if (*contiguous)
     return flat;
   return c.result(
       dyn::CastOp::create(t.b, c.loc, flat->value, TypeAttr::get(t.elementTypeOf(flat->value))));

@@ -219,7 +219,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       // Own slots hold a tensor of one type at the end of every iteration; carried tensors and
       // own slots keep their layout.
       auto keepsLayout = [&](Value init, Value end) {
-        if (isContiguous(init) != isContiguous(end))
+        if (!sameLayout(init, end))
           throw NotCaptured{"a tensor the loop carries changes its layout"};
       };
       SmallVector<Value> yields;
@@ -258,6 +258,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       auto loop = dyn::ForOp::create(b, l, ValueRange(inits).getTypes(), bound(start), bound(stop),
                                      bound(step), inits);
       loop.getBody().push_back(body.release());
+      layOutResults(loop, yields);
       // After it: carried Vars hold their final values, own slots new Vars holding theirs,
       // and the loop variable its last value.
       for (auto [i, v] : llvm::enumerate(carried)) {

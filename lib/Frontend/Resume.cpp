@@ -78,6 +78,15 @@ int stepConsumes(const Instr &in) {
     return -1;
   }
 }
+
+/// The axes the host transposes an array the graph hands out in `order` by (Tracer::handedOut)
+/// to lay it out as eager code does.
+std::vector<int64_t> inverseOrder(ArrayRef<int64_t> order) {
+  std::vector<int64_t> inverse(order.size());
+  for (auto [d, axis] : llvm::enumerate(order))
+    inverse[axis] = static_cast<int64_t>(d);
+  return inverse;
+}
 } // namespace
 
 /// How the host recreates one value of the frame state from the break's live tensors, the
@@ -125,13 +134,26 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     // would not: in-place updates after the break would miss the base.
     if (isView(v->value.getDefiningOp()))
       throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
-    auto it = llvm::find(live, v->value);
+    // The host's array is laid out as eager code's: the graph hands out an array in its order,
+    // which the host transposes back (a view); device arrays are row-major.
+    std::optional<SmallVector<int64_t>> order =
+        deviceArrayInputs ? SmallVector<int64_t>() : denseOrder(v->value);
+    if (!order)
+      throw NotRebuildable{"an array whose memory layout the trace does not model (" + describe(v) +
+                           ")"};
+    Value out = handedOut(v->value, *order);
+    auto it = llvm::find(live, out);
     size_t index = it - live.begin();
     if (it == live.end())
-      live.push_back(v->value);
+      live.push_back(out);
     // Another Var of the same value is a copy of it (y.copy()): it gets its own array.
     bool copy = !rebuiltValues.insert(v->value).second;
-    return py::make_tuple("live", index, v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "a", copy);
+    py::object axes = order->empty() ? py::object(py::none()) : py::cast(inverseOrder(*order));
+    return py::make_tuple("live", index,
+                          v->lib == Lib::Torch ? "t"
+                          : v->scalar          ? "s"
+                                               : "a",
+                          copy, axes);
   }
   case VK::Const:
     return py::make_tuple("const", v->obj);
@@ -177,8 +199,8 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     size_t index = it - live.begin();
     if (it == live.end())
       live.push_back(v->value);
-    return py::make_tuple("live", index, isa<FloatType>(elementTypeOf(v->value)) ? "f" : "i",
-                          false);
+    return py::make_tuple("live", index, isa<FloatType>(elementTypeOf(v->value)) ? "f" : "i", false,
+                          py::none());
   }
   case VK::Set: {
     py::list args;
@@ -305,6 +327,22 @@ py::list Tracer::writeBacks(SmallVectorImpl<Value> &values) {
   return pairs;
 }
 
+std::string Tracer::handOut(const VarPtr &v, SmallVectorImpl<Value> &results) {
+  // Laid out as eager code lays it out, where the trace knows how (else row-major).
+  SmallVector<int64_t> order;
+  if (!deviceArrayInputs)
+    order = denseOrder(v->value).value_or(SmallVector<int64_t>());
+  results.push_back(handedOut(v->value, order));
+  std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
+  std::string output = "%" + kind + std::to_string(results.size() - 1);
+  if (order.empty())
+    return output;
+  std::string axes;
+  for (int64_t axis : inverseOrder(order))
+    axes += std::to_string(axis) + ", ";
+  return "_p(" + output + ", (" + axes + "))";
+}
+
 /// The Python expression the host evaluates to build the frame's result from the graph's
 /// outputs: `%N` a numpy array, `%sN` a numpy scalar, `%tN` a torch tensor (output N, appended
 /// to `results`), the caller's own objects by their sources (`L['x']`), literals for numbers,
@@ -363,9 +401,7 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
         breakTrace(dyn::BreakKind::divergent_branch,
                    "returning what is the caller's array or a view after one side of a "
                    "data-dependent branch and a new array after the other");
-      results.push_back(v->value);
-      std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
-      return "%" + kind + std::to_string(results.size() - 1);
+      return handOut(v, results);
     }
     if (v->viewOf)
       breakTrace(dyn::BreakKind::unsupported_call, "returning a dict view");

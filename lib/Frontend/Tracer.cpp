@@ -233,9 +233,11 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
     if (out->kind != VK::Tensor)
       throw EagerOnly{"module output is not a single tensor"};
     emitRuntimeChecks();
-    func::ReturnOp::create(b, loc(), out->value);
-    func->setAttr("dyn.output", b.getStringAttr("%t0"));
-    func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {out->value.getType()}));
+    SmallVector<Value> results;
+    std::string output = handOut(out, results);
+    func::ReturnOp::create(b, loc(), results);
+    func->setAttr("dyn.output", b.getStringAttr(output));
+    func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {results[0].getType()}));
   } catch (EagerOnly &eager) {
     result.eagerReason = eager.reason;
     func.erase();
@@ -272,5 +274,7 @@ TraceResult dynamir::frontend::trace(MLIRContext *context, py::handle fn, py::tu
                                      py::dict kwargs, const TraceOptions &options) {
   FatalErrorsThrow fatalErrorsThrow;
   Tracer tracer(context, options);
-  return tracer.run(fn, args, kwargs);
+  TraceResult result = tracer.run(fn, args, kwargs);
+  tracer.forgetLayouts();
+  return result;
 }

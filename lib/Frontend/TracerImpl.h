@@ -10,7 +10,8 @@
 //
 // Where each member of `Tracer` is defined:
 //   Tracer.cpp               the traced frame: run, runModule, the entry point
-//   Values.cpp               describe, dtypes, Python types of values, contiguity
+//   Values.cpp               describe, dtypes, Python types of values
+//   Layouts.cpp              memory layouts: strides of views, the order of computed arrays
 //   Guards.cpp               guards, tensor inputs and `wrap` of real objects with sources
 //   Interpreter.cpp          the interpreter loop: runFrame and step (one case per bytecode)
 //   Calls.cpp                call: the dispatch on the callee, nn.Modules
@@ -232,15 +233,59 @@ public:
   py::object dtypeObject(Lib lib, Type t);
   Type dtypeArgument(Lib lib, const VarPtr &v);
   static py::object importIfLoaded(const char *name);
+  py::object pythonType(const VarPtr &v);
+  VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
+
+  // --- Layouts.cpp: memory layouts ----------------------------------------------------------
+  /// Whether the trace knows the array `v` stands for is C-contiguous.
   bool isContiguous(const VarPtr &v);
   bool isContiguous(Value v);
+  /// Whether the array is C-contiguous, where the trace knows (else none: a computed array of
+  /// an order it does not model, a view of an input whose strides are not guarded).
+  std::optional<bool> contiguity(Value v);
+  /// The strides (in elements) numpy or torch would report for the array, where the trace
+  /// knows them.
+  std::optional<llvm::SmallVector<int64_t>> reportedStrides(Value v);
   /// The strides (in elements) of the array `v` stands for, where the trace knows its layout.
   std::optional<llvm::SmallVector<int64_t>> stridesOf(Value v);
   /// Where the first element of the array `v` stands for is in its base's memory (in
   /// elements), where the trace knows the layout.
   std::optional<int64_t> offsetOf(Value v);
-  py::object pythonType(const VarPtr &v);
-  VarPtr isInstance(const VarPtr &obj, const VarPtr &classes);
+  /// Whether two arrays are laid out alike (both row-major, with the same known strides, or
+  /// as the same array of a layout the trace does not know).
+  bool sameLayout(Value a, Value c);
+  Value layoutRoot(Value v);
+  /// Arrays a store made that keep the layout (strided, or unknown) of the array they replace
+  /// (read where the op's recorded layout says so, which a reused op address does not).
+  llvm::DenseMap<Value, Value> layoutTwins;
+  Value twinOf(Value v);
+  /// How eager code lays out what a library call or operator computes from `operands`.
+  enum class ResultLayout {
+    Elementwise, // a ufunc (numpy, order K) or a TensorIterator op (torch): like its operands
+    RowMajor,    // always C-contiguous (matmul, torch's reductions, contiguous())
+    Unknown,     // like its operands, by rules the trace does not model
+  };
+  static ResultLayout resultLayout(Lib lib, llvm::StringRef name, const std::vector<VarPtr> &args,
+                                   const KwArgs &kwargs);
+  /// Records the layout of `r`, a computed array (or a tuple of them) made from `operands`, by
+  /// `rule`; returns `r`.
+  VarPtr layOut(VarPtr r, ArrayRef<VarPtr> operands, ResultLayout rule);
+  /// `v` as an array laid out as `like` is: v itself, or a copy of it recorded with that
+  /// layout (a store keeps the layout of the object it changes).
+  Value laidOutLike(Value v, Value like);
+  /// Gives each result of `op` the layout of the value at the same position in `from` (the
+  /// values a dyn.for starts or ends with), or, with `other`, the layout both share (the sides
+  /// of a dyn.if).
+  void layOutResults(Operation *op, ValueRange from, ValueRange other = {});
+  /// The axes of `v` in memory order (outermost first), where it is a dense array of a known
+  /// layout; what the host must transpose the graph's output by to hand it out as eager code
+  /// would (empty: row-major).
+  std::optional<llvm::SmallVector<int64_t>> denseOrder(Value v);
+  /// What the graph outputs for the host to hand out `v`, a dense array in `order`, as eager
+  /// code lays it out: `v` transposed into that order, row-major (the host transposes it back).
+  Value handedOut(Value v, ArrayRef<int64_t> order);
+  /// Removes the orders recorded while tracing from the ops (the trace's own bookkeeping).
+  void forgetLayouts();
 
   // --- Guards.cpp: guards and inputs ---------------------------------------------------------
   void setGuardInsertionPoint();
@@ -261,6 +306,9 @@ public:
   }
   bool isTensorObject(py::handle obj);
   static bool isDeviceArray(py::handle obj);
+  /// Whether the frame takes a dynamir.cuda.Array: the host then hands out device arrays,
+  /// which are row-major.
+  bool deviceArrayInputs = false;
   VarPtr tensorInput(py::handle obj, const std::string &source);
   /// Whether a torch tensor requires grad: an input the guard says does (no result of the
   /// trace does, as graphs record no gradients).
@@ -570,6 +618,9 @@ public:
                         SmallVectorImpl<Value> &live);
   py::object rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live);
   py::object rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live);
+  /// Appends what the graph outputs for the tensor `v` to `results`; the host's expression for
+  /// it (`%N`, `%tN`, `%sN`, transposed back by `_p` where eager code lays it out so).
+  std::string handOut(const VarPtr &v, SmallVectorImpl<Value> &results);
   std::string resultStructure(const VarPtr &out, SmallVectorImpl<Value> &results,
                               py::list &constants);
   llvm::DenseMap<const Var *, int> rebuiltVars;

@@ -1,8 +1,8 @@
 //===- Values.cpp - Describing abstract values and dtypes -----------------===//
 //
 // What the tracer knows about a `Var` besides its kind: how it prints (for break reasons and
-// DYNAMIR_LOGS=trace), the element types of numpy and torch dtypes, the Python type of the object
-// it stands for, and whether an array is contiguous.
+// DYNAMIR_LOGS=trace), the element types of numpy and torch dtypes and the Python type of the
+// object it stands for (its memory layout is Layouts.cpp's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,132 +176,6 @@ py::object Tracer::importIfLoaded(const char *name) {
 //===----------------------------------------------------------------------===//
 // Python types of values
 //===----------------------------------------------------------------------===//
-
-/// Whether the array a Var stands for is C-contiguous: an input by its guard, a loop-carried
-/// tensor as its initial value, a view by its strides, anything computed (a fresh result)
-/// always.
-bool Tracer::isContiguous(const VarPtr &v) { return isContiguous(v->value); }
-
-bool Tracer::isContiguous(Value v) {
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (auto it = loopArgs.find(arg); it != loopArgs.end())
-      return isContiguous(it->second.init);
-    for (auto guard : entry->getOps<dyn::TensorMatchGuardOp>())
-      if (guard.getValue() == arg)
-        return guard.getContiguous();
-    return false;
-  }
-  if (!isView(v.getDefiningOp()))
-    return true;
-  // A view is contiguous as torch and numpy count it: row-major strides, those of size-1
-  // dimensions aside (x[...], x[0] and x[1:3] of a contiguous x are; x.T and x[:, ::2] are
-  // not). x[...].contiguous() is then x's view itself, as in torch (difftest 197577003:27).
-  std::optional<SmallVector<int64_t>> strides = stridesOf(v);
-  if (!strides)
-    return false;
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
-  if (llvm::is_contained(shape, 0))
-    return true;
-  int64_t expected = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    if (shape[d] != 1 && (*strides)[d] != expected)
-      return false;
-    expected *= shape[d];
-  }
-  return true;
-}
-
-namespace {
-SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-} // namespace
-
-/// torch's rule for x.view(shape) (ATen's computeStride): the new dimensions must split or
-/// merge runs of old dimensions that are laid out contiguously one inside the other. The new
-/// strides, or none where torch raises.
-std::optional<SmallVector<int64_t>> frontend::viewStrides(ArrayRef<int64_t> oldShape,
-                                                          ArrayRef<int64_t> oldStrides,
-                                                          ArrayRef<int64_t> newShape) {
-  SmallVector<int64_t> strides(newShape.size(), 1);
-  if (oldShape.empty() || llvm::is_contained(oldShape, 0))
-    return rowMajorStrides(newShape);
-  int64_t viewD = static_cast<int64_t>(newShape.size()) - 1;
-  int64_t chunkBaseStride = oldStrides.back(), tensorNumel = 1, viewNumel = 1;
-  for (int64_t d = static_cast<int64_t>(oldShape.size()) - 1; d >= 0; --d) {
-    tensorNumel *= oldShape[d];
-    if (d == 0 || (oldShape[d - 1] != 1 && oldStrides[d - 1] != tensorNumel * chunkBaseStride)) {
-      while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] == 1)) {
-        strides[viewD] = viewNumel * chunkBaseStride;
-        viewNumel *= newShape[viewD];
-        --viewD;
-      }
-      if (viewNumel != tensorNumel)
-        return std::nullopt;
-      if (d > 0) {
-        chunkBaseStride = oldStrides[d - 1];
-        tensorNumel = viewNumel = 1;
-      }
-    }
-  }
-  if (viewD != -1)
-    return std::nullopt;
-  return strides;
-}
-
-/// Inputs guarded contiguous and fresh results are row-major; views follow their ops. None
-/// where a shape is dynamic or a view chain starts at an input of unknown layout.
-std::optional<SmallVector<int64_t>> Tracer::stridesOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return std::nullopt;
-  Operation *def = v.getDefiningOp();
-  if (!isView(def)) {
-    if (!isContiguous(v))
-      return std::nullopt;
-    return rowMajorStrides(type.getShape());
-  }
-  Value source = def->getOperand(0);
-  std::optional<SmallVector<int64_t>> in = stridesOf(source);
-  if (!in)
-    return std::nullopt;
-  ArrayRef<int64_t> inShape = cast<RankedTensorType>(source.getType()).getShape();
-  SmallVector<int64_t> out;
-  if (auto slice = dyn_cast<dyn::SliceOp>(def)) {
-    for (auto [stride, step] : llvm::zip_equal(*in, slice.getSteps()))
-      out.push_back(stride * step);
-  } else if (auto transpose = dyn_cast<dyn::TransposeOp>(def)) {
-    for (int64_t p : transpose.getPerm())
-      out.push_back((*in)[p]);
-  } else if (isa<dyn::BroadcastToOp>(def)) {
-    int64_t lead = type.getRank() - static_cast<int64_t>(inShape.size());
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      out.push_back(d < lead || inShape[d - lead] != type.getDimSize(d) ? 0 : (*in)[d - lead]);
-  } else { // reshape, expand_dims, squeeze
-    return viewStrides(inShape, *in, type.getShape());
-  }
-  return out;
-}
-
-std::optional<int64_t> Tracer::offsetOf(Value v) {
-  Operation *def = v.getDefiningOp();
-  if (!isView(def))
-    return 0;
-  Value source = def->getOperand(0);
-  std::optional<int64_t> offset = offsetOf(source);
-  auto slice = dyn_cast<dyn::SliceOp>(def);
-  if (!offset || !slice) // the other views start where their source does
-    return offset;
-  std::optional<SmallVector<int64_t>> strides = stridesOf(source);
-  if (!strides)
-    return std::nullopt;
-  for (auto [start, stride] : llvm::zip_equal(slice.getStarts(), *strides))
-    *offset += start * stride;
-  return offset;
-}
 
 /// The Python type of the object a Var stands for.
 py::object Tracer::pythonType(const VarPtr &v) {

@@ -163,6 +163,17 @@ inline Value viewBase(Value v) {
   return v;
 }
 
+/// Whether `v` may be an array of the caller's on the host: an argument, a view of one, or a
+/// result of a branch or loop (the host's branch hands back each side's own object).
+inline bool mayBeCallersArray(Value v) {
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (isView(def))
+    return mayBeCallersArray(def->getOperand(0));
+  return isa<dyn::IfOp, dyn::ForOp>(def);
+}
+
 //===----------------------------------------------------------------------===//
 // Breaks
 //===----------------------------------------------------------------------===//

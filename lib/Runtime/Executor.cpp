@@ -164,9 +164,10 @@ struct Entry::Guard {
   py::object value;
   RankedTensorType tensorType;
   bool contiguous = false;
-  bool requiresGrad = false;  // a torch tensor's requires_grad, checked exactly
-  bool mayRecordGrad = false; // read only inside `with torch.no_grad()`
-  bool gradMode = false;      // GradMode: what torch.is_grad_enabled() must return
+  SmallVector<int64_t> strides; // of a strided tensor, in elements, checked exactly
+  bool requiresGrad = false;    // a torch tensor's requires_grad, checked exactly
+  bool mayRecordGrad = false;   // read only inside `with torch.no_grad()`
+  bool gradMode = false;        // GradMode: what torch.is_grad_enabled() must return
   // Filled by the first successful check: later checks compare pointers instead of names.
   mutable py::object seenType, seenDtype;
 
@@ -303,6 +304,9 @@ struct Entry::Guard {
         // Exactly: a trace of a strided array took it for strided (x.contiguous() copied it).
         if (contiguous != bool(array.flags() & py::array::c_style))
           return fail(contiguous ? "is not contiguous" : "is contiguous, traced strided");
+        for (auto [d, stride] : llvm::enumerate(strides))
+          if (array.strides(d) != stride * array.itemsize())
+            return fail("has other strides than traced");
         return true;
       }
       py::tuple shape = py::tuple(obj.attr("shape"));
@@ -311,6 +315,10 @@ struct Entry::Guard {
       bool isTorch = isTorchTensor(obj);
       if ((contiguous || isTorch) && obj.attr("is_contiguous")().cast<bool>() != contiguous)
         return fail(contiguous ? "is not contiguous" : "is contiguous, traced strided");
+      if (!strides.empty() &&
+          !llvm::equal(py::tuple(obj.attr("stride")()), strides,
+                       [](py::handle a, int64_t b) { return a.cast<int64_t>() == b; }))
+        return fail("has other strides than traced");
       // The trace may read requires_grad (x.requires_grad); graphs compute no
       // gradients (the tracer runs such frames eagerly).
       if (isTorch) {
@@ -394,6 +402,8 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
           g.typeName = tensor.getTypeName().str();
           g.tensorType = cast<RankedTensorType>(tensor.getValue().getType());
           g.contiguous = tensor.getContiguous();
+          if (std::optional<ArrayRef<int64_t>> strides = tensor.getStrides())
+            g.strides.assign(strides->begin(), strides->end());
           g.requiresGrad = tensor.getRequiresGrad();
           g.mayRecordGrad = tensor.getNoGrad();
           if (auto arg = dyn_cast<BlockArgument>(tensor.getValue())) {

@@ -134,6 +134,16 @@ def _as_tensor(o):
     return o if type(o) is _dynamir.DeviceArray else sys.modules["torch"].from_numpy(o)
 
 
+def _permuted(o, axes):
+    """An output the graph laid out in eager code's order, transposed back to its shape: a view
+    with eager's strides (x.T * 2 is transposed in numpy and torch alike). Device arrays stay
+    row-major."""
+    if type(o) is _dynamir.DeviceArray:
+        return o
+    permute = getattr(o, "permute", None)  # a torch tensor's; numpy's transpose takes the axes
+    return permute(axes) if permute is not None else o.transpose(axes)
+
+
 _OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor, "f": float, "i": int}
 _VALUE_CHANGED = re.compile(r"^(.*): expected the value (.*), got (.*)$")
 
@@ -543,6 +553,8 @@ class CompiledFunction:
                     return value.numpy()[()] if recipe[2] == "s" else value
                 if recipe[3]:
                     value = value.copy()
+                if recipe[4] is not None:  # laid out as eager code lays it out (_permuted)
+                    value = value.transpose(recipe[4])
                 return _OUTPUT_KINDS[recipe[2]](value)
             if kind == "source":
                 code = _source_code.get(recipe[1])
@@ -700,7 +712,8 @@ class CompiledFunction:
             return eval(code, {"__builtins__": {"type": type, "set": set}, "_": _as_array,
                                "_s": _as_scalar, "_f": float, "_i": int,
                                "_t": _as_tensor, "_type": _import_type,
-                               "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects},
+                               "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects,
+                               "_p": _permuted},
                         {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,
                          "_d": define, "_m": shared})
 

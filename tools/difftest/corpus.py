@@ -3203,6 +3203,37 @@ def f(x):
     return x, y, y.stride()
 """, "T(2, 3)")
 
+P(AL, "transposed_result_contiguous_copies", """
+def f(x):
+    y = x.t() * 2
+    z = y.contiguous()
+    z += 1
+    return y, z, y.is_contiguous(), y.stride()
+""", "T(3, 4)")
+
+P(AL, "numpy_transposed_result_ravel_copies", """
+def f(a):
+    y = np.sqrt(np.abs(a.T)) + 1.0
+    r = y.ravel()
+    r += 1
+    return y, y.strides
+""", "A(3, 4)")
+
+P(AL, "permuted_result_view_raises", """
+def f(x):
+    y = x.permute(2, 0, 1) * 2
+    return y.view(-1)
+""", "T(2, 3, 4)", raises="RuntimeError")
+
+P(AL, "transposed_store_keeps_layout", """
+def f(x, z):
+    y = x.t() + 0
+    y[...] = z
+    w = y.contiguous()
+    w -= 1
+    return y, w
+""", "T(3, 4), T(4, 3, seed=1)")
+
 P(AL, "slice_view_mutates_base", """
 def f(x):
     row = x[1]
@@ -3749,7 +3780,6 @@ BREAKS = {
     'setattr_on_object': 2,
     'attribute_list_mutation': 2,
     'masked_inplace_assign': 1,
-    'tensor_attributes': 1,
     'topk_sort': 3,
     'cumsum_cumprod': 1,
     'gather_scatter': 1,
@@ -3759,7 +3789,6 @@ BREAKS = {
     'item_and_tolist': 'eager',
     'functional_activations': 1,
     'grad_mode_checks': 2,
-    'detach_clone_contiguous': 'eager',
     'allclose_equal': 3,
     'outer_dot_norm': 1,
     'one_hot_argmax': 1,
@@ -3833,7 +3862,6 @@ BREAKS = {
     'attribute_error_raised': 1,
     'list_sort_key_reverse': 'eager',
     'strides_and_contiguity': 'eager',
-    'contiguous_after_transpose': 1,
     'view_on_noncontiguous_raises': 'eager',
     'int_inplace_float_raises': 1,
     'int_of_multi_element_raises': 1,
@@ -3844,12 +3872,10 @@ BREAKS = {
     'bool_of_multi_element_raises': 1,
     'dict_key_error_tensor_values': 1,
     'np_keepdims_where_keyword': 2,
-    'contiguous_of_noncontiguous_arg': 1,
     'reshape_noncontiguous_then_mutate': 'eager',
     'flatten_transposed_copy': 'eager',
-    'clone_of_transpose_mutate': 'eager',
+    'permuted_result_view_raises': 1,
     'numpy_copy_of_transpose': 'eager',
-    'permute_contiguous_strides': 2,
     'dot_mixed_dtype_raises': 1,
     'linear_int_input_raises': 1,
     'bmm_mixed_dtype_raises': 1,

@@ -1119,6 +1119,13 @@ LogicalResult DictKeysGuardOp::verify() {
 LogicalResult TensorMatchGuardOp::verify() {
   if (getNoGrad() && !getRequiresGrad())
     return emitOpError("no_grad is for an object that requires grad");
+  if (std::optional<ArrayRef<int64_t>> strides = getStrides()) {
+    auto type = cast<RankedTensorType>(getValue().getType());
+    if (getContiguous())
+      return emitOpError("strides are for a strided object");
+    if (!type.hasStaticShape() || static_cast<int64_t>(strides->size()) != type.getRank())
+      return emitOpError("strides need static sizes, one per dimension");
+  }
   return success();
 }
 

@@ -398,6 +398,22 @@ func.func @tensor_match_no_grad_without_requires_grad(%x: tensor<3xf32>) {
 
 // -----
 
+func.func @tensor_match_strides_of_contiguous(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'dyn.guard.tensor_match' op strides are for a strided object}}
+  dyn.guard.tensor_match "L['x']", %x type "torch.Tensor" contiguous strides [1] : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @tensor_match_strides_of_rank(%x: tensor<3x4xf32>) {
+  // expected-error@+1 {{'dyn.guard.tensor_match' op strides need static sizes, one per dimension}}
+  dyn.guard.tensor_match "L['x']", %x type "torch.Tensor" strides [1] : tensor<3x4xf32>
+  return
+}
+
+// -----
+
 func.func @dict_keys_float() {
   // expected-error@+1 {{'dyn.guard.dict_keys' op expected string or i64 keys, got 1.500000e+00 : f64}}
   dyn.guard.dict_keys "L['d']", ["a", 1.5]

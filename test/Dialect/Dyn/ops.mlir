@@ -256,6 +256,8 @@ func.func @guards(%x: tensor<3xf32>) {
   dyn.guard.tensor_match "L['x']", %x type "torch.Tensor" contiguous : tensor<3xf32>
   // CHECK: dyn.guard.tensor_match "L['w']", %{{.*}} type "torch.nn.parameter.Parameter" requires_grad no_grad : tensor<3xf32>
   dyn.guard.tensor_match "L['w']", %x type "torch.nn.parameter.Parameter" requires_grad no_grad : tensor<3xf32>
+  // CHECK: dyn.guard.tensor_match "L['s']", %{{.*}} type "numpy.ndarray" strides [2] written : tensor<3xf32>
+  dyn.guard.tensor_match "L['s']", %x type "numpy.ndarray" strides [2] written : tensor<3xf32>
   // CHECK: dyn.guard.type_match "L['n']", "builtins.int"
   dyn.guard.type_match "L['n']", "builtins.int"
   // CHECK: dyn.guard.id_match "G['np']", 140234425 {description = "<module 'numpy'>"}

@@ -569,7 +569,10 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     (`numpy.ndarray`, `torch.Tensor`), the operand's element type and rank, and the operand's
     static sizes (a `?` dimension is not checked: `dynamic=True`). `contiguous` is whether the
     array or tensor is C-contiguous, checked both ways: the trace of a strided one relied on
-    its being strided (`x.contiguous()` made a copy). With `written` the program stores into
+    its being strided (`x.contiguous()` made a copy). A strided one of static sizes has its
+    `strides` (in elements) checked exactly, as Dynamo checks them: the trace relied on them
+    (whether `x[0]` is contiguous, how numpy and torch lay out `x * 2`). With `written` the
+    program stores into
     the object (the host
     writes the graph's final value back into it), so it must be writeable and share no memory
     with any other tensor the function takes: otherwise a store through it would change what
@@ -584,15 +587,17 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     ```mlir
     dyn.guard.tensor_match "L['x']", %arg0 type "torch.Tensor" contiguous : tensor<3xf32>
     dyn.guard.tensor_match "L['u']", %arg1 type "numpy.ndarray" written : tensor<8xf64>
+    dyn.guard.tensor_match "L['t']", %arg3 type "torch.Tensor" strides [1, 4] : tensor<4x3xf32>
     dyn.guard.tensor_match "L['w']", %arg2 type "torch.nn.parameter.Parameter" contiguous
         requires_grad no_grad : tensor<4x4xf32>
     ```
   }];
   let arguments = (ins StrAttr:$source, Dyn_Tensor:$value, StrAttr:$type_name,
                    UnitAttr:$contiguous, UnitAttr:$written, UnitAttr:$requires_grad,
-                   UnitAttr:$no_grad);
+                   UnitAttr:$no_grad, OptionalAttr<DenseI64ArrayAttr>:$strides);
   let assemblyFormat = [{
-    $source `,` $value `type` $type_name (`contiguous` $contiguous^)? (`written` $written^)?
+    $source `,` $value `type` $type_name (`contiguous` $contiguous^)? (`strides` $strides^)?
+    (`written` $written^)?
     (`requires_grad` $requires_grad^)? (`no_grad` $no_grad^)? attr-dict `:` type($value)
   }];
   let hasVerifier = 1;
