@@ -218,6 +218,13 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
       return args[2];
     breakTrace(dyn::BreakKind::unsupported_call, "getattr of a missing attribute raises");
   }
+  // setattr(obj, "name", value) is STORE_ATTR: recorded and replayed as one.
+  if (isBuiltin(fn, "setattr") && args.size() == 3 && args[1]->kind == VK::Const &&
+      PyUnicode_Check(args[1]->obj.ptr())) {
+    arity(3, 3);
+    storeAttr(f, args[0], py::str(args[1]->obj), args[2]);
+    return constVar(py::none());
+  }
   if (isBuiltin(fn, "abs") && args.size() == 1 && args[0]->kind == VK::Tensor)
     return callTensorOp(args[0]->lib, "abs", args, kwargs);
   // Dynamic scalars: float() and abs() in the graph, int() of an int; else their value.

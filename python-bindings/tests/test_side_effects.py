@@ -98,3 +98,28 @@ def test_an_object_reached_twice_is_not_changed_in_the_graph():
     eager.items = []
     assert f(np.ones(1), eager, eager) == dynamir.compile(f)(np.ones(1), box, box)
     assert len(box.items) == len(eager.items) == 1
+
+
+class Holder:
+    pass
+
+
+def test_setattr_is_an_attribute_store():
+    # setattr with a constant name is STORE_ATTR: replayed after the graph, read back by the
+    # trace, no break.
+    def f(h, x):
+        setattr(h, "scale", 3)
+        setattr(h, "value", x * getattr(h, "scale"))
+        return h.value + 1
+
+    def make():
+        h = Holder()
+        h.scale = 1
+        return h, np.arange(3.0)
+
+    for _ in range(2):
+        (h1, x1), (h2, x2) = make(), make()
+        want, got = f(h1, x1), dynamir.compile(f)(h2, x2)
+        assert np.array_equal(got, want)
+        assert h2.scale == h1.scale and np.array_equal(h2.value, h1.value)
+    assert dynamir.explain(f, *make()).graph_break_count == 0
