@@ -373,6 +373,9 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
   case VK::NNModule:
     if (!obj->obj)
       break;
+    // What the trace stored into the caller's object, which the object itself has not yet.
+    if (storedAttr(obj, name))
+      return true;
     // Namespaces (modules, classes) and constants answer for real; other objects through
     // getAttr, which guards what it reads.
     if (obj->kind == VK::Const || PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr()))

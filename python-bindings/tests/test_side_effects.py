@@ -101,7 +101,8 @@ def test_an_object_reached_twice_is_not_changed_in_the_graph():
 
 
 class Holder:
-    pass
+    def __repr__(self):  # its state, which check() compares
+        return f"Holder({vars(self)})"
 
 
 def test_setattr_is_an_attribute_store():
@@ -122,4 +123,20 @@ def test_setattr_is_an_attribute_store():
         want, got = f(h1, x1), dynamir.compile(f)(h2, x2)
         assert np.array_equal(got, want)
         assert h2.scale == h1.scale and np.array_equal(h2.value, h1.value)
+    assert dynamir.explain(f, *make()).graph_break_count == 0
+
+
+def test_hasattr_sees_attributes_the_frame_stored():
+    # The store is replayed after the graph: until then only the trace knows the object has
+    # the attribute (hasattr answered from the real object, False, and took the other branch).
+    def f(h, x):
+        h.new = 1
+        if hasattr(h, "new"):
+            x = x + getattr(h, "new", 5)
+        return x - getattr(h, "missing", 2)
+
+    def make():
+        return Holder(), np.arange(3.0)
+
+    check(f, make, make)
     assert dynamir.explain(f, *make()).graph_break_count == 0
