@@ -119,8 +119,12 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
   }
   if (obj->kind == VK::Object && obj->name == "super")
     return superAttr(obj, name);
-  if (VarPtr stored = storedAttr(obj, name))
+  if (VarPtr stored = storedAttr(obj, name)) {
+    if (stored->kind == VK::Null) // deleted: eager raises AttributeError
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "attribute '" + name + "' of " + describe(obj) + ", which the frame deleted");
     return stored;
+  }
   if (VarPtr r = objectAttr(obj, name))
     return r;
   if (obj->kind == VK::Function && obj->made) {

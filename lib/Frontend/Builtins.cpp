@@ -218,11 +218,15 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
       return args[2];
     breakTrace(dyn::BreakKind::unsupported_call, "getattr of a missing attribute raises");
   }
-  // setattr(obj, "name", value) is STORE_ATTR: recorded and replayed as one.
-  if (isBuiltin(fn, "setattr") && args.size() == 3 && args[1]->kind == VK::Const &&
-      PyUnicode_Check(args[1]->obj.ptr())) {
-    arity(3, 3);
-    storeAttr(f, args[0], py::str(args[1]->obj), args[2]);
+  // setattr(obj, "name", value) and delattr(obj, "name") are STORE_ATTR and DELETE_ATTR.
+  if ((isBuiltin(fn, "setattr") || isBuiltin(fn, "delattr")) && args.size() >= 2 &&
+      args[1]->kind == VK::Const && PyUnicode_Check(args[1]->obj.ptr())) {
+    bool set = isBuiltin(fn, "setattr");
+    arity(set ? 3 : 2, set ? 3 : 2);
+    if (set)
+      storeAttr(f, args[0], py::str(args[1]->obj), args[2]);
+    else
+      deleteAttr(args[0], py::str(args[1]->obj));
     return constVar(py::none());
   }
   if (isBuiltin(fn, "abs") && args.size() == 1 && args[0]->kind == VK::Tensor)
@@ -373,9 +377,10 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
   case VK::NNModule:
     if (!obj->obj)
       break;
-    // What the trace stored into the caller's object, which the object itself has not yet.
-    if (storedAttr(obj, name))
-      return true;
+    // What the trace stored into (or deleted from) the caller's object, which the object
+    // itself has not yet.
+    if (VarPtr stored = storedAttr(obj, name))
+      return stored->kind != VK::Null;
     // Namespaces (modules, classes) and constants answer for real; other objects through
     // getAttr, which guards what it reads.
     if (obj->kind == VK::Const || PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr()))

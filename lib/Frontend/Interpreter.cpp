@@ -281,6 +281,11 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     deleteContainerItem(obj, index);
     break;
   }
+  case DELETE_ATTR: {
+    py::tuple names = f.code->object.attr("co_names");
+    deleteAttr(f.pop(), py::str(names[in.arg]));
+    break;
+  }
   case STORE_ATTR: {
     py::tuple names = f.code->object.attr("co_names");
     VarPtr obj = f.pop(), value = f.pop();

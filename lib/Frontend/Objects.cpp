@@ -233,13 +233,26 @@ void Tracer::storeInstanceAttr(const VarPtr &obj, const std::string &name, const
     unsupported("'" + std::string(py::str(cls.attr("__name__"))) + "' object has no attribute '" +
                 name + "'");
   prepareMutation(obj, "an attribute store");
+  setKey(obj, name, value);
+}
+
+void Tracer::deleteObjectAttr(const VarPtr &obj, const std::string &name) {
+  static PyObject *objectDelattr = builtinAttr("object", "__delattr__").ptr();
+  py::object delattr = classLookup(obj->cls, "__delattr__");
+  if (delattr && delattr.ptr() != objectDelattr)
+    unsupported("a class with __delattr__");
+  py::object raw = classLookup(obj->cls, name);
+  if (raw && (isDescriptor(raw, "property") || isDescriptor(raw, "slot")))
+    unsupported("deleting a property or slot");
   for (size_t i = 0; i < obj->keys.size(); ++i)
     if (py::str(obj->keys[i]).cast<std::string>() == name) {
-      obj->items[i] = value;
+      prepareMutation(obj, "an attribute deletion");
+      obj->keys.erase(obj->keys.begin() + i);
+      obj->items.erase(obj->items.begin() + i);
       return;
     }
-  obj->keys.push_back(py::str(name));
-  obj->items.push_back(value);
+  unsupported("deleting an attribute '" + name + "' that " + describe(obj) +
+              " does not hold (raises)");
 }
 
 VarPtr Tracer::callDunder(const VarPtr &obj, const char *name, std::vector<VarPtr> args) {

@@ -448,6 +448,8 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
       }
       return constant(v->obj);
     }
+    if (v->kind == VK::Null) // an attribute the frame deleted (deleteAttr)
+      return "_del";
     // The very objects the trace read (a module, a function, a layer).
     if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) && v->obj &&
         !v->made)

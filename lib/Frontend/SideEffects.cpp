@@ -71,44 +71,81 @@ VarPtr Tracer::storedAttr(const VarPtr &obj, const std::string &name) {
   return nullptr;
 }
 
-void Tracer::storeAttr(Frame &f, const VarPtr &obj, const std::string &name,
-                       const VarPtr &value) {
-  if (obj->kind == VK::Instance)
-    return setObjectAttr(f, obj, name, value);
-  auto refuse = [&](const std::string &why) {
-    breakTrace(dyn::BreakKind::side_effect, "STORE_ATTR of '" + name + "' on " + describe(obj) +
-                                                ": " + why);
-  };
+/// Why the host could not replay a change of attribute `name` of `obj` (a caller's object) as
+/// the program makes it (a store of `value`, or a deletion where it is null), or empty.
+std::string Tracer::unreplayableAttrChange(const VarPtr &obj, const std::string &name,
+                                           const VarPtr &value) {
   if ((obj->kind != VK::Object && obj->kind != VK::NNModule) || obj->source.empty())
-    refuse("an object the host cannot name");
+    return "an object the host cannot name";
   py::handle cls = py::type::handle_of(obj->obj);
   if (obj->kind == VK::NNModule) {
-    // nn.Module.__setattr__ registers parameters and submodules: only plain attributes and
-    // buffers (which it stores as the host will replay) are modelled.
+    // nn.Module.__setattr__ registers parameters and submodules (and __delattr__ removes
+    // them): only plain attributes and buffers set as the host will replay are modelled.
+    if (!value)
+      return "a module";
     for (const char *registry : {"_parameters", "_modules"})
       if (py::dict(obj->obj.attr(registry)).contains(name))
-        refuse("a parameter or submodule");
-    if (value->kind == VK::NNModule || (value->kind == VK::Tensor && value->inputType &&
-                                        py::isinstance(value->inputType, torchNN.attr("Parameter"))))
-      refuse("a module or parameter");
+        return "a parameter or submodule";
+    if (value->kind == VK::NNModule ||
+        (value->kind == VK::Tensor && value->inputType &&
+         py::isinstance(value->inputType, torchNN.attr("Parameter"))))
+      return "a module or parameter";
     if (value->kind == VK::Tensor && value->lib != Lib::Torch)
-      refuse("a numpy array");
-  } else {
-    if (!isPlainClass(cls))
-      refuse("an object of a class the tracer does not model");
-    static PyObject *objectSetattr =
-        py::object(py::module_::import("builtins").attr("object").attr("__setattr__"))
-            .release()
-            .ptr();
-    py::object raw = classLookup(cls, "__setattr__");
-    if (raw && raw.ptr() != objectSetattr)
-      refuse("its class defines __setattr__");
-    py::object descriptor = classLookup(cls, name);
-    if (descriptor && (py::hasattr(py::type::handle_of(descriptor), "__set__")))
-      refuse("a descriptor (a property or slot)");
+      return "a numpy array";
+    return "";
   }
+  if (!isPlainClass(cls))
+    return "an object of a class the tracer does not model";
+  const char *method = value ? "__setattr__" : "__delattr__";
+  py::object raw = classLookup(cls, method);
+  if (raw && !raw.is(py::module_::import("builtins").attr("object").attr(method)))
+    return std::string("its class defines ") + method;
+  py::object descriptor = classLookup(cls, name);
+  if (descriptor && py::hasattr(py::type::handle_of(descriptor), value ? "__set__" : "__delete__"))
+    return "a descriptor (a property or slot)";
+  return "";
+}
+
+void Tracer::storeAttr(Frame &f, const VarPtr &obj, const std::string &name, const VarPtr &value) {
+  if (obj->kind == VK::Instance)
+    return setObjectAttr(f, obj, name, value);
+  if (std::string why = unreplayableAttrChange(obj, name, value); !why.empty())
+    breakTrace(dyn::BreakKind::side_effect,
+               "STORE_ATTR of '" + name + "' on " + describe(obj) + ": " + why);
   prepareMutation(obj, "an attribute store");
   recordSideEffect(obj, "an attribute store on");
+  setKey(obj, name, value);
+}
+
+void Tracer::deleteAttr(const VarPtr &obj, const std::string &name) {
+  if (obj->kind == VK::Instance)
+    return deleteObjectAttr(obj, name);
+  if (std::string why = unreplayableAttrChange(obj, name, nullptr); !why.empty())
+    breakTrace(dyn::BreakKind::side_effect,
+               "DELETE_ATTR of '" + name + "' on " + describe(obj) + ": " + why);
+  // Only what the object's __dict__ holds (or the trace stored) can go: deleting a class's
+  // attribute through an instance, or a missing one, raises (the break runs it for real).
+  VarPtr stored = storedAttr(obj, name);
+  bool own = stored ? stored->kind != VK::Null : false;
+  if (!stored) {
+    py::object dict = py::getattr(obj->obj, "__dict__", py::none());
+    if (!PyDict_CheckExact(dict.ptr()))
+      breakTrace(dyn::BreakKind::side_effect, "DELETE_ATTR on an object without a __dict__");
+    SmallVector<Attribute> keys;
+    for (auto item : py::reinterpret_borrow<py::dict>(dict))
+      keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
+    guardDictKeys(obj->source + ".__dict__", keys);
+    own = py::reinterpret_borrow<py::dict>(dict).contains(name);
+  }
+  if (!own)
+    breakTrace(dyn::BreakKind::unsupported_call, "deleting an attribute '" + name + "' that " +
+                                                     describe(obj) + " does not hold (raises)");
+  prepareMutation(obj, "an attribute deletion");
+  recordSideEffect(obj, "an attribute deletion on");
+  setKey(obj, name, makeVar(VK::Null)); // the host replays it as delattr
+}
+
+void Tracer::setKey(const VarPtr &obj, const std::string &name, const VarPtr &value) {
   for (size_t i = 0; i < obj->keys.size(); ++i)
     if (py::str(obj->keys[i]).cast<std::string>() == name) {
       obj->items[i] = value;
@@ -137,8 +174,7 @@ void Tracer::emitDistinctGuards() {
       continue;
     guardOnce("distinct:" + target->source, [&] {
       SmallVector<StringRef> refs(others.begin(), others.end());
-      dyn::DistinctGuardOp::create(b, b.getUnknownLoc(), target->source,
-                                   b.getStrArrayAttr(refs));
+      dyn::DistinctGuardOp::create(b, b.getUnknownLoc(), target->source, b.getStrArrayAttr(refs));
     });
   }
 }
@@ -149,12 +185,12 @@ py::list Tracer::effectRecipes(SmallVectorImpl<Value> &live) {
     py::list values;
     for (const VarPtr &item : target->items)
       values.append(rebuildRecipe(item, live));
-    char kind = target->kind == VK::List ? 'l'
-                : isGlobals(target)          ? 'g'
-                : target->kind == VK::Dict   ? 'd'
-                                             : 'a';
-    effects.append(py::make_tuple(std::string(1, kind), target->source, py::cast(target->keys),
-                                  values));
+    char kind = target->kind == VK::List   ? 'l'
+                : isGlobals(target)        ? 'g'
+                : target->kind == VK::Dict ? 'd'
+                                           : 'a';
+    effects.append(
+        py::make_tuple(std::string(1, kind), target->source, py::cast(target->keys), values));
   }
   return effects;
 }

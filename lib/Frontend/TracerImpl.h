@@ -538,6 +538,7 @@ public:
   VarPtr objectAttr(const VarPtr &obj, const std::string &name);
   /// `obj.name = value` on an instance the trace made (a __setattr__ of its own is inlined).
   void setObjectAttr(Frame &f, const VarPtr &obj, const std::string &name, const VarPtr &value);
+  void deleteObjectAttr(const VarPtr &obj, const std::string &name);
   void storeInstanceAttr(const VarPtr &obj, const std::string &name, const VarPtr &value);
   /// The class's `name` method inlined on obj, or null when the class does not define it.
   VarPtr callDunder(const VarPtr &obj, const char *name, std::vector<VarPtr> args);
@@ -580,6 +581,13 @@ public:
   void storeGlobal(Frame &f, const std::string &name, const VarPtr &value);
   /// STORE_ATTR: an instance the trace made, or a caller's object (replayed by the host).
   void storeAttr(Frame &f, const VarPtr &obj, const std::string &name, const VarPtr &value);
+  /// DELETE_ATTR, delattr: the same objects; a caller's object records a NULL Var for the
+  /// attribute, which the host replays as delattr.
+  void deleteAttr(const VarPtr &obj, const std::string &name);
+  std::string unreplayableAttrChange(const VarPtr &obj, const std::string &name,
+                                     const VarPtr &value);
+  /// Sets attribute or key `name` of `obj`'s recorded state to `value`.
+  void setKey(const VarPtr &obj, const std::string &name, const VarPtr &value);
   void emitDistinctGuards();
   /// The replay of every side effect for a resume plan: (kind, source, keys, value recipes).
   py::list effectRecipes(SmallVectorImpl<Value> &live);

@@ -177,8 +177,8 @@ def _write_back(pairs):
 
 def _replay(effects):
     """The trace's changes to the caller's objects, each object's final state: a list's items,
-    a dict's items, an object's attributes (set as the program set them, through setattr),
-    a module's globals."""
+    a dict's items, an object's attributes (set as the program set them, through setattr, or
+    deleted: _NULL), a module's globals."""
     for kind, target, state in effects:
         if kind == "l":
             target[:] = state
@@ -189,7 +189,11 @@ def _replay(effects):
             target.update(state)
         else:
             for name, value in state.items():
-                setattr(target, name, value)
+                if value is _NULL:  # deleted by the program (maybe after storing it first)
+                    if name in vars(target):
+                        delattr(target, name)
+                else:
+                    setattr(target, name, value)
 
 
 def _with_effects(result, stores, effects):
@@ -713,7 +717,7 @@ class CompiledFunction:
                                "_s": _as_scalar, "_f": float, "_i": int,
                                "_t": _as_tensor, "_type": _import_type,
                                "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects,
-                               "_p": _permuted},
+                               "_p": _permuted, "_del": _NULL},
                         {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,
                          "_d": define, "_m": shared})
 

@@ -4,6 +4,7 @@ view of which objects are distinct and which keys a dict has (see lib/Frontend/S
 Every test compares with eager Python, call after call."""
 
 import numpy as np
+import pytest
 
 import dynamir
 
@@ -140,3 +141,32 @@ def test_hasattr_sees_attributes_the_frame_stored():
 
     check(f, make, make)
     assert dynamir.explain(f, *make()).graph_break_count == 0
+
+
+def test_attribute_deletion_is_replayed():
+    # `del h.tmp` and delattr on a caller's object are recorded as deletions and replayed
+    # after the graph (a deletion of what the frame stored first deletes nothing); reads after
+    # it see the attribute gone; deleting a missing attribute raises as eagerly.
+    def f(h, x):
+        del h.tmp
+        h.extra = 1
+        delattr(h, "extra")
+        h.kept = 2
+        return x * (2 if hasattr(h, "tmp") else 3) + getattr(h, "extra", 10)
+
+    def make():
+        h = Holder()
+        h.tmp = 1
+        return h, np.arange(3.0)
+
+    check(f, make, make)
+    assert dynamir.explain(f, *make()).graph_break_count == 0
+
+    def missing(h, x):
+        del h.tmp
+        return x + h.tmp
+
+    for fn in (missing, dynamir.compile(missing)):
+        h, x = make()
+        with pytest.raises(AttributeError):
+            fn(h, x)

@@ -3777,7 +3777,6 @@ BREAKS = {
     'print_dtype_device': 1,
     'repr_of_containers': 1,
     'numpy_arg_inplace': 1,
-    'setattr_on_object': 1,
     'attribute_list_mutation': 2,
     'masked_inplace_assign': 1,
     'topk_sort': 3,
