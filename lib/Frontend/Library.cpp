@@ -447,6 +447,13 @@ VarPtr Tracer::callLibrary(Lib lib, const std::string &name, std::vector<VarPtr>
       bool ofScalar = !args.empty() && args[0]->kind == VK::Tensor && args[0]->scalar;
       if (returnsView(lib, name) && (!ofScalar || name == "broadcast_to"))
         return laidOut(r);
+      // einsum of one operand that sums nothing is a view of it in both libraries
+      // (np.einsum("ij->ji", a)); its other results are new arrays.
+      if (name == "einsum" && r->kind == VK::Tensor && isView(r->value.getDefiningOp()) &&
+          llvm::any_of(args, [&](const VarPtr &a) {
+            return a->kind == VK::Tensor && a->value == viewBase(r->value);
+          }))
+        return r;
       auto own = [&](VarPtr &v) {
         if (v->kind != VK::Tensor || !isView(v->value.getDefiningOp()) ||
             llvm::is_contained(args, v))

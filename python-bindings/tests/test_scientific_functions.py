@@ -97,6 +97,31 @@ def test_einsum_forms_not_modelled_break():
     check(lambda x: np.einsum("ij,jk->ik", x, x[:2]), x)  # sizes disagree: raises
 
 
+def test_einsum_that_only_permutes_is_a_view():
+    # Both libraries return a view of the operand for a pure permutation: a store through it
+    # changes the argument. A reduction's result is a new array.
+    def permute(x):
+        r = np.einsum("ij->ji", x)
+        r[0, 1] = 5.0
+        return r.sum()
+
+    def reduce(x):
+        r = np.einsum("ij->i", x)
+        r[0] = 5.0
+        return r
+
+    def scale(t):
+        return torch.einsum("ij->ji", t).mul_(2).sum()
+
+    x = array((2, 3), np.float32)
+    for fn, make in ((permute, x.copy), (reduce, x.copy), (scale, lambda: torch.tensor(x))):
+        want_arg, got_arg = make(), make()
+        want, got = fn(want_arg), dynamir.compile(fn)(got_arg)
+        assert np.allclose(np.asarray(got), np.asarray(want), rtol=1e-5)  # a float32 sum
+        assert np.array_equal(np.asarray(got_arg), np.asarray(want_arg))  # the argument too
+        assert dynamir.explain(fn, make()).graph_break_count == 0
+
+
 def test_numpy_scalar_types_of_constants_promote_strongly():
     x = array((5,), np.float32)
     check(lambda x: x * np.float64(0.5), x)  # float64, as a numpy scalar makes it
