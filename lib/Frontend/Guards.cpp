@@ -163,8 +163,8 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
     shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
   auto type = RankedTensorType::get(shape, element);
   Value arg = entry->addArgument(type, b.getUnknownLoc());
-  // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
   deviceArrayInputs |= isDeviceArray(obj);
+  // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
   bool contiguous = isTorch || isDeviceArray(obj)
                         ? obj.attr("is_contiguous")().cast<bool>()
                         : numpy && py::isinstance(obj, numpy.attr("ndarray")) &&

@@ -374,21 +374,27 @@ Value Tracer::laidOutLike(Value v, Value like) {
     return v;
   auto copy = dyn::CastOp::create(b, loc(), v, TypeAttr::get(elementTypeOf(v)));
   copy.setCopy(mayBeCallersArray(v));
-  if (std::optional<SmallVector<int64_t>> order = denseOrder(like)) {
-    record(copy, order);
-  } else { // strided, or of a layout the trace does not know: like's, whatever it is
-    layoutTwins[copy] = like;
-    record(copy, IntegerAttr::get(i64(), 1));
-  }
+  recordLayoutLike(copy, like);
   return copy;
+}
+
+void Tracer::recordLayoutLike(Value v, Value like) {
+  if (std::optional<SmallVector<int64_t>> order = denseOrder(like)) {
+    record(v, order);
+  } else { // strided, or of a layout the trace does not know: like's, whatever it is
+    layoutTwins[v] = like;
+    record(v, IntegerAttr::get(i64(), 1));
+  }
 }
 
 void Tracer::layOutResults(Operation *op, ValueRange from, ValueRange other) {
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (!isa<RankedTensorType>(result.getType()) || typeOf(result).getRank() < 2)
       continue;
-    bool agree = other.empty() || sameLayout(from[i], other[i]);
-    record(result, agree ? denseOrder(from[i]) : std::nullopt);
+    if (!other.empty() && !sameLayout(from[i], other[i]))
+      record(result, std::nullopt);
+    else
+      recordLayoutLike(result, from[i]);
   }
 }
 

@@ -273,6 +273,9 @@ public:
   /// `v` as an array laid out as `like` is: v itself, or a copy of it recorded with that
   /// layout (a store keeps the layout of the object it changes).
   Value laidOutLike(Value v, Value like);
+  /// Records that the computed array `v` is laid out as `like`: in its order where it is
+  /// dense, else (strided, or unknown) as its twin.
+  void recordLayoutLike(Value v, Value like);
   /// Gives each result of `op` the layout of the value at the same position in `from` (the
   /// values a dyn.for starts or ends with), or, with `other`, the layout both share (the sides
   /// of a dyn.if).
