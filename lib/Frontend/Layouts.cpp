@@ -381,8 +381,10 @@ Value Tracer::laidOutLike(Value v, Value like) {
 void Tracer::recordLayoutLike(Value v, Value like) {
   if (std::optional<SmallVector<int64_t>> order = denseOrder(like)) {
     record(v, order);
-  } else { // strided, or of a layout the trace does not know: like's, whatever it is
-    layoutTwins[v] = like;
+  } else {
+    // Strided, or of a layout the trace does not know: like's, whatever it is (through a
+    // loop's block argument, its initial value's, as the loop forgets its arguments).
+    layoutTwins[v] = layoutRoot(like);
     record(v, IntegerAttr::get(i64(), 1));
   }
 }
