@@ -504,6 +504,12 @@ VarPtr Tracer::layOut(VarPtr r, ArrayRef<VarPtr> operands, ResultLayout rule) {
   return r;
 }
 
+std::optional<SmallVector<int64_t>> Tracer::hostOrder(Value v) {
+  if (deviceArrayInputs) // the host hands out device arrays, which are row-major
+    return SmallVector<int64_t>();
+  return denseOrder(v);
+}
+
 Value Tracer::handedOut(Value v, ArrayRef<int64_t> order) {
   if (order.empty())
     return v;

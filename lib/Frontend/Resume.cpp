@@ -135,9 +135,8 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     if (isView(v->value.getDefiningOp()))
       throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
     // The host's array is laid out as eager code's: the graph hands out an array in its order,
-    // which the host transposes back (a view); device arrays are row-major.
-    std::optional<SmallVector<int64_t>> order =
-        deviceArrayInputs ? SmallVector<int64_t>() : denseOrder(v->value);
+    // which the host transposes back (a view).
+    std::optional<SmallVector<int64_t>> order = hostOrder(v->value);
     if (!order)
       throw NotRebuildable{"an array whose memory layout the trace does not model (" + describe(v) +
                            ")"};
@@ -329,9 +328,7 @@ py::list Tracer::writeBacks(SmallVectorImpl<Value> &values) {
 
 std::string Tracer::handOut(const VarPtr &v, SmallVectorImpl<Value> &results) {
   // Laid out as eager code lays it out, where the trace knows how (else row-major).
-  SmallVector<int64_t> order;
-  if (!deviceArrayInputs)
-    order = denseOrder(v->value).value_or(SmallVector<int64_t>());
+  SmallVector<int64_t> order = hostOrder(v->value).value_or(SmallVector<int64_t>());
   results.push_back(handedOut(v->value, order));
   std::string kind = v->lib == Lib::Torch ? "t" : v->scalar ? "s" : "";
   std::string output = "%" + kind + std::to_string(results.size() - 1);

@@ -284,6 +284,9 @@ public:
   /// layout; what the host must transpose the graph's output by to hand it out as eager code
   /// would (empty: row-major).
   std::optional<llvm::SmallVector<int64_t>> denseOrder(Value v);
+  /// The order the host hands `v` out in (denseOrder; row-major where it hands out device
+  /// arrays).
+  std::optional<llvm::SmallVector<int64_t>> hostOrder(Value v);
   /// What the graph outputs for the host to hand out `v`, a dense array in `order`, as eager
   /// code lays it out: `v` transposed into that order, row-major (the host transposes it back).
   Value handedOut(Value v, ArrayRef<int64_t> order);

@@ -557,9 +557,8 @@ class CompiledFunction:
                     return value.numpy()[()] if recipe[2] == "s" else value
                 if recipe[3]:
                     value = value.copy()
-                if recipe[4] is not None:  # laid out as eager code lays it out (_permuted)
-                    value = value.transpose(recipe[4])
-                return _OUTPUT_KINDS[recipe[2]](value)
+                value = _OUTPUT_KINDS[recipe[2]](value)
+                return value if recipe[4] is None else _permuted(value, recipe[4])
             if kind == "source":
                 code = _source_code.get(recipe[1])
                 if code is None:  # our own generated source text, e.g. L['x'].weight
