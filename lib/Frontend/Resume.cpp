@@ -147,7 +147,9 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       live.push_back(out);
     // Another Var of the same value is a copy of it (y.copy()): it gets its own array.
     bool copy = !rebuiltValues.insert(v->value).second;
-    py::object axes = order->empty() ? py::object(py::none()) : py::cast(inverseOrder(*order));
+    // A tuple: the host looks for recipes inside a recipe's lists (_find_let).
+    py::object axes =
+        order->empty() ? py::object(py::none()) : py::tuple(py::cast(inverseOrder(*order)));
     return py::make_tuple("live", index,
                           v->lib == Lib::Torch ? "t"
                           : v->scalar          ? "s"

@@ -255,3 +255,31 @@ def test_module_output_keeps_eager_layout():
     got = dynamir.compile(relu)(X.t())
     same(got, want)
     assert got.stride() == want.stride()
+
+
+def test_transposed_array_in_a_dead_local_across_a_break():
+    # difftest 279500008:26, as generated: the host looks for a recipe shared between locals
+    # inside each recipe's lists; a transposed live array's axes were a list of ints, where it
+    # crashed (TypeError).
+    def f(x, y):
+        v1 = x.T
+        fn2 = lambda t, s=2: (np.abs(t)) * s  # noqa: E731
+        v3 = fn2(v1) + fn2(v1, 2)  # noqa: F841
+        v4 = v1.all(axis=-2, keepdims=True)
+        acc5 = []
+        alias5 = acc5
+        alias5.append(v4)
+        v6 = acc5[0] * len(acc5) if acc5 is alias5 else v4
+        for i in range(1):
+            v1 = v1.copy()
+        m = np.matmul(v6, x)
+        v7 = np.stack([np.broadcast_to(m, (2,) + m.shape), np.broadcast_to(m, (2,) + m.shape)],
+                      axis=1)
+        out8 = []
+        for j, (p, q) in enumerate(zip([v7, v7], [v7, v7 * v7])):
+            out8.append(p * (j + 1) + q)
+        v9 = out8[-1] - out8[0]  # noqa: F841
+        return p, alias5
+
+    args = (np.arange(15.0).reshape(5, 3) - 7, np.ones((1, 3)))
+    same(dynamir.compile(f)(*args), f(*args))
