@@ -16,10 +16,8 @@ using namespace dynamir;
 using namespace dynamir::frontend;
 
 /// Joins one value from each side of a branch. Tensors that differ become dyn.if results
-/// (recorded in `fill` to be replaced once the op exists); anything else must agree.
-VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
-                     SmallVectorImpl<Value> &elseValues,
-                     std::vector<std::pair<VarPtr, size_t>> &fill) {
+/// (recorded in `join.fill` to be replaced once the op exists); anything else must agree.
+VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, BranchJoin &join) {
   if (a == c)
     return a;
   if (!a || !c)
@@ -31,9 +29,9 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
     placeholder->obj = a->obj;
     placeholder->roots = a->roots;
     placeholder->roots.insert(placeholder->roots.end(), c->roots.begin(), c->roots.end());
-    fill.emplace_back(placeholder, thenValues.size());
-    thenValues.push_back(a->value);
-    elseValues.push_back(c->value);
+    join.fill.emplace_back(placeholder, join.values[0].size());
+    join.values[0].push_back(a->value);
+    join.values[1].push_back(c->value);
     return placeholder;
   }
   if (a->kind == VK::Tensor && c->kind == VK::Tensor) {
@@ -41,13 +39,19 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
       breakTrace(dyn::BreakKind::divergent_branch,
                  "the sides of a data-dependent branch produce different types: " + describe(a) +
                      " vs " + describe(c));
-    // The join is a new array, which is that object only if each side is an array of its
-    // own: where one side is the caller's object or a view of an array, the join reads right
-    // but is not that object, so the host cannot recreate it at a break (a store through it
-    // would miss the caller's array); such a break restarts the frame eagerly.
-    auto ownArray = [](const VarPtr &v) {
+    // The join is a new array, which is that object only if each side is an array it made:
+    // where one side is the caller's object, a view, or an object from before the branch
+    // (`r = v`, and v stays live), the join reads right but is not that object, so the host
+    // cannot recreate it at a break (a store through it would miss the other names of the
+    // object); such a break restarts the frame eagerly. An array from before the branch that
+    // the traced frame returns alone is nobody else's after the return.
+    auto traceMade = [](const VarPtr &v) {
       Operation *def = v->value.getDefiningOp();
-      return v->source.empty() && (v->copy || (def && !isView(def)));
+      return v->source.empty() && !v->eitherObject && (v->copy || (def && !isView(def)));
+    };
+    auto sideMade = [&](const VarPtr &v) { return traceMade(v) && v->serial > join.madeAfter; };
+    auto ownObject = [&](const VarPtr &v) {
+      return sideMade(v) || (join.returnsAlone && traceMade(v));
     };
     if (a->scalar != c->scalar || a->lib != c->lib)
       breakTrace(dyn::BreakKind::divergent_branch,
@@ -56,10 +60,16 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
     VarPtr placeholder = makeVar(VK::Tensor);
     placeholder->lib = a->lib;
     placeholder->scalar = a->scalar;
-    placeholder->eitherObject = !ownArray(a) || !ownArray(c);
-    fill.emplace_back(placeholder, thenValues.size());
-    thenValues.push_back(a->value);
-    elseValues.push_back(c->value);
+    placeholder->eitherObject = !ownObject(a) || !ownObject(c);
+    size_t index = join.values[0].size();
+    join.fill.emplace_back(placeholder, index);
+    for (auto [side, v] : llvm::enumerate(std::array{a, c})) {
+      join.values[side].push_back(v->value);
+      if (sideMade(v))
+        join.fresh[side].push_back(index);
+      else if (traceMade(v))
+        join.traced[side].push_back(index);
+    }
     return placeholder;
   }
   if (a->kind == VK::Const && c->kind == VK::Const &&
@@ -69,7 +79,7 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &t
       a->items.size() == c->items.size() && !a->cls && !c->cls && !a->viewOf && !c->viewOf) {
     VarPtr joined = makeVar(a->kind);
     for (size_t i = 0; i < a->items.size(); ++i)
-      joined->items.push_back(merge(a->items[i], c->items[i], thenValues, elseValues, fill));
+      joined->items.push_back(merge(a->items[i], c->items[i], join));
     return joined;
   }
   breakTrace(dyn::BreakKind::divergent_branch, "the sides of a data-dependent branch disagree: " +
@@ -91,6 +101,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   uint64_t savedBranchSerial = branchSerial;
   branchStart = branchInstr.offset;
   branchSerial = makeVar(VK::Null)->serial;
+  const uint64_t madeAfter = branchSerial;
   ++branchDepth;
   // Both sides are traced into detached blocks; they become the regions of the dyn.if.
   auto fallBlock = std::make_unique<Block>();
@@ -156,18 +167,20 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
 
   // Join the two states; the then-side is the one taken when the predicate is true.
   bool fallIsThen = !jumpIfTrue;
-  SmallVector<Value> fallValues, jumpValues;
-  std::vector<std::pair<VarPtr, size_t>> fill;
+  BranchJoin sides;
+  sides.madeAfter = madeAfter;
+  sides.returnsAlone = fallReturns && f.depth == 0 && sideEffects.empty() &&
+                       fallReturns->kind == VK::Tensor && jumpReturns->kind == VK::Tensor;
   std::vector<VarPtr> mergedStack, mergedLocals;
   VarPtr returned;
   try {
     if (fallReturns) {
-      returned = merge(fallReturns, jumpReturns, fallValues, jumpValues, fill);
+      returned = merge(fallReturns, jumpReturns, sides);
     } else {
       for (size_t i = 0; i < fallStack.size(); ++i)
-        mergedStack.push_back(merge(fallStack[i], f.stack[i], fallValues, jumpValues, fill));
+        mergedStack.push_back(merge(fallStack[i], f.stack[i], sides));
       for (size_t i = 0; i < fallLocals.size(); ++i)
-        mergedLocals.push_back(merge(fallLocals[i], f.locals[i], fallValues, jumpValues, fill));
+        mergedLocals.push_back(merge(fallLocals[i], f.locals[i], sides));
     }
   } catch (Break &inner) {
     fallBlock->dropAllReferences();
@@ -178,7 +191,7 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
                 "`if` on a tensor cannot stay in the graph: " + inner.reason, predicate, resume};
   }
   SmallVector<Type> resultTypes;
-  for (Value v : fallValues)
+  for (Value v : sides.values[0])
     resultTypes.push_back(v.getType());
   auto ifOp = dyn::IfOp::create(b, ifLoc, resultTypes, predicate);
   Block *thenBlock = (fallIsThen ? fallBlock : jumpBlock).release();
@@ -186,13 +199,18 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
   ifOp.getThenRegion().push_back(thenBlock);
   ifOp.getElseRegion().push_back(elseBlock);
   OpBuilder yields(ctx);
-  yields.setInsertionPointToEnd(thenBlock);
-  dyn::YieldOp::create(yields, ifLoc, fallIsThen ? fallValues : jumpValues);
-  yields.setInsertionPointToEnd(elseBlock);
-  dyn::YieldOp::create(yields, ifLoc, fallIsThen ? jumpValues : fallValues);
-  for (auto &[placeholder, index] : fill)
+  for (auto [block, side] :
+       {std::pair(thenBlock, fallIsThen ? 0 : 1), std::pair(elseBlock, fallIsThen ? 1 : 0)}) {
+    yields.setInsertionPointToEnd(block);
+    auto positions = [&](ArrayRef<int64_t> list) {
+      return list.empty() ? nullptr : yields.getDenseI64ArrayAttr(list);
+    };
+    dyn::YieldOp::create(yields, ifLoc, sides.values[side], positions(sides.fresh[side]),
+                         positions(sides.traced[side]));
+  }
+  for (auto &[placeholder, index] : sides.fill)
     placeholder->value = ifOp.getResult(index);
-  layOutResults(ifOp, fallValues, jumpValues);
+  layOutResults(ifOp, sides.values[0], sides.values[1]);
   if (returned) {
     f.stack = savedStack;
     f.locals = savedLocals;

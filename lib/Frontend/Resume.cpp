@@ -393,13 +393,13 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     if (v->kind == VK::Tensor) {
       if (std::string source = callerSource(v); !source.empty())
         return source; // the caller's object itself, read back from the frame
-      // The caller's array on one side of a device branch and a new one on the other: the
-      // graph's result is a new array either way, and `f(x) is x` would change. (A branch on
-      // the host hands back the object each side had.)
+      // The caller's array (or another array from before the branch) on one side of a device
+      // branch and a new one on the other: the graph's result is a new array either way, and
+      // `f(x) is x` would change. (A branch on the host hands back the object each side had.)
       if (v->eitherObject && options.captureControlFlow)
         breakTrace(dyn::BreakKind::divergent_branch,
-                   "returning what is the caller's array or a view after one side of a "
-                   "data-dependent branch and a new array after the other");
+                   "returning what is an array from before a data-dependent branch or a view "
+                   "after one side of it and a new array after the other");
       return handOut(v, results);
     }
     if (v->viewOf)

@@ -624,8 +624,21 @@ public:
   // --- Branches.cpp: data-dependent branches -------------------------------------------------
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
                                         int64_t target, int64_t stopAt);
-  VarPtr merge(const VarPtr &a, const VarPtr &c, SmallVectorImpl<Value> &thenValues,
-               SmallVectorImpl<Value> &elseValues, std::vector<std::pair<VarPtr, size_t>> &fill);
+  /// What the two sides of a data-dependent branch hand over where they rejoin: each side's
+  /// values for the dyn.if's results (fall-through side first), the positions of those that
+  /// are arrays the side made and those the trace made before the branch (the dyn.yield's
+  /// `fresh` and `traced`), and the joined Vars that stand for the results until the op
+  /// exists. Vars made in a side have serials above `madeAfter`; `returnsAlone` where the
+  /// sides are the traced frame's two returns of one tensor each, and the frame changed no
+  /// object the caller sees (nothing else can hold what it returns).
+  struct BranchJoin {
+    uint64_t madeAfter = 0;
+    bool returnsAlone = false;
+    SmallVector<Value> values[2];
+    SmallVector<int64_t> fresh[2], traced[2];
+    std::vector<std::pair<VarPtr, size_t>> fill;
+  };
+  VarPtr merge(const VarPtr &fall, const VarPtr &jump, BranchJoin &join);
 
   // --- Resume.cpp: resume plans --------------------------------------------------------------
   py::object resumePlan(const Code &code, const Frame &frame, const Break &brk,

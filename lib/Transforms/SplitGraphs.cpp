@@ -94,12 +94,43 @@ private:
       target->getOperations().splice(target->end(), from->front().getOperations());
       auto yield = cast<YieldOp>(target->getTerminator());
       OpBuilder yb(yield);
-      scf::YieldOp::create(yb, yield.getLoc(), yield.getValues());
+      SmallVector<Value> values = ownTracedValues(yield, yb);
+      scf::YieldOp::create(yb, yield.getLoc(), values);
       yield.erase();
       splitBlock(*target);
     }
     op.replaceAllUsesWith(scfIf.getResults());
     op.erase();
+  }
+
+  /// The values a side hands out, as objects of the kind the tracer marked: an array the trace
+  /// made that a fold turned into a caller's argument (`np.where(c, x, x)` is `x`), or one the
+  /// side made that a fold turned into a value from outside the side or that the side hands
+  /// out twice (eagerly a new object each), is copied in the side's graph.
+  SmallVector<Value> ownTracedValues(YieldOp yield, OpBuilder &b) {
+    SmallVector<Value> values(yield.getValues());
+    auto copy = [&](int64_t position) {
+      Value v = values[position];
+      auto copied =
+          CastOp::create(b, yield.getLoc(), v,
+                         TypeAttr::get(cast<RankedTensorType>(v.getType()).getElementType()));
+      copied.setCopy(true);
+      values[position] = copied;
+    };
+    auto callers = [&](Value v) {
+      return isa<BlockArgument>(v) && v.getParentBlock() == &host.getBody().front();
+    };
+    for (int64_t position : yield.getTraced().value_or(ArrayRef<int64_t>()))
+      if (callers(values[position]))
+        copy(position);
+    Region *side = yield->getParentRegion();
+    for (int64_t position : yield.getFresh().value_or(ArrayRef<int64_t>())) {
+      Value v = values[position];
+      if (v.getParentRegion() != side ||
+          llvm::is_contained(ArrayRef(values).take_front(position), v))
+        copy(position);
+    }
+    return values;
   }
 
   /// Moves a contiguous run of device ops into a new graph function and calls it in their

@@ -967,6 +967,71 @@ def test_device_branch_keeps_the_identity_of_a_returned_argument():
                 assert (got is x) == (want is x) and np.array_equal(got, want)
 
 
+def test_a_branch_hands_out_a_new_array_where_a_fold_left_the_argument():  # difftest 279800009:53
+    """`np.where(x < x, x, x)` (or `v * 1`) folds to x in the graph, so a host branch that
+    handed the fresh array on handed out the caller's x itself, which the frame's later
+    `x /= 2` then changed under the result. The side's graph now copies such a value."""
+    def where(x):
+        v = np.where(x < x, x, x)
+        x /= 2
+        if v.sum() > 0:
+            r = v
+        else:
+            r = v + 1
+        return r
+
+    def times_one(x):
+        if x.sum() > 0:
+            r = x * 1
+        else:
+            r = np.where(x < x, x, x)
+        x += 1
+        return r
+
+    for fn in (where, times_one):
+        for capture in (False, True):
+            for sign in (1, -1):
+                dynamir.reset()
+                x = sign * np.array([3.0, 2.0])
+                x_eager = x.copy()
+                got, want = dynamir.compile(fn, capture_control_flow=capture)(x), fn(x_eager)
+                assert got is not x and np.array_equal(got, want)
+                assert np.array_equal(x, x_eager)
+
+
+def test_a_branch_side_that_names_an_earlier_array_joins_as_that_object():
+    """`if p: r = v` makes r the very object v is: `r += 1` then changes v too. The join was
+    taken for a new array, so the host rebuilt r at the update's break as a copy and v missed
+    the change; `return r, v` handed out two objects where eager returns one twice."""
+    def update(x):
+        v = x + 1
+        if v.sum() > 0:
+            r = v
+        else:
+            r = v + 1
+        r += 1
+        return v
+
+    def both(x):
+        v = x + 1
+        if v.sum() > 0:
+            r = v
+        else:
+            r = v + 1
+        return r, v
+
+    for capture in (False, True):
+        for sign in (1, -1):
+            x = sign * np.array([3.0, 2.0])
+            dynamir.reset()
+            assert np.array_equal(dynamir.compile(update, capture_control_flow=capture)(x),
+                                  update(x))
+            dynamir.reset()
+            (r, v), (r_eager, v_eager) = dynamir.compile(both, capture_control_flow=capture)(x), both(x)
+            assert np.array_equal(r, r_eager) and np.array_equal(v, v_eager)
+            assert (r is v) == (r_eager is v_eager)
+
+
 def test_contiguous_of_a_contiguous_view_is_that_view():  # difftest 197577003:27
     """torch's x[...].contiguous() is the view itself (it is contiguous already), so an
     in-place change through it reaches x; it was traced as a copy of its own."""

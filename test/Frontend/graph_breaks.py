@@ -56,7 +56,7 @@ def return_in_branch(x):
 # CHECK-LABEL: == return_in_branch
 # CHECK: %[[R:.*]] = dyn.if %{{.*}} : tensor<i1> -> tensor<3xf32> {
 # CHECK: %[[D:.*]] = dyn.mul %arg0
-# CHECK: dyn.yield %[[D]] : tensor<3xf32>
+# CHECK: dyn.yield {fresh = array<i64: 0>} %[[D]] : tensor<3xf32>
 # CHECK: } else {
 # CHECK: dyn.yield %arg0 : tensor<3xf32>
 # CHECK: return %[[R]] : tensor<3xf32>

@@ -40,9 +40,11 @@ print("kernels:", result.kernel_count, "breaks:", len(result.graph_breaks))
 # CHECK: %[[P1:.*]] = dyn.gt %[[S]], %{{.*}} : tensor<f32>, tensor<f32>
 # CHECK: %[[IF1:.*]] = dyn.if %[[P1]] : tensor<i1> -> tensor<3xf32> {
 # CHECK:   %[[SIN:.*]] = dyn.sin %[[X2]] : tensor<3xf32> loc(#[[L21:loc[0-9]+]])
-# CHECK:   dyn.yield %[[SIN]]
+# The new array sin(x) is the side's own (fresh); the other side hands on x * 2, an array the
+# trace made before the branch (traced).
+# CHECK:   dyn.yield {fresh = array<i64: 0>} %[[SIN]]
 # CHECK: } else {
-# CHECK:   dyn.yield %[[X2]]
+# CHECK:   dyn.yield {traced = array<i64: 0>} %[[X2]]
 # CHECK: %[[M:.*]] = dyn.mean %[[IF1]] dims [0] : tensor<3xf32> loc(#[[L22:loc[0-9]+]])
 # CHECK: %[[IF2:.*]] = dyn.if %{{.*}} : tensor<i1> -> tensor<3xf32> {
 # CHECK:   dyn.cos %[[IF1]] : tensor<3xf32> loc(#[[L23:loc[0-9]+]])

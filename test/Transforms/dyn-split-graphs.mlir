@@ -126,3 +126,29 @@ func.func @checked_gather(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32>
   dyn.check %ok, "out of bounds" : tensor<i1>
   return %r : tensor<2xf32>
 }
+
+// -----
+
+// A side's value the tracer marked as an array the trace made is never handed out as the
+// caller's array or as another live value: a fold left `np.where(p, x, x)` (traced) and
+// `a * 1` (made by the side, fresh) as values from outside the side, and the side's graph
+// copies them. The other side hands out the caller's x itself (unmarked) and a new array.
+// CHECK-LABEL: func.func @folded_yields
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %{{.*}}: tensor<i1>, %[[A:.*]]: tensor<3xf32>)
+// CHECK: scf.if
+// CHECK:   %[[T:.*]]:2 = func.call @folded_yields_graph{{[0-9]+}}(%[[X]], %[[A]])
+// CHECK:   scf.yield %[[T]]#0, %[[T]]#1
+// CHECK: else
+// CHECK:   %[[E:.*]] = func.call @folded_yields_graph{{[0-9]+}}(%[[A]])
+// CHECK:   scf.yield %[[X]], %[[E]]
+// CHECK: func.func private @folded_yields_graph{{[0-9]+}}
+// CHECK-COUNT-2: dyn.cast %{{.*}} to f32 {copy}
+func.func @folded_yields(%x: tensor<3xf32>, %p: tensor<i1>, %a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %r:2 = dyn.if %p : tensor<i1> -> tensor<3xf32>, tensor<3xf32> {
+    dyn.yield {fresh = array<i64: 1>, traced = array<i64: 0>} %x, %a : tensor<3xf32>, tensor<3xf32>
+  } else {
+    %s = dyn.sin %a : tensor<3xf32>
+    dyn.yield {fresh = array<i64: 1>} %x, %s : tensor<3xf32>, tensor<3xf32>
+  }
+  return %r#0, %r#1 : tensor<3xf32>, tensor<3xf32>
+}

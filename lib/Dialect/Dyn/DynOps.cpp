@@ -1285,6 +1285,23 @@ LogicalResult IfOp::verify() {
   return success();
 }
 
+LogicalResult YieldOp::verify() {
+  std::optional<ArrayRef<int64_t>> fresh = getFresh(), traced = getTraced();
+  if (!fresh && !traced)
+    return success();
+  if (!isa<IfOp>((*this)->getParentOp()))
+    return emitOpError("marks fresh or traced values only in a dyn.if");
+  llvm::SmallDenseSet<int64_t, 4> marked;
+  for (std::optional<ArrayRef<int64_t>> positions : {fresh, traced})
+    for (int64_t position : positions.value_or(ArrayRef<int64_t>()))
+      if (position < 0 || position >= static_cast<int64_t>(getValues().size()) ||
+          !isa<RankedTensorType>(getValues()[position].getType()) ||
+          !marked.insert(position).second)
+        return emitOpError("expects fresh and traced to mark distinct yielded tensors, got ")
+               << position;
+  return success();
+}
+
 LogicalResult ForOp::verify() {
   auto scalar = [](Value v) { return cast<RankedTensorType>(v.getType()).getRank() == 0; };
   if (!scalar(getLower()) || !scalar(getUpper()) || !scalar(getStep()))

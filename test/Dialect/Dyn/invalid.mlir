@@ -453,6 +453,41 @@ func.func @yield_outside_if(%x: tensor<3xf32>) {
 
 // -----
 
+func.func @yield_marks_a_value_twice(%p: tensor<i1>, %x: tensor<3xf32>) {
+  %r = dyn.if %p : tensor<i1> -> tensor<3xf32> {
+    // expected-error@+1 {{'dyn.yield' op expects fresh and traced to mark distinct yielded tensors, got 0}}
+    dyn.yield {fresh = array<i64: 0>, traced = array<i64: 0>} %x : tensor<3xf32>
+  } else {
+    dyn.yield %x : tensor<3xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_marks_past_its_values(%p: tensor<i1>, %x: tensor<3xf32>) {
+  %r = dyn.if %p : tensor<i1> -> tensor<3xf32> {
+    // expected-error@+1 {{'dyn.yield' op expects fresh and traced to mark distinct yielded tensors, got 1}}
+    dyn.yield {fresh = array<i64: 1>} %x : tensor<3xf32>
+  } else {
+    dyn.yield %x : tensor<3xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @for_yield_marks_fresh(%u0: tensor<3xf32>, %b: tensor<i64>) -> tensor<3xf32> {
+  %u = dyn.for %b, %b, %b iter_args(%u0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%i: tensor<i64>, %u: tensor<3xf32>):
+    // expected-error@+1 {{'dyn.yield' op marks fresh or traced values only in a dyn.if}}
+    dyn.yield {fresh = array<i64: 0>} %u : tensor<3xf32>
+  } : tensor<i64>
+  return %u : tensor<3xf32>
+}
+
+// -----
+
 func.func @break_without_resume() {
   // expected-error@+1 {{'dyn.graph_break' op needs at least one bytecode resume offset}}
   dyn.graph_break unsupported_call "print" at "m.py" : 3 resume []

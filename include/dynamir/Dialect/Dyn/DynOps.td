@@ -794,15 +794,29 @@ def Dyn_YieldOp : Dyn_Op<"yield", [Pure, Terminator, ReturnLike,
                                    ParentOneOf<["IfOp", "ForOp"]>]> {
   let summary = "the values a `dyn.if` branch or a `dyn.for` iteration produces";
   let description = [{
+    In a `dyn.if`, `fresh` lists the positions of the values that are arrays the branch side
+    made (eagerly each is a new Python object) and `traced` those of arrays the trace made
+    before the branch (`r = v`: that object, never one of the caller's). Folds may turn either
+    into an argument (`np.where(c, x, x)` is `x`), and a fresh one into any value from outside
+    the side: where the side runs on the host, the host program hands out a copy of such a
+    value, not the caller's array or another live array.
+
     Example:
 
     ```mlir
     dyn.yield %a, %b : tensor<3xf32>, tensor<i1>
+    dyn.yield {fresh = array<i64: 0>, traced = array<i64: 1>} %x, %y : tensor<3xf32>, tensor<3xf32>
     ```
   }];
-  let arguments = (ins Variadic<Dyn_LiveValue>:$values);
-  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let arguments = (ins Variadic<Dyn_LiveValue>:$values, OptionalAttr<DenseI64ArrayAttr>:$fresh,
+                   OptionalAttr<DenseI64ArrayAttr>:$traced);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>,
+                  OpBuilder<(ins "::mlir::ValueRange":$values), [{
+                    build($_builder, $_state, values, ::mlir::DenseI64ArrayAttr(),
+                          ::mlir::DenseI64ArrayAttr());
+                  }]>];
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let hasVerifier = 1;
 }
 
 def Dyn_GraphBreakOp : Dyn_Op<"graph_break", [Terminator,
