@@ -131,7 +131,12 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
                            "branch (" +
                            describe(v) + ")"};
     // A view shares memory with its base, which an array rebuilt from the graph's result
-    // would not: in-place updates after the break would miss the base.
+    // would not: in-place updates after the break would miss the base. A view of the
+    // caller's array is taken again from it.
+    if (std::optional<CallerView> view = callerView(v))
+      return py::make_tuple("strided", py::make_tuple("source", view->source), view->offset,
+                            py::tuple(py::cast(view->shape)), py::tuple(py::cast(view->strides)),
+                            view->readOnly);
     if (isView(v->value.getDefiningOp()))
       throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
     // The host's array is laid out as eager code's: the graph hands out an array in its order,
@@ -328,6 +333,40 @@ py::list Tracer::writeBacks(SmallVectorImpl<Value> &values) {
   return pairs;
 }
 
+std::optional<Tracer::CallerView> Tracer::callerView(const VarPtr &v) {
+  if (v->kind != VK::Tensor || v->copy || v->scalar || !isView(v->value.getDefiningOp()))
+    return std::nullopt;
+  Value base = viewBase(v->value);
+  auto input =
+      llvm::find_if(inputsBySource, [&](const auto &entry) { return entry.second->value == base; });
+  if (input == inputsBySource.end() || input->second->lib != v->lib)
+    return std::nullopt;
+  auto obj = inputObjects.find(input->first);
+  ArrayRef<int64_t> shape = typeOf(v->value).getShape();
+  std::optional<int64_t> offset = offsetOf(v->value);
+  std::optional<SmallVector<int64_t>> strides = stridesOf(v->value);
+  // An empty view shares no memory to speak of: the graph's copy is as good.
+  if (obj == inputObjects.end() || isDeviceArray(obj->second) || !offset || !strides ||
+      ShapedType::isDynamicShape(shape) || llvm::is_contained(shape, 0) ||
+      llvm::is_contained(typeOf(base).getShape(), 0))
+    return std::nullopt;
+  bool readOnly = false; // numpy's broadcast_to and diagonal
+  for (Operation *def = v->value.getDefiningOp(); isView(def);
+       def = def->getOperand(0).getDefiningOp())
+    readOnly |= isa<dyn::BroadcastToOp>(def) || readOnlyViews.contains(def);
+  std::vector<int64_t> elementStrides(strides->begin(), strides->end());
+  return CallerView{input->first, *offset, shape.vec(), elementStrides,
+                    readOnly && v->lib == Lib::Numpy};
+}
+
+/// `(a, b, )`: a Python tuple of the numbers, one element or none included.
+static std::string pythonTuple(ArrayRef<int64_t> numbers) {
+  std::string text = "(";
+  for (int64_t n : numbers)
+    text += std::to_string(n) + ", ";
+  return text + ")";
+}
+
 std::string Tracer::handOut(const VarPtr &v, SmallVectorImpl<Value> &results) {
   // Laid out as eager code lays it out, where the trace knows how (else row-major).
   SmallVector<int64_t> order = hostOrder(v->value).value_or(SmallVector<int64_t>());
@@ -336,10 +375,7 @@ std::string Tracer::handOut(const VarPtr &v, SmallVectorImpl<Value> &results) {
   std::string output = "%" + kind + std::to_string(results.size() - 1);
   if (order.empty())
     return output;
-  std::string axes;
-  for (int64_t axis : inverseOrder(order))
-    axes += std::to_string(axis) + ", ";
-  return "_p(" + output + ", (" + axes + "))";
+  return "_p(" + output + ", " + pythonTuple(inverseOrder(order)) + ")";
 }
 
 /// The Python expression the host evaluates to build the frame's result from the graph's
@@ -393,6 +429,10 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     if (v->kind == VK::Tensor) {
       if (std::string source = callerSource(v); !source.empty())
         return source; // the caller's object itself, read back from the frame
+      if (std::optional<CallerView> view = callerView(v))
+        return "_v(" + view->source + ", " + std::to_string(view->offset) + ", " +
+               pythonTuple(view->shape) + ", " + pythonTuple(view->strides) +
+               (view->readOnly ? ", True)" : ")");
       // The caller's array (or another array from before the branch) on one side of a device
       // branch and a new one on the other: the graph's result is a new array either way, and
       // `f(x) is x` would change. (A branch on the host hands back the object each side had.)

@@ -645,6 +645,17 @@ public:
                         SmallVectorImpl<Value> &live);
   py::object rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live);
   py::object rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live);
+  /// A view of one of the caller's arrays that `v` is (x[1:], x.T): which array, and the view's
+  /// offset and strides in elements from its first one. Eager code's shares that array's
+  /// memory, so the host takes it again (`_v` in a result, a `strided` recipe at a break)
+  /// rather than hand out a copy the graph made.
+  struct CallerView {
+    std::string source;
+    int64_t offset;
+    std::vector<int64_t> shape, strides;
+    bool readOnly; // numpy's broadcast_to and diagonal
+  };
+  std::optional<CallerView> callerView(const VarPtr &v);
   /// Appends what the graph outputs for the tensor `v` to `results`; the host's expression for
   /// it (`%N`, `%tN`, `%sN`, transposed back by `_p` where eager code lays it out so).
   std::string handOut(const VarPtr &v, SmallVectorImpl<Value> &results);

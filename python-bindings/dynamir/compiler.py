@@ -144,6 +144,26 @@ def _permuted(o, axes):
     return permute(axes) if permute is not None else o.transpose(axes)
 
 
+def _view(base, offset, shape, strides, read_only=False):
+    """A view of the caller's array `base` that the frame hands out (x[1:], x.T): eager code's
+    shares base's memory, so a store through either reaches the other, which a copy would
+    not. `offset` and `strides` count elements from base's first one."""
+    numpy = sys.modules["numpy"]
+    if type(base) is not numpy.ndarray:  # a torch.Tensor
+        return base.as_strided(shape, strides, base.storage_offset() + offset)
+    item = base.itemsize
+    byte_strides = tuple(s * item for s in strides)
+    if base.flags.c_contiguous:  # then a buffer of its own: the view's base is base
+        view = numpy.ndarray(shape, base.dtype, buffer=base, offset=offset * item,
+                             strides=byte_strides)
+    else:
+        start = numpy.lib.stride_tricks.as_strided(base, (offset + 1,), (item,))[offset:]
+        view = numpy.lib.stride_tricks.as_strided(start, shape, byte_strides)
+    if read_only:  # numpy's broadcast_to and diagonal
+        view.flags.writeable = False
+    return view
+
+
 _OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor, "f": float, "i": int}
 _VALUE_CHANGED = re.compile(r"^(.*): expected the value (.*), got (.*)$")
 
@@ -584,6 +604,8 @@ class CompiledFunction:
                 return _instance(recipe[1], dict(zip(recipe[2], (rebuild(r) for r in recipe[3]))))
             if kind == "view":
                 return getattr(rebuild(recipe[1]), recipe[2])()
+            if kind == "strided":  # a view of the caller's array
+                return _view(rebuild(recipe[1]), *recipe[2:])
             if kind == "list":
                 return [rebuild(r) for r in recipe[1]]
             if kind == "dict":
@@ -698,7 +720,8 @@ class CompiledFunction:
         """The function that turns the flat outputs into the traced function's result: each
         output as the type eager code returns there (`%N` a numpy array, `%sN` a numpy scalar,
         `%tN` a torch tensor sharing the array's memory), the caller's own objects by their
-        source (`L['x']`), torch.return_types by `_type('module:name')`, other objects the
+        source (`L['x']`), views of them by `_v(L['x'], offset, shape, strides)`,
+        torch.return_types by `_type('module:name')`, other objects the
         trace hands out as they are (`_k[i]`: nan, a dtype, a module)."""
         if structure == "%0":
             return lambda outputs, local_vars, global_vars: outputs[0]
@@ -716,7 +739,7 @@ class CompiledFunction:
                                "_s": _as_scalar, "_f": float, "_i": int,
                                "_t": _as_tensor, "_type": _import_type,
                                "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects,
-                               "_p": _permuted, "_del": _NULL},
+                               "_p": _permuted, "_v": _view, "_del": _NULL},
                         {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,
                          "_d": define, "_m": shared})
 
