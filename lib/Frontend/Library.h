@@ -124,6 +124,12 @@ struct LibraryCall {
 /// is a break (LibraryRearrange.cpp).
 mlir::Value rangeOf(LibraryCall &c, mlir::Value x, int64_t dim, int64_t start, int64_t stop);
 
+/// A copy of x as a new object: a value of its own, a cast to the same dtype that folds away,
+/// so that a view of the copy is no view of x (a store through it stays out of x). Its layout
+/// is the call's (Tracer::resultLayout: row-major for contiguous(), x's order for clone and
+/// np.copy).
+VarPtr copyOf(Tracer &t, mlir::Location loc, const VarPtr &x);
+
 /// Emits the ops of one call and returns its value, or breaks; returns null when the function
 /// is not modelled in this form (torch.size of a numpy array, np.add with three arguments),
 /// which is then a break naming the function.

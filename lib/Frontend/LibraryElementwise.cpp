@@ -62,9 +62,7 @@ VarPtr floatUnary(LibraryCall &c) {
     // has no floor of bools.
     if (c.lib == Lib::Torch && t.elementTypeOf(c.tensorArg(0)->value).isInteger(1))
       breakTrace(dyn::BreakKind::unsupported_call, "torch." + c.name + " of a bool tensor raises");
-    VarPtr copy = c.ufunc(c.tensorArg(0)->value);
-    copy->copy = true;
-    return copy;
+    return c.ufunc(copyOf(t, c.loc, c.tensorArg(0))->value);
   }
   VarPtr x = c.tensorArg(0);
   Type element = t.elementTypeOf(x->value);
@@ -84,9 +82,7 @@ VarPtr absolute(LibraryCall &c) {
     // numpy: the bools themselves (a new array); torch has no abs of bools.
     if (c.lib == Lib::Torch)
       breakTrace(dyn::BreakKind::unsupported_call, "torch.abs of a bool tensor raises");
-    VarPtr copy = c.ufunc(c.tensorArg(0)->value);
-    copy->copy = true;
-    return copy;
+    return c.ufunc(copyOf(t, c.loc, c.tensorArg(0))->value);
   }
   return c.ufunc(dyn::AbsOp::create(t.b, c.loc, c.tensorArg(0)->value));
 }
@@ -368,18 +364,6 @@ VarPtr castMethod(LibraryCall &c) {
 // one is not seen through the other); contiguous() and detach() return the tensor itself, or
 // one sharing its memory, as eagerly.
 
-/// A copy of x as a new object: a value of its own, a cast to the same dtype that folds away,
-/// so that a view of the copy is no view of x (a store into x then stays in the graph). Its
-/// layout is the call's (Tracer::resultLayout: row-major for contiguous(), x's order for
-/// clone and np.copy).
-VarPtr copyOf(Tracer &t, Location loc, const VarPtr &x) {
-  auto cast = dyn::CastOp::create(t.b, loc, x->value, TypeAttr::get(t.elementTypeOf(x->value)));
-  // Folded into an argument, or into what a branch on the host hands back (either side's
-  // own object), the copy would be the caller's array itself (difftest 198396022:90).
-  cast.setCopy(mayBeCallersArray(x->value));
-  return t.tensorVar(cast, x->lib);
-}
-
 /// x.copy() (order "C", Calls.cpp), np.copy(x) (order "K"), x.clone().
 VarPtr copy(LibraryCall &c) {
   VarPtr x = c.tensorArg(0);
@@ -417,6 +401,14 @@ VarPtr contiguous(LibraryCall &c) {
 }
 
 } // namespace
+
+VarPtr dynamir::frontend::copyOf(Tracer &t, Location loc, const VarPtr &x) {
+  auto cast = dyn::CastOp::create(t.b, loc, x->value, TypeAttr::get(t.elementTypeOf(x->value)));
+  // Folded into an argument, or into what a branch on the host hands back (either side's
+  // own object), the copy would be the caller's array itself (difftest 198396022:90).
+  cast.setCopy(mayBeCallersArray(x->value));
+  return t.tensorVar(cast, x->lib);
+}
 
 std::vector<LibraryFunction> dynamir::frontend::elementwiseFunctions() {
   std::vector<LibraryFunction> functions = {

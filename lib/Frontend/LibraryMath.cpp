@@ -43,9 +43,7 @@ VarPtr sign(LibraryCall &c) {
   if (element.isInteger(1)) {
     if (c.lib == Lib::Numpy)
       breakTrace(dyn::BreakKind::unsupported_call, "np.sign of booleans raises");
-    VarPtr copy = c.result(x->value); // torch: the bools themselves, as a new tensor
-    copy->copy = true;
-    return copy;
+    return c.result(copyOf(t, c.loc, x)->value); // torch: the bools themselves, as a new tensor
   }
   Value v = x->value;
   Value zero = t.scalarConstant(py::int_(0), element);

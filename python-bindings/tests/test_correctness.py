@@ -1027,7 +1027,8 @@ def test_a_branch_side_that_names_an_earlier_array_joins_as_that_object():
             assert np.array_equal(dynamir.compile(update, capture_control_flow=capture)(x),
                                   update(x))
             dynamir.reset()
-            (r, v), (r_eager, v_eager) = dynamir.compile(both, capture_control_flow=capture)(x), both(x)
+            r, v = dynamir.compile(both, capture_control_flow=capture)(x)
+            r_eager, v_eager = both(x)
             assert np.array_equal(r, r_eager) and np.array_equal(v, v_eager)
             assert (r is v) == (r_eager is v_eager)
 

@@ -427,3 +427,39 @@ def test_results_that_eager_code_copies_do_not_see_later_stores():
         return grid[0], grid[1], np.flip(v)
 
     check(numpy_copies, np.arange(3.0))
+
+
+def test_a_view_of_an_integer_rounding_is_no_view_of_its_operand():  # difftest 283100044:14
+    """torch.ceil and np.floor of integers, np.abs of bools: a new array of the operand's
+    values. The trace gave the result the operand's own value, so a store through a view of it
+    went into the operand (the caller's x, or the array b)."""
+    torch = pytest.importorskip("torch")
+
+    def ceil(x):
+        v = torch.ceil(x)
+        v.T[:] = 1
+        return v
+
+    def floor(x):
+        v = np.floor(x)
+        w = v[1:]
+        w[:] = 7
+        return v
+
+    def absolute(x):
+        b = x > 0
+        v = np.abs(b)
+        w = v[:1]
+        w[:] = True
+        return b, v
+
+    for fn, make in ((ceil, lambda: torch.tensor([[0, -2, 3], [1, 2, 0]], dtype=torch.int32)),
+                     (floor, lambda: np.array([3, -1, 4])),
+                     (absolute, lambda: np.array([-3, -1, 4]))):
+        dynamir.reset()
+        x, x_eager = make(), make()
+        got, want = dynamir.compile(fn)(x), fn(x_eager)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert type(g) is type(w) and g.dtype == w.dtype and (g == w).all()
+        assert (x == x_eager).all()

@@ -54,7 +54,10 @@ def DynSplitGraphs : Pass<"dyn-split-graphs", "mlir::ModuleOp"> {
     only forwards values). The code after the join is its own graph, shared by both paths rather
     than duplicated into each: duplication would compile the tail twice and grow code with every
     further `if` (2^n tails for n ifs), to save one call on a path that already pays a host
-    sync.
+    sync. Each side hands out the Python objects eager code would: where a fold turned an
+    array the `dyn.yield` marks `fresh` or `traced` into a caller's argument (or a fresh one
+    into any value from outside the side), the side's graph hands out a copy
+    (`dyn.cast {copy}`), not the caller's array.
 
     A `dyn.if` stays inside its graph (and later becomes `scf.if`) when `capture-control-flow`
     is set, when the module carries `dyn.capture_control_flow` (the user's
