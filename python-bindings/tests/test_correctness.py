@@ -1150,3 +1150,22 @@ def test_half_infinities_to_integers_are_the_integer_minimum():  # difftest 2709
     got = dynamir.compile(f)(x.clone(), torch.zeros(6, dtype=torch.int64))
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and torch.equal(g, w), (g, w)
+
+
+def test_arctan2_of_zeros_as_numpy():  # difftest 283100029:22
+    """Zeros known only after lowering (`x - x` of integers) met upstream's math.atan2 folder,
+    which makes atan2(0, 0) NaN; numpy's is ±0 or ±π by the signs, with zeros known or not."""
+    def folded(x):
+        y = x - x
+        return np.arctan2(y, y)
+
+    def signed(y, x):
+        return np.arctan2(y, x), np.arctan2(y.astype(np.float32), x.astype(np.float32))
+
+    dynamir.reset()
+    got, want = dynamir.compile(folded)(np.arange(4)), folded(np.arange(4))
+    assert np.array_equal(got, want) and not np.signbit(got).any()
+    y, x = np.array([0.0, -0.0, 0.0, -0.0, 1.0]), np.array([0.0, 0.0, -0.0, -0.0, -1.0])
+    for g, w in zip(dynamir.compile(signed)(y, x), signed(y, x)):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+        assert np.array_equal(np.signbit(g), np.signbit(w))

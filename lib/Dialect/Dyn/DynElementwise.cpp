@@ -1,8 +1,8 @@
 //===- DynElementwise.cpp - element semantics written in C++ --------------===//
 //
 // `buildScalar` (ElementwiseOpInterface) of the elementwise ops whose element is more than one
-// arith/math op: negation, sigmoid, relu, not, log1p, expm1, floor division, modulo, fmod and
-// cast. The others are generated from their line in DynElementwiseOps.td.
+// arith/math op: negation, sigmoid, relu, not, log1p, expm1, floor division, modulo, fmod,
+// atan2 and cast. The others are generated from their line in DynElementwiseOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,6 +92,22 @@ Value dyn::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
     return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
   return arith::ConstantOp::create(b, loc, type,
                                    b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value dyn::Atan2Scalar::create(OpBuilder &b, Location loc, Value y, Value x) {
+  Type t = y.getType();
+  Value zero = scalarConstant(b, loc, t, 0);
+  auto isZero = [&](Value v) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, zero);
+  };
+  Value bothZero = arith::AndIOp::create(b, loc, isZero(y), isZero(x));
+  // atan2(±0, +0) is ±0 and atan2(±0, -0) is ±π: x's sign bit picks, y's is the result's.
+  Value xSign = math::CopySignOp::create(b, loc, scalarConstant(b, loc, t, 1), x);
+  Value xNegative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, xSign, zero);
+  Value magnitude =
+      arith::SelectOp::create(b, loc, xNegative, scalarConstant(b, loc, t, M_PI), zero);
+  Value ofZeros = math::CopySignOp::create(b, loc, magnitude, y);
+  return arith::SelectOp::create(b, loc, bothZero, ofZeros, math::Atan2Op::create(b, loc, y, x));
 }
 
 Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {

@@ -1,6 +1,7 @@
 //===- DynOps.cpp - dyn dialect ops, verifiers and folders ----------------===//
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
+#include "dynamir/Dialect/Dyn/DynScalar.h"
 #include "dynamir/Dialect/Dyn/DynShapes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -243,3 +243,20 @@ func.func @fmod_fma(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi64>, %j:
   %2 = dyn.fma %a, %b, %a : tensor<4x1xf32>, tensor<3xf32>, tensor<4x1xf32>
   return
 }
+
+// -----
+
+// atan2 is math.atan2 except where both operands are ±0: upstream's folder makes atan2(0, 0)
+// NaN, numpy's is ±0 or ±π (x's sign picks, y's is the result's).
+// CHECK-LABEL: func.func @atan2_of_zeros
+// CHECK: ^bb0(%[[Y:.*]]: f64, %[[X:.*]]: f64, %{{.*}}: f64):
+// CHECK: %[[ZEROS:.*]] = arith.andi
+// CHECK: %[[SIGN:.*]] = math.copysign %{{.*}}, %[[X]] : f64
+// CHECK: %[[PI:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f64
+// CHECK: %[[OF_ZEROS:.*]] = math.copysign %[[PI]], %[[Y]] : f64
+// CHECK: %[[ATAN2:.*]] = math.atan2 %[[Y]], %[[X]] : f64
+// CHECK: arith.select %[[ZEROS]], %[[OF_ZEROS]], %[[ATAN2]] : f64
+func.func @atan2_of_zeros(%y: tensor<4xf64>, %x: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = dyn.atan2 %y, %x : tensor<4xf64>, tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
