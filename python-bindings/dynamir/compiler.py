@@ -721,8 +721,8 @@ class CompiledFunction:
         output as the type eager code returns there (`%N` a numpy array, `%sN` a numpy scalar,
         `%tN` a torch tensor sharing the array's memory), the caller's own objects by their
         source (`L['x']`), views of them by `_v(L['x'], offset, shape, strides)`,
-        torch.return_types by `_type('module:name')`, other objects the
-        trace hands out as they are (`_k[i]`: nan, a dtype, a module)."""
+        torch.return_types by `_type('module:name')`, other objects the trace hands out as
+        they are (`_k[i]`: nan, a dtype, a module)."""
         if structure == "%0":
             return lambda outputs, local_vars, global_vars: outputs[0]
         text = re.sub(r"%([stfi]?)(\d+)", r"_\1(_o[\2])", structure)
