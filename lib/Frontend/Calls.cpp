@@ -69,22 +69,18 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     return r;
   }
 
-  if (callee->name == "no_grad.__exit__") { // the end of a traced `with torch.no_grad()`
-    --noGradDepth;
+  if (callee->name == "grad_mode.__exit__") { // the end of a traced `with torch.no_grad()`
+    gradModes.pop_back();
     return constVar(py::none());
   }
   py::handle fn = callee->obj;
-  if (torch && fn.is(torch.attr("no_grad")) && args.empty() && kwargs.empty()) {
-    VarPtr ctx = makeVar(VK::Object);
-    ctx->obj = torch.attr("no_grad")(); // a context manager object, no kernel
-    ctx->name = "no_grad";
+  if (VarPtr ctx = gradModeContext(fn, args, kwargs))
     return ctx;
-  }
-  // Autograd's mode: off inside a traced no_grad block, else the caller's, guarded (the
-  // graph computes no gradients either way).
+  // Autograd's mode: what the trace's innermost grad-mode block sets, else the caller's,
+  // guarded (the graph computes no gradients either way).
   if (torch && fn.is(torch.attr("is_grad_enabled")) && args.empty() && kwargs.empty()) {
-    if (noGradDepth)
-      return constVar(py::bool_(false));
+    if (!gradModes.empty())
+      return constVar(py::bool_(gradModes.back()));
     bool enabled = torch.attr("is_grad_enabled")().cast<bool>();
     OpBuilder::InsertionGuard g(b);
     setGuardInsertionPoint();
@@ -162,6 +158,38 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   }
   breakTrace(dyn::BreakKind::unsupported_call,
              "call to " + std::string(py::repr(fn)) + " is not modelled by the tracer");
+}
+
+/// The context manager's object is the real one eager code enters (no kernel runs): no_grad or
+/// enable_grad, as set_grad_enabled(b) acts like one of them in a with statement. It sets its
+/// mode when called, so it is modelled only where a with statement enters it at once; called
+/// alone, it would set the caller's mode after the frame too.
+VarPtr Tracer::gradModeContext(py::handle fn, const std::vector<VarPtr> &args,
+                               const KwArgs &kwargs) {
+  if (!torch)
+    return nullptr;
+  std::optional<bool> mode;
+  if ((fn.is(torch.attr("no_grad")) || fn.is(torch.attr("enable_grad"))) && args.empty() &&
+      kwargs.empty())
+    mode = fn.is(torch.attr("enable_grad"));
+  if (fn.is(torch.attr("set_grad_enabled")) && args.size() + kwargs.size() == 1 &&
+      (kwargs.empty() || kwargs[0].first == "mode")) {
+    const VarPtr &arg = args.empty() ? kwargs[0].second : args[0];
+    if (arg->kind != VK::Const || !PyBool_Check(arg->obj.ptr()))
+      return nullptr;
+    auto next = current->indexOf.find(currentInstr.next);
+    if (next == current->indexOf.end() || current->instrs[next->second].op != BEFORE_WITH)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "torch.set_grad_enabled() outside a with statement sets autograd's mode for "
+                 "the caller too");
+    mode = arg->obj.cast<bool>();
+  }
+  if (!mode)
+    return nullptr;
+  VarPtr ctx = makeVar(VK::Object);
+  ctx->obj = torch.attr(*mode ? "enable_grad" : "no_grad")();
+  ctx->name = "grad_mode";
+  return ctx;
 }
 
 VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {

@@ -140,7 +140,7 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
     // silently detached. (The runtime's tensor guard re-checks this on every call.)
     requiresGrad = obj.attr("requires_grad").cast<bool>();
     recordsGrad = requiresGrad && torch.attr("is_grad_enabled")().cast<bool>();
-    if (recordsGrad && !noGradDepth)
+    if (requiresGrad && (gradModes.empty() ? recordsGrad : gradModes.back()))
       throw EagerOnly{source + " requires grad and autograd is enabled: graphs do not "
                                "compute gradients yet"};
     std::string device = py::str(obj.attr("device").attr("type"));
@@ -179,10 +179,9 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
       if (std::optional<SmallVector<int64_t>> strides = inputStrides(obj, isTorch))
         guard.setStrides(*strides);
     guard.setRequiresGrad(requiresGrad);
-    if (recordsGrad) {
-      guard.setNoGrad(true);
-      noGradInputs.push_back(arg);
-    }
+    guard.setNoGrad(recordsGrad);
+    if (requiresGrad)
+      gradInputs.emplace_back(arg, recordsGrad);
   }
   VarPtr v = tensorVar(arg, isTorch ? Lib::Torch : Lib::Numpy);
   v->source = source;
@@ -384,10 +383,11 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
   return v;
 }
 
-void Tracer::noGradInputsStayInside() {
-  for (Value input : noGradInputs)
+void Tracer::gradInputsRecordNothing() {
+  for (auto [input, callerRecords] : gradInputs)
     for (Operation *user : input.getUsers())
-      if (!isa<dyn::GuardOpInterface>(user) && !noGradOps.contains(user))
-        throw EagerOnly{"a tensor that requires grad is used outside `with torch.no_grad()`: "
-                        "graphs do not compute gradients yet"};
+      if (!isa<dyn::GuardOpInterface>(user) &&
+          (gradOps.contains(user) || (callerRecords && !noGradOps.contains(user))))
+        throw EagerOnly{"a tensor that requires grad is used where autograd is enabled "
+                        "(outside `with torch.no_grad()`): graphs do not compute gradients yet"};
 }

@@ -726,18 +726,20 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case RERAISE:
   case POP_EXCEPT:
   case BEFORE_WITH: {
-    // `with torch.no_grad():`, the one context manager modelled: on the stack go its
-    // __exit__ (a call that leaves the block) and what __enter__ returns (None).
+    // `with torch.no_grad():` (enable_grad(), set_grad_enabled(b)), the context managers
+    // modelled: on the stack go its __exit__ (a call that leaves the block) and what
+    // __enter__ returns (None).
     VarPtr ctx = f.stack.empty() ? nullptr : f.stack.back();
-    if (!ctx || ctx->kind != VK::Object || ctx->name != "no_grad")
+    if (!ctx || ctx->kind != VK::Object || ctx->name != "grad_mode")
       breakTrace(dyn::BreakKind::unsupported_bytecode,
                  "BEFORE_WITH: exceptions and with-blocks are not traced");
     f.pop();
     VarPtr exit = makeVar(VK::Object);
-    exit->name = "no_grad.__exit__";
+    exit->name = "grad_mode.__exit__";
+    exit->obj = ctx->obj;
     f.stack.push_back(exit);
     f.stack.push_back(constVar(py::none()));
-    ++noGradDepth;
+    gradModes.push_back(py::isinstance(ctx->obj, torch.attr("enable_grad")));
     break;
   }
   case RAISE_VARARGS:

@@ -166,12 +166,12 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
   case VK::Object:
   case VK::Function:
   case VK::NNModule:
-    // A `with torch.no_grad()` block the frame is in: the host enters a real one and the frame
-    // goes on with its __exit__ on the stack, where the block's own exit and exception handler
-    // find it (the break is in the block's handler range, so the rest of the frame runs
-    // eagerly: see in_try_block in compiler.py).
-    if (v->kind == VK::Object && v->name == "no_grad.__exit__")
-      return py::make_tuple("no_grad_exit");
+    // A `with torch.no_grad()` (enable_grad()) block the frame is in: the host enters a real
+    // one and the frame goes on with its __exit__ on the stack, where the block's own exit and
+    // exception handler find it (the break is in the block's handler range, so the rest of the
+    // frame runs eagerly: see in_try_block in compiler.py).
+    if (v->kind == VK::Object && v->name == "grad_mode.__exit__")
+      return py::make_tuple("grad_mode_exit", v->obj.get_type());
     if (!v->obj || v->made)
       throw NotRebuildable{describe(v)};
     return py::make_tuple("const", v->obj);

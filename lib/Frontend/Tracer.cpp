@@ -27,7 +27,7 @@ Tracer::Tracer(MLIRContext *ctx, const TraceOptions &options) : ctx(ctx), option
   ctx->getOrLoadDialect<dyn::DynDialect>();
   ctx->getOrLoadDialect<func::FuncDialect>();
   ctx->getOrLoadDialect<arith::ArithDialect>();
-  b.setListener(&noGradListener);
+  b.setListener(&gradModeListener);
   if (const char *logs = std::getenv("DYNAMIR_LOGS")) {
     llvm::SmallVector<StringRef> parts;
     StringRef(logs).split(parts, ',');
@@ -138,7 +138,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       Outcome out = runFrame(frame, 0, -1);
       // Return the tensors of the result; its structure is recorded for the runtime.
       SmallVector<Value> results;
-      noGradInputsStayInside();
+      gradInputsRecordNothing();
       emitDistinctGuards();
       std::string structure = resultStructure(out.value, results, result.constants);
       emitRuntimeChecks();
@@ -150,7 +150,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
       // the instruction that broke (what an inlined call changed before it broke is undone:
       // the host runs the call for real).
       undoMutations();
-      noGradInputsStayInside();
+      gradInputsRecordNothing();
       SmallVector<Value> live;
       if (brk.predicate)
         live.push_back(brk.predicate);

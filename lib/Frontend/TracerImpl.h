@@ -342,6 +342,9 @@ public:
 
   // --- Calls.cpp: calls, nn.Modules ---------------------------------------------------------
   VarPtr call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kwargs);
+  /// `torch.no_grad()`, `enable_grad()` or `set_grad_enabled(b)`: a context manager for
+  /// BEFORE_WITH to enter; null for any other call.
+  VarPtr gradModeContext(py::handle fn, const std::vector<VarPtr> &args, const KwArgs &kwargs);
   VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
   std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn);
   /// A call of the numpy or torch function `fn` (named `name` in `lib`), with its out=.
@@ -686,22 +689,24 @@ public:
   /// order of their first store: the host writes their final values back.
   std::map<std::string, py::object> inputObjects;
   std::vector<VarPtr> writtenInputs;
-  /// `with torch.no_grad()` blocks the trace is in; the ops made inside one; the inputs that
-  /// require grad, admitted because the trace read them inside one (noGradInputsStayInside).
-  unsigned noGradDepth = 0;
-  llvm::DenseSet<Operation *> noGradOps;
-  std::vector<Value> noGradInputs;
-  struct NoGradListener : OpBuilder::Listener {
+  /// Autograd's modes that the trace's `with torch.no_grad()`, `torch.enable_grad()` and
+  /// `torch.set_grad_enabled(b)` blocks set, innermost last (none: the caller's mode, which
+  /// only a guard may take); the ops made while one disables or enables autograd; the inputs
+  /// that require grad, each with whether it records gradients in the caller's mode.
+  llvm::SmallVector<bool> gradModes;
+  llvm::DenseSet<Operation *> noGradOps, gradOps;
+  std::vector<std::pair<Value, bool>> gradInputs;
+  struct GradModeListener : OpBuilder::Listener {
     Tracer &t;
-    explicit NoGradListener(Tracer &t) : t(t) {}
+    explicit GradModeListener(Tracer &t) : t(t) {}
     void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
-      if (t.noGradDepth)
-        t.noGradOps.insert(op);
+      if (!t.gradModes.empty())
+        (t.gradModes.back() ? t.gradOps : t.noGradOps).insert(op);
     }
-  } noGradListener{*this};
-  /// An eager-only frame unless every op that reads an input that requires grad was made
-  /// inside `with torch.no_grad()` (outside it, eager results would require grad).
-  void noGradInputsStayInside();
+  } gradModeListener{*this};
+  /// An eager-only frame if an op records gradients eagerly: it reads an input that requires
+  /// grad where autograd is on (the caller's mode outside the trace's blocks, guarded).
+  void gradInputsRecordNothing();
   llvm::StringSet<> logs_;
   /// The code being interpreted; shared so that a break raised in an inlined frame can still
   /// name its file after that frame is gone.

@@ -550,8 +550,9 @@ class CompiledFunction:
         return self._eager(args, kwargs)
 
     def _go_on(self, plan, live, local_vars, global_vars):
-        # The `with torch.no_grad()` blocks the frame is in, entered for real by the host: the
-        # frame goes on with their __exit__ on its stack. Until it does, a failure leaves them.
+        # The `with torch.no_grad()` (enable_grad()) blocks the frame is in, entered for real by
+        # the host: the frame goes on with their __exit__ on its stack. Until it does, a failure
+        # leaves them.
         entered = _EnteredBlocks()
         try:
             return self._go_on_entered(plan, live, local_vars, global_vars, entered)
@@ -616,8 +617,8 @@ class CompiledFunction:
                 return slice(*(rebuild(r) for r in recipe[1]))
             if kind == "iter":
                 return _Iterator(rebuild(r) for r in recipe[1])
-            if kind == "no_grad_exit":
-                context = sys.modules["torch"].no_grad()
+            if kind == "grad_mode_exit":  # torch.no_grad or torch.enable_grad
+                context = recipe[1]()
                 context.__enter__()
                 entered.append(context)
                 return context.__exit__

@@ -214,6 +214,24 @@ def test_a_break_inside_no_grad_goes_on_inside_the_real_block(capsys):
     assert e.graph_count == 1 and e.graph_break_count == 1 and dynamir.counters()["eager_runs"] == 0
 
 
+def test_a_break_inside_enable_grad_goes_on_inside_the_real_block(capsys):
+    def f(x):  # (the tests run under no_grad: conftest.py)
+        with torch.enable_grad():
+            y = x * 2
+            print("inside", torch.is_grad_enabled())
+            z = y + 1
+        return z, torch.is_grad_enabled()
+
+    x = torch.ones(2, 3)
+    compiled = dynamir.compile(f)
+    for _ in range(2):
+        z, enabled = compiled(x)
+        assert not enabled and not torch.is_grad_enabled()
+        assert torch.equal(z, f(x)[0])
+    assert capsys.readouterr().out == "inside True\n" * 4  # compiled and eager, twice
+    assert dynamir.counters()["eager_runs"] == 0
+
+
 @torch.enable_grad()
 def test_a_failing_break_inside_no_grad_leaves_the_block():
     def f(x):

@@ -165,6 +165,47 @@ def test_grad_mode_is_guarded():
     assert len(compiled._entries) == 2  # one trace per mode, each used again
 
 
+def test_enable_grad_and_set_grad_enabled_blocks():
+    # Each block sets the mode torch.is_grad_enabled() reads inside it, with no guard.
+    def f(x):
+        with torch.enable_grad():
+            on = torch.is_grad_enabled()
+            with torch.set_grad_enabled(False):
+                off = torch.is_grad_enabled()
+                y = x * 2
+            again = torch.is_grad_enabled()
+        with torch.set_grad_enabled(mode=True):
+            z = x + 1
+        return y, z, on, off, again
+
+    x = torch.ones(3)
+    for enabled in (False, True):
+        with torch.set_grad_enabled(enabled):
+            same(dynamir.compile(f)(x), f(x))
+            e = dynamir.explain(f, x)
+            assert e.graph_count == 1 and e.graph_break_count == 0, e
+            assert not any("grad_mode" in g.text for g in e.guards), e
+    # An input that requires grad, used inside enable_grad: the eager result records its
+    # gradient, so the frame runs eagerly, whatever the caller's mode.
+    w = torch.ones(3, requires_grad=True)
+    compiled = dynamir.compile(f)
+    got, want = compiled(w), f(w)
+    assert got[1].requires_grad and want[1].requires_grad and dynamir.counters()["eager_runs"]
+    same(got[1].detach(), want[1].detach())
+
+
+def test_set_grad_enabled_outside_a_with_statement_breaks():
+    def f(x):
+        torch.set_grad_enabled(False)  # the caller's mode after the call, too
+        return x + 1, torch.is_grad_enabled()
+
+    e = dynamir.explain(f, torch.ones(2))
+    assert "outside a with statement" in str(e)
+    with torch.enable_grad():
+        got = dynamir.compile(f)(torch.ones(2))
+        assert got[1] is False and not torch.is_grad_enabled()
+
+
 def test_numpy_of_a_tensor_that_requires_grad():
     def f(x):
         return x.numpy() * 2, x.numpy(force=True)

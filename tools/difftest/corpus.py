@@ -1789,6 +1789,22 @@ def f(x):
     return y, enabled, inside, again
 """, "T(3)")
 
+P(TO, "set_grad_enabled_blocks", """
+def f(m, x):
+    with torch.set_grad_enabled(False):
+        y = m(x) * x
+        off = torch.is_grad_enabled()
+        with torch.enable_grad():
+            on = torch.is_grad_enabled()
+            z = x.sin()
+    return y, z, off, on, y.requires_grad
+
+
+def inputs():
+    torch.manual_seed(5)
+    return [nn.Linear(3, 3), T(2, 3)]
+""")
+
 P(TO, "detach_clone_contiguous", """
 def f(x):
     y = x.t().contiguous()
@@ -3787,7 +3803,6 @@ BREAKS = {
     'factory_functions': 1,
     'item_and_tolist': 4,
     'functional_activations': 1,
-    'grad_mode_checks': 2,
     'allclose_equal': 3,
     'outer_dot_norm': 1,
     'one_hot_argmax': 1,
