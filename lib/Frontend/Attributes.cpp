@@ -119,7 +119,10 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
   }
   if (obj->kind == VK::Object && obj->name == "super")
     return superAttr(obj, name);
-  if (VarPtr stored = storedAttr(obj, name)) {
+  VarPtr stored = storedAttr(obj, name);
+  if (!stored && obj->kind == VK::Object && isUserClass(obj->obj)) // a base class's
+    stored = storedClassAttr(obj->obj, name);
+  if (stored) {
     if (stored->kind == VK::Null) // deleted: eager raises AttributeError
       breakTrace(dyn::BreakKind::unsupported_call,
                  "attribute '" + name + "' of " + describe(obj) + ", which the frame deleted");

@@ -364,6 +364,8 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
     for (const py::object &key : obj->keys)
       if (py::str(key).cast<std::string>() == name)
         return true;
+    if (storedClassAttr(obj->cls, name))
+      return true;
     py::object raw = classLookup(obj->cls, name);
     if (raw && python::typeName(raw) == "property")
       return std::nullopt;
@@ -381,6 +383,8 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
     // itself has not yet.
     if (VarPtr stored = storedAttr(obj, name))
       return stored->kind != VK::Null;
+    if (isUserClass(obj->obj) && storedClassAttr(obj->obj, name))
+      return true;
     // Namespaces (modules, classes) and constants answer for real; other objects through
     // getAttr, which guards what it reads.
     if (obj->kind == VK::Const || PyModule_Check(obj->obj.ptr()) || PyType_Check(obj->obj.ptr()))
@@ -396,12 +400,7 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
         py::object dict = py::getattr(obj->obj, dictName, py::none());
         if (!PyDict_Check(dict.ptr()))
           return std::nullopt;
-        SmallVector<Attribute> keys;
-        for (auto item : py::reinterpret_borrow<py::dict>(dict))
-          keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
-        std::string source = obj->source + "." + dictName;
-        guardDictKeys(source, keys);
-        found = found || py::reinterpret_borrow<py::dict>(dict).contains(name);
+        found = guardNames(obj->source + "." + dictName, dict, name) || found;
       }
       return found;
     }
@@ -415,12 +414,7 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
       py::object dict = py::getattr(obj->obj, "__dict__", py::none());
       if (!PyDict_CheckExact(dict.ptr()))
         break;
-      SmallVector<Attribute> keys;
-      for (auto item : py::reinterpret_borrow<py::dict>(dict))
-        keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
-      std::string source = obj->source + ".__dict__";
-      guardDictKeys(source, keys);
-      return py::reinterpret_borrow<py::dict>(dict).contains(name);
+      return guardNames(obj->source + ".__dict__", dict, name);
     }
     break;
   default:

@@ -43,7 +43,7 @@ Callable Tracer::realCallable(py::handle fn, const std::string &fnSource) {
   Callable c;
   c.code = decode(fn.attr("__code__"));
   c.globals = fn.attr("__globals__");
-  c.globalsSource = sourceOr(fnSource, ".__globals__");
+  c.globalsSource = c.globals.is(tracedGlobals) ? "G" : sourceOr(fnSource, ".__globals__");
   // Defaults are part of the function object, read back and guarded like any input: they can
   // be rebound (f.__defaults__ = ...) or be mutable objects the function changes.
   py::object defaults = fn.attr("__defaults__");

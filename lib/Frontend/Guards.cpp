@@ -241,13 +241,13 @@ std::string Tracer::itemSource(const std::string &source, const std::string &key
 }
 
 /// Wraps a real Python object found at `source` (argument, global, attribute). A list, dict,
-/// module or object is one Var however often the trace reads it (stores into it must be seen
-/// by later reads); one found at two sources is `aliased`, and both are pinned by identity.
+/// module, object or class is one Var however often the trace reads it (stores into it must be
+/// seen by later reads); one found at two sources is `aliased`, and both are pinned by identity.
 VarPtr Tracer::wrap(py::handle obj, const std::string &source, bool guard) {
   bool memoized = !source.empty() && guard &&
                   (PyList_CheckExact(obj.ptr()) || PyDict_CheckExact(obj.ptr()) ||
                    (torch && py::isinstance(obj, torchNN.attr("Module"))) ||
-                   isPlainClass(py::type::handle_of(obj)));
+                   isPlainClass(py::type::handle_of(obj)) || isUserClass(obj));
   if (!memoized)
     return wrapObject(obj, source, guard);
   if (auto it = wrappedBySource.find(source);

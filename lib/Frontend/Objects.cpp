@@ -128,6 +128,23 @@ VarPtr Tracer::objectAttr(const VarPtr &obj, const std::string &name) {
                                : (obj->source.empty() ? "" : "type(" + obj->source + ")");
   if (name == "__class__")
     return wrap(cls, typeSource, /*guard=*/false);
+  // A class attribute the trace stored (a value, see unreplayableClassAttrChange), unless the
+  // object's own attribute shadows it: the names in its __dict__ are then guarded.
+  if (VarPtr stored = storedClassAttr(cls, name)) {
+    if (obj->kind == VK::Instance && llvm::none_of(obj->keys, [&](const py::object &k) {
+          return py::str(k).cast<std::string>() == name;
+        }))
+      return stored;
+    if (obj->kind == VK::Object) {
+      py::object dict = py::getattr(obj->obj, "__dict__", py::none());
+      if (obj->source.empty() || !PyDict_CheckExact(dict.ptr()))
+        unsupported("attribute '" + name +
+                    "' of an object whose class attribute the frame "
+                    "changed");
+      if (!guardNames(obj->source + ".__dict__", dict, name))
+        return stored;
+    }
+  }
   py::object raw = classLookup(cls, name);
   py::handle rawType = raw ? py::type::handle_of(raw) : py::handle();
   // A namedtuple's field: by position.

@@ -94,6 +94,8 @@ std::string Tracer::unreplayableAttrChange(const VarPtr &obj, const std::string 
       return "a numpy array";
     return "";
   }
+  if (PyType_Check(obj->obj.ptr()))
+    return unreplayableClassAttrChange(obj, name, value);
   if (!isPlainClass(cls))
     return "an object of a class the tracer does not model";
   const char *method = value ? "__setattr__" : "__delattr__";
@@ -104,6 +106,42 @@ std::string Tracer::unreplayableAttrChange(const VarPtr &obj, const std::string 
   if (descriptor && py::hasattr(py::type::handle_of(descriptor), value ? "__set__" : "__delete__"))
     return "a descriptor (a property or slot)";
   return "";
+}
+
+bool Tracer::isUserClass(py::handle obj) {
+  return PyType_Check(obj.ptr()) && Py_TYPE(obj.ptr()) == &PyType_Type &&
+         (reinterpret_cast<PyTypeObject *>(obj.ptr())->tp_flags & Py_TPFLAGS_HEAPTYPE);
+}
+
+/// A class's attribute (`Counter.count += 1`) is replayed with setattr on the class, which is
+/// what type.__setattr__ does unless type itself defines the name as a data descriptor
+/// (__name__, __doc__, __dict__, ...). Its later reads through the class, a subclass or an
+/// instance find the stored value (storedClassAttr): a value, never a function or descriptor,
+/// which instances would bind, and no special method, which construction and calls would use.
+std::string Tracer::unreplayableClassAttrChange(const VarPtr &cls, const std::string &name,
+                                                const VarPtr &value) {
+  if (!isUserClass(cls->obj))
+    return "a class with a metaclass, or a builtin class";
+  if (!value)
+    return "a deletion of a class attribute";
+  if (llvm::StringRef(name).starts_with("__") && llvm::StringRef(name).ends_with("__"))
+    return "a special attribute of a class";
+  if (value->kind == VK::Function || value->kind == VK::Method ||
+      (value->obj && py::hasattr(py::type::handle_of(value->obj), "__get__")) ||
+      (value->kind == VK::Instance && classLookup(value->cls, "__get__")))
+    return "a function or descriptor stored into a class";
+  return "";
+}
+
+VarPtr Tracer::storedClassAttr(py::handle cls, const std::string &name) {
+  for (py::handle klass : cls.attr("__mro__")) {
+    if (auto it = wrappedById.find(klass.ptr()); it != wrappedById.end())
+      if (VarPtr stored = storedAttr(it->second, name))
+        return stored;
+    if (PySequence_Contains(klass.attr("__dict__").ptr(), py::str(name).ptr()) == 1)
+      return nullptr;
+  }
+  return nullptr;
 }
 
 void Tracer::storeAttr(Frame &f, const VarPtr &obj, const std::string &name, const VarPtr &value) {
@@ -131,11 +169,7 @@ void Tracer::deleteAttr(const VarPtr &obj, const std::string &name) {
     py::object dict = py::getattr(obj->obj, "__dict__", py::none());
     if (!PyDict_CheckExact(dict.ptr()))
       breakTrace(dyn::BreakKind::side_effect, "DELETE_ATTR on an object without a __dict__");
-    SmallVector<Attribute> keys;
-    for (auto item : py::reinterpret_borrow<py::dict>(dict))
-      keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
-    guardDictKeys(obj->source + ".__dict__", keys);
-    own = py::reinterpret_borrow<py::dict>(dict).contains(name);
+    own = guardNames(obj->source + ".__dict__", dict, name);
   }
   if (!own)
     breakTrace(dyn::BreakKind::unsupported_call, "deleting an attribute '" + name + "' that " +

@@ -87,6 +87,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
   frame.code = code;
   frame.globals = function.attr("__globals__");
   frame.globalsSource = "G";
+  tracedGlobals = frame.globals;
   py::object builtins = frame.globals.contains("__builtins__")
                             ? py::object(frame.globals["__builtins__"])
                             : py::object(py::module_::import("builtins"));

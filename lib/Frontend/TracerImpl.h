@@ -310,6 +310,15 @@ public:
       dyn::DictKeysGuardOp::create(b, b.getUnknownLoc(), source, b.getArrayAttr(keys));
     });
   }
+  /// The names in the str-keyed dict `dict` (an object's __dict__) found at `source`, guarded
+  /// by guardDictKeys: whether it holds `name`.
+  bool guardNames(const std::string &source, py::handle dict, const std::string &name) {
+    SmallVector<Attribute> keys;
+    for (auto item : py::reinterpret_borrow<py::dict>(dict))
+      keys.push_back(b.getStringAttr(item.first.cast<std::string>()));
+    guardDictKeys(source, keys);
+    return py::reinterpret_borrow<py::dict>(dict).contains(name);
+  }
   bool isTensorObject(py::handle obj);
   static bool isDeviceArray(py::handle obj);
   /// Whether the frame takes a dynamir.cuda.Array: the host then hands out device arrays,
@@ -595,6 +604,14 @@ public:
   void deleteAttr(const VarPtr &obj, const std::string &name);
   std::string unreplayableAttrChange(const VarPtr &obj, const std::string &name,
                                      const VarPtr &value);
+  std::string unreplayableClassAttrChange(const VarPtr &cls, const std::string &name,
+                                          const VarPtr &value);
+  /// A class whose attributes the host can set as the program does: a user's class (a heap
+  /// type) whose metaclass is `type`.
+  static bool isUserClass(py::handle obj);
+  /// What the trace stored into attribute `name` of `cls` or of a class on its MRO, where that
+  /// class is where Python finds the attribute; null where the real classes answer.
+  VarPtr storedClassAttr(py::handle cls, const std::string &name);
   /// Sets attribute or key `name` of `obj`'s recorded state to `value`.
   void setKey(const VarPtr &obj, const std::string &name, const VarPtr &value);
   void emitDistinctGuards();
@@ -604,6 +621,9 @@ public:
   std::vector<VarPtr> sideEffects;
   size_t committedSideEffects = 0;
   llvm::DenseMap<PyObject *, VarPtr> globalsVars;
+  /// The traced function's globals, "G" in sources: a function it calls from the same module
+  /// reads its globals from there too (one Var per global, not one per path to it).
+  py::object tracedGlobals;
   /// Lists, dicts and objects the trace read from the caller, one Var per source (and per
   /// object: `aliased` where two sources reach one), so stores are seen by later reads.
   std::map<std::string, VarPtr> wrappedBySource;

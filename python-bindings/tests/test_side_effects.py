@@ -170,3 +170,75 @@ def test_attribute_deletion_is_replayed():
         h, x = make()
         with pytest.raises(AttributeError):
             fn(h, x)
+
+
+class Registry:
+    count = 0
+    scale = 1.0
+
+    def __init__(self):
+        Registry.count += 1  # the module's global, as the frame reads it: one Var
+
+
+class SubRegistry(Registry):
+    pass
+
+
+def test_class_attribute_stores_are_replayed():
+    # A class's attribute stored in the frame (also from an inlined __init__) is replayed with
+    # setattr on the class; reads through the class, a subclass and instances see the store,
+    # unless an instance's own attribute shadows it.
+    def f(x, shadowed):
+        Registry()
+        r = Registry()
+        Registry.scale = Registry.scale * 2
+        sub = SubRegistry()
+        return (x * Registry.count * r.scale, sub.count, SubRegistry.scale, shadowed.scale,
+                hasattr(SubRegistry, "count"))
+
+    def run(fn):
+        Registry.count, Registry.scale = 0, 1.0
+        shadowed = Registry.__new__(Registry)
+        shadowed.scale = 5.0
+        return repr(fn(np.ones(2), shadowed)), Registry.count, Registry.scale
+
+    compiled = dynamir.compile(f)
+    for _ in range(2):
+        assert run(compiled) == run(f) == ("(array([6., 6.]), 3, 2.0, 5.0, True)", 3, 2.0)
+    assert dynamir.explain(f, np.ones(2), Registry()).graph_break_count == 0
+    assert dynamir.counters()["eager_runs"] == 0
+
+
+def test_class_attribute_changes_that_break():
+    class Plain:
+        count = 0
+
+    def special(x):
+        Plain.__doc__ = "changed"  # what a class's special attributes do is type's own
+        return x + 1
+
+    def method(x):
+        Plain.double = lambda self: 2  # a function, which instances would bind
+        return x + 1
+
+    def deletion(x):
+        del Plain.count
+        return x + 1
+
+    before = dict(vars(Plain))
+
+    def run(fn):
+        result = fn(np.ones(2)).tolist(), sorted(vars(Plain))
+        for name in set(vars(Plain)) - set(before):
+            delattr(Plain, name)
+        for name, value in before.items():
+            if name not in ("__dict__", "__weakref__"):
+                setattr(Plain, name, value)
+        return result
+
+    for fn, reason in [(special, "a special attribute of a class"),
+                       (method, "a function or descriptor stored into a class"),
+                       (deletion, "a deletion of a class attribute")]:
+        assert run(dynamir.compile(fn)) == run(fn)
+        assert reason in str(dynamir.explain(fn, np.ones(2))), fn
+        run(lambda x: x)

@@ -52,7 +52,7 @@ def outer(x):
 # CHECK-LABEL: == helpers
 # CHECK: dyn.guard.id_match "G['shift']"
 # CHECK: dyn.guard.id_match "G['helper']"
-# CHECK: dyn.guard.value_eq "G['helper'].__globals__['scale']", 5.000000e-01 : f64
+# CHECK: dyn.guard.value_eq "G['scale']", 5.000000e-01 : f64
 # CHECK: dyn.guard.value_eq "G['shift'].__closure__[0].cell_contents", 1.000000e+00 : f64
 # CHECK: %[[K:.*]] = dyn.constant dense<3.000000e+00> : tensor<f32>
 # CHECK: dyn.mul %{{.*}}, %[[K]] : tensor<2x3xf32>, tensor<f32>

@@ -3781,7 +3781,6 @@ BREAKS = {
     'functools_cmp_to_key': 2,
     'dataclass_replace_asdict': 1,
     'custom_eq_and_repr': 1,
-    'class_counter_attribute': 2,
     'fstring_print_shape': 1,
     'fstring_float_format': 3,
     'percent_format': 3,
