@@ -42,9 +42,7 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     return callFunction(callee->obj, nullptr, std::move(args), std::move(kwargs), f.depth + 1,
                         callee->source);
   case VK::NNModule:
-    if (!kwargs.empty())
-      breakTrace(dyn::BreakKind::unsupported_call, "keyword arguments to a module call");
-    return callModule(callee, std::move(args), f.depth);
+    return callModule(callee, std::move(args), std::move(kwargs), f.depth);
   case VK::Object:
     break;
   case VK::Instance:
@@ -192,9 +190,12 @@ VarPtr Tracer::gradModeContext(py::handle fn, const std::vector<VarPtr> &args,
   return ctx;
 }
 
-VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth) {
+VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, KwArgs kwargs, unsigned depth) {
   py::handle m = module->obj;
   std::string kind = python::typeName(m);
+  // torch.nn's layers are modelled by their positional input; a user's forward takes anything.
+  if (!kwargs.empty() && llvm::StringRef(kind).starts_with("torch.nn."))
+    breakTrace(dyn::BreakKind::unsupported_call, "keyword arguments to a call of " + kind);
   auto source = [&](const char *name) {
     return module->source.empty() ? std::string() : module->source + "." + name;
   };
@@ -260,13 +261,13 @@ VarPtr Tracer::callModule(VarPtr module, std::vector<VarPtr> args, unsigned dept
     size_t i = 0;
     for (py::handle child : m) {
       VarPtr c = wrap(child, itemSource(module->source, std::to_string(i++)));
-      x = callModule(c, {x}, depth);
+      x = callModule(c, {x}, {}, depth);
     }
     return x;
   }
   // A user module: inline its forward with self bound.
   py::object forward = py::type::handle_of(m).attr("forward");
-  return callFunction(forward, module, std::move(args), {}, depth + 1,
+  return callFunction(forward, module, std::move(args), std::move(kwargs), depth + 1,
                       module->source.empty() ? "" : "type(" + module->source + ").forward");
 }
 

@@ -210,7 +210,7 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
       inputs.push_back(wrap(args[i], "L['args'][" + std::to_string(i) + "]"));
     VarPtr out;
     try {
-      out = callModule(self, inputs, 0);
+      out = callModule(self, inputs, {}, 0);
       // torch's own layers store into nothing of the caller's; if one did, nothing here would
       // write it back.
       if (!writtenInputs.empty() || !sideEffects.empty())

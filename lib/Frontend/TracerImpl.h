@@ -354,7 +354,7 @@ public:
   /// `torch.no_grad()`, `enable_grad()` or `set_grad_enabled(b)`: a context manager for
   /// BEFORE_WITH to enter; null for any other call.
   VarPtr gradModeContext(py::handle fn, const std::vector<VarPtr> &args, const KwArgs &kwargs);
-  VarPtr callModule(VarPtr module, std::vector<VarPtr> args, unsigned depth);
+  VarPtr callModule(VarPtr module, std::vector<VarPtr> args, KwArgs kwargs, unsigned depth);
   std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn);
   /// A call of the numpy or torch function `fn` (named `name` in `lib`), with its out=.
   VarPtr callLibraryFunction(py::handle fn, Lib lib, const std::string &name,

@@ -373,6 +373,35 @@ def test_transformer_style_block_matches_torch(approximate):
     assert torch.allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+class Gated(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(4, 4)
+
+    def forward(self, x, *, gate=None, scale=1.0):
+        y = self.proj(x) * scale
+        return y if gate is None else y * gate.sigmoid()
+
+
+def test_keyword_arguments_of_a_module_call():
+    # A user module's forward takes them as any inlined call; torch.nn's layers break.
+    torch.manual_seed(0)
+    block, x = Gated().eval(), torch.randn(2, 4)
+
+    def f(m, x):
+        return m(x, gate=x, scale=0.5) + m(x)
+
+    assert torch.allclose(dynamir.compile(f)(block, x), f(block, x), rtol=1e-5, atol=1e-6)
+    assert dynamir.explain(f, block, x).graph_break_count == 0
+
+    def layer(m, x):
+        return m.proj(input=x)
+
+    e = dynamir.explain(layer, block, x)
+    assert "keyword arguments to a call of torch.nn.modules.linear.Linear" in str(e)
+    assert torch.allclose(dynamir.compile(layer)(block, x), layer(block, x))
+
+
 def test_more_library_functions_match_eager():
     def torch_fn(x, y):
         z = torch.stack([x, y], dim=1) * torch.nn.functional.silu(x).unsqueeze(1)
