@@ -107,6 +107,9 @@ METHODS = {
     "remainder": lambda x: x.remainder(-3), "floor_divide": lambda x: x.floor_divide(-3),
     "logical_and": lambda x, y: x.logical_and(y), "logical_or": lambda x, y: x.logical_or(y),
     "logical_xor": lambda x, y: x.logical_xor(y),
+    "asin": lambda x: x.asin(), "acos": lambda x: x.acos(), "atan": lambda x: x.atan(),
+    "asinh": lambda x: x.asinh(), "acosh": lambda x: x.acosh(), "atanh": lambda x: x.atanh(),
+    "sinh": lambda x: x.sinh(), "cosh": lambda x: x.cosh(),
 }
 
 
@@ -120,6 +123,28 @@ def test_float_functions(name, dtype):
     tfn = getattr(torch, name)
     check(lambda x: tfn(x), torch.from_numpy(x), rtol=tol)
     check(METHODS[name], torch.from_numpy(x), rtol=tol)
+
+
+INVERSE_AND_HYPERBOLIC = ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinh",
+                          "cosh"]
+
+
+@pytest.mark.parametrize("name", INVERSE_AND_HYPERBOLIC)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_inverse_and_hyperbolic_functions(name, dtype):
+    # numpy's arcX is torch's aX (and arcX): libm's functions, a few ulps from numpy's and
+    # torch's own; inside their domains (x in [-1, 1] for arcsin, x >= 1 for arccosh) and out.
+    x = special_floats(dtype)
+    x = np.concatenate([x, np.tanh(x), 1 + np.abs(x)]).astype(dtype)
+    fn, short = getattr(np, name), name.replace("arc", "a")
+    tol = ulps(dtype)
+    check(lambda x: fn(x), x, rtol=tol, backends=("llvm", "eager"))
+    t = torch.from_numpy(x)
+    for spelling in (short, name):
+        tfn = getattr(torch, spelling)
+        check(lambda t: tfn(t), t, rtol=tol)
+    check(METHODS[short], t, rtol=tol)
+    check(lambda x: fn(x * 3), np.arange(-2, 3))  # integers compute in float64
 
 
 @pytest.mark.parametrize("name", ["log1p", "expm1"])

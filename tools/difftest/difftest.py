@@ -174,11 +174,13 @@ def _clone_env(env):
 NP_UNARY = ["np.sin", "np.cos", "np.exp", "np.abs", "np.sqrt", "np.floor", "np.ceil", "np.square",
             "np.negative", "np.tanh", "np.log", "np.sign", "np.trunc", "np.isnan", "np.isfinite",
             "np.logical_not", "np.reciprocal", "np.round", "np.positive", "np.expm1",
+            "np.arctan", "np.sinh", "np.arcsinh", "np.arccos",
             "abs({})", "-{}", "-{}", "~{}", "+{}"]
 T_UNARY = ["torch.sin", "torch.cos", "torch.exp", "torch.abs", "torch.sqrt", "torch.floor",
            "torch.ceil", "torch.square", "torch.neg", "torch.tanh", "torch.log", "torch.sign",
            "torch.relu", "torch.sigmoid", "torch.isnan", "torch.logical_not", "torch.trunc",
-           "torch.round", "torch.rsqrt", "{}.abs()", "{}.exp()", "{}.sin()", "-{}", "-{}", "~{}",
+           "torch.round", "torch.rsqrt", "torch.atan", "torch.cosh", "torch.asinh",
+           "torch.arcsin", "{}.abs()", "{}.exp()", "{}.sin()", "-{}", "-{}", "~{}",
            "abs({})"]
 BINOPS = ["+", "+", "-", "*", "*", "/", "//", "%", "**", "<", "<=", ">", ">=", "==", "!=",
           "&", "|", "^"]

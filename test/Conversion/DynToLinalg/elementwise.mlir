@@ -44,6 +44,14 @@ func.func @unary_float(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
 // logical not is xor with true
 // CHECK: arith.xori
 // CHECK: math.trunc
+// CHECK: math.asin
+// CHECK: math.acos
+// CHECK: math.atan
+// CHECK: math.asinh
+// CHECK: math.acosh
+// CHECK: math.atanh
+// CHECK: math.sinh
+// CHECK: math.cosh
 func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %0 = dyn.neg %x : tensor<3xf32>
   %1 = dyn.abs %x : tensor<3xf32>
@@ -63,6 +71,14 @@ func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %15 = dyn.abs %i : tensor<3xi32>
   %16 = dyn.not %b : tensor<3xi1>
   %17 = dyn.trunc %x : tensor<3xf32>
+  %18 = dyn.asin %x : tensor<3xf32>
+  %19 = dyn.acos %x : tensor<3xf32>
+  %20 = dyn.atan %x : tensor<3xf32>
+  %21 = dyn.asinh %x : tensor<3xf32>
+  %22 = dyn.acosh %x : tensor<3xf32>
+  %23 = dyn.atanh %x : tensor<3xf32>
+  %24 = dyn.sinh %x : tensor<3xf32>
+  %25 = dyn.cosh %x : tensor<3xf32>
   return
 }
 

@@ -114,6 +114,28 @@ def Dyn_CosOp : Dyn_FloatFunction<"cos", "std::cos(v)", "cosine", "::mlir::math:
 def Dyn_TanOp : Dyn_FloatFunction<"tan", "std::tan(v)", "tangent", "::mlir::math::TanOp">;
 def Dyn_TanhOp : Dyn_FloatFunction<"tanh", "std::tanh(v)", "hyperbolic tangent",
                                    "::mlir::math::TanhOp">;
+// The inverse and hyperbolic functions numpy spells arcX and torch X (and arcX): libm's on the
+// CPU for float32 too (dyn-math-approximation leaves them), libdevice's on the GPU.
+class Dyn_InverseFunction<string mnemonic, string floatExpr, string what, string mathOp,
+                          string ufunc>
+    : Dyn_UnaryOp<mnemonic, Dyn_FloatTensor, floatExpr, "", what, ufunc = ufunc,
+                  floatOp = mathOp, functions = [mnemonic, ufunc]>;
+def Dyn_AsinOp : Dyn_InverseFunction<"asin", "std::asin(v)", "inverse sine",
+                                     "::mlir::math::AsinOp", "arcsin">;
+def Dyn_AcosOp : Dyn_InverseFunction<"acos", "std::acos(v)", "inverse cosine",
+                                     "::mlir::math::AcosOp", "arccos">;
+def Dyn_AtanOp : Dyn_InverseFunction<"atan", "std::atan(v)", "inverse tangent",
+                                     "::mlir::math::AtanOp", "arctan">;
+def Dyn_AsinhOp : Dyn_InverseFunction<"asinh", "std::asinh(v)", "inverse hyperbolic sine",
+                                      "::mlir::math::AsinhOp", "arcsinh">;
+def Dyn_AcoshOp : Dyn_InverseFunction<"acosh", "std::acosh(v)", "inverse hyperbolic cosine",
+                                      "::mlir::math::AcoshOp", "arccosh">;
+def Dyn_AtanhOp : Dyn_InverseFunction<"atanh", "std::atanh(v)", "inverse hyperbolic tangent",
+                                      "::mlir::math::AtanhOp", "arctanh">;
+def Dyn_SinhOp : Dyn_FloatFunction<"sinh", "std::sinh(v)", "hyperbolic sine",
+                                   "::mlir::math::SinhOp">;
+def Dyn_CoshOp : Dyn_FloatFunction<"cosh", "std::cosh(v)", "hyperbolic cosine",
+                                   "::mlir::math::CoshOp">;
 def Dyn_SigmoidOp : Dyn_UnaryOp<"sigmoid", Dyn_FloatTensor, "1.0 / (1.0 + std::exp(-v))", "",
                                 "logistic sigmoid 1 / (1 + exp(-x))", functions = ["sigmoid"]>;
 def Dyn_ReluOp : Dyn_UnaryOp<"relu", Dyn_NumericTensor, "std::isnan(v) || v > 0 ? v : 0.0",
