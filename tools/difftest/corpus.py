@@ -3808,7 +3808,6 @@ BREAKS = {
     'bitwise_shifts': 5,
     'zero_dim_tensors': 'eager',
     'manual_seed_randn': 3,
-    'math_unary_family': 1,
     'unique_and_bincount': 3,
     'np_ufuncs': 1,
     'np_where_clip': 1,
