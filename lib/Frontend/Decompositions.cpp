@@ -1,10 +1,10 @@
 //===- Decompositions.cpp - numpy and torch functions made of other calls ---===//
 //
 // Functions modelled as the calls they are made of (clip, square, var and std, silu, gelu,
-// layer_norm, stack, addmm and its kin, GRU and LSTM cells), each of which is then checked and
-// promoted as if the program had made it; and torch.nn.functional's linear (an op of its own),
-// dropout (the identity in eval mode) and scaled_dot_product_attention (products, a mask and a
-// softmax).
+// layer_norm, stack, addmm and its kin, GRU and LSTM cells, normalize), each of which is then
+// checked and promoted as if the program had made it; and torch.nn.functional's linear (an op
+// of its own), dropout (the identity in eval mode) and scaled_dot_product_attention (products,
+// a mask and a softmax).
 //
 //===----------------------------------------------------------------------===//
 
@@ -410,6 +410,25 @@ VarPtr triangle(LibraryCall &c) {
   return c.result(t.create<dyn::WhereOp>({keep, x->value, zero}));
 }
 
+/// F.normalize(input, p=2.0, dim=1, eps=1e-12): input / input.norm(p, dim,
+/// keepdim=True).clamp_min(eps), torch's own definition.
+VarPtr normalize(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr p = c.take(1, {"p"}), dim = c.take(2, {"dim"}), eps = c.take(3, {"eps"});
+  if (!isNone(c.take(4, {"out"})))
+    return nullptr;
+  VarPtr norm = t.callTensorOp(
+      c.lib, "norm",
+      {x, isNone(p) ? constVar(py::float_(2.0)) : p, isNone(dim) ? constVar(py::int_(1)) : dim},
+      {{"keepdim", constVar(py::bool_(true))}});
+  VarPtr denom = t.callTensorOp(c.lib, "clamp", {norm},
+                                {{"min", isNone(eps) ? constVar(py::float_(1e-12)) : eps}});
+  return t.binary(NB_TRUE_DIVIDE, x, denom);
+}
+
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::decomposedFunctions() {
@@ -434,6 +453,7 @@ std::vector<LibraryFunction> dynamir::frontend::decomposedFunctions() {
       {"tril", triangle},
       {"triu", triangle},
       {"scaled_dot_product_attention", scaledDotProductAttention},
+      {"normalize", normalize},
   };
   return functions;
 }

@@ -589,6 +589,17 @@ def test_torch_norm(kwargs, dtype):
     check(lambda x: x.norm(**kwargs), x, rtol=rtol)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_functional_normalize(dtype):
+    # x / x.norm(p, dim, keepdim=True).clamp_min(eps), torch's definition; a zero row stays 0.
+    x = torch.randn(3, 4, 5, dtype=torch.float64).to(dtype)
+    x[1] = 0
+    check(lambda x: F.normalize(x), x, rtol=ulps(dtype))
+    check(lambda x: F.normalize(x, 1.0, -1, 1e-3), x, rtol=ulps(dtype))
+    check(lambda x: F.normalize(x, p=float("inf"), dim=(0, 2), eps=0.5), x, rtol=ulps(dtype))
+    check(lambda x: F.normalize(x, p=3), x, breaks=1)  # torch.norm with p=3 is not modelled
+
+
 def test_torch_norm_breaks():
     x = torch.randn(3, 4)
     check(lambda x: torch.norm(x, "nuc"), x, breaks=1)

@@ -3801,7 +3801,6 @@ BREAKS = {
     'nonzero_argwhere': 2,
     'factory_functions': 1,
     'item_and_tolist': 4,
-    'functional_activations': 1,
     'allclose_equal': 3,
     'outer_dot_norm': 1,
     'one_hot_argmax': 1,
