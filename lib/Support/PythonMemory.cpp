@@ -2,47 +2,82 @@
 
 #include "dynamir/Support/PythonMemory.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <pybind11/numpy.h>
+
+#include <cstdlib>
 
 namespace py = pybind11;
 
 namespace {
-/// [first, last) of `size` elements of `itemsize` bytes at `data` with these byte strides.
-std::optional<std::pair<uintptr_t, uintptr_t>> extent(uintptr_t data,
-                                                      const std::vector<int64_t> &shape,
-                                                      const std::vector<int64_t> &strides,
-                                                      int64_t itemsize) {
-  intptr_t low = 0, high = 0;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0)
-      return std::nullopt;
-    intptr_t span = static_cast<intptr_t>((shape[d] - 1) * strides[d]);
-    (span < 0 ? low : high) += span;
+/// The memory layout of an array or tensor: its data address, shape and byte strides.
+struct Layout {
+  uintptr_t data;
+  std::vector<int64_t> shape, strides;
+  int64_t itemsize;
+};
+
+std::optional<Layout> layoutOf(py::handle obj) {
+  Layout l;
+  if (py::isinstance<py::array>(obj)) {
+    auto array = py::reinterpret_borrow<py::array>(obj);
+    for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+      l.shape.push_back(array.shape(d));
+      l.strides.push_back(array.strides(d));
+    }
+    l.data = reinterpret_cast<uintptr_t>(array.data());
+    l.itemsize = array.itemsize();
+    return l;
   }
-  return std::make_pair(static_cast<uintptr_t>(static_cast<intptr_t>(data) + low),
-                        static_cast<uintptr_t>(static_cast<intptr_t>(data) + high + itemsize));
+  if (!py::hasattr(obj, "data_ptr") || !py::hasattr(obj, "element_size"))
+    return std::nullopt; // not a tensor: a numpy scalar, a device array's host copy
+  l.itemsize = obj.attr("element_size")().cast<int64_t>();
+  for (py::handle d : obj.attr("shape"))
+    l.shape.push_back(d.cast<int64_t>());
+  for (py::handle s : obj.attr("stride")())
+    l.strides.push_back(s.cast<int64_t>() * l.itemsize);
+  l.data = obj.attr("data_ptr")().cast<uintptr_t>();
+  return l;
+}
+
+/// Whether two elements share memory: the dimensions of more than one element, by stride,
+/// each step past everything the smaller ones span (a stride-0 dimension of an expanded view
+/// fails at once).
+bool overlapsItself(const Layout &l) {
+  std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, size)
+  for (size_t d = 0; d < l.shape.size(); ++d) {
+    if (l.shape[d] == 0)
+      return false;
+    if (l.shape[d] > 1)
+      dims.emplace_back(std::abs(l.strides[d]), l.shape[d]);
+  }
+  llvm::sort(dims);
+  int64_t spanned = l.itemsize;
+  for (auto [stride, size] : dims) {
+    if (stride < spanned)
+      return true;
+    spanned = stride * (size - 1) + spanned;
+  }
+  return false;
 }
 } // namespace
 
 std::optional<std::pair<uintptr_t, uintptr_t>> dynamir::python::memoryExtent(py::handle obj) {
-  if (py::isinstance<py::array>(obj)) {
-    auto array = py::reinterpret_borrow<py::array>(obj);
-    std::vector<int64_t> shape, strides;
-    for (py::ssize_t d = 0; d < array.ndim(); ++d) {
-      shape.push_back(array.shape(d));
-      strides.push_back(array.strides(d));
-    }
-    return extent(reinterpret_cast<uintptr_t>(array.data()), shape, strides, array.itemsize());
+  std::optional<Layout> l = layoutOf(obj);
+  if (!l)
+    return std::nullopt;
+  // [first, last) of its elements.
+  intptr_t low = 0, high = 0;
+  for (size_t d = 0; d < l->shape.size(); ++d) {
+    if (l->shape[d] == 0)
+      return std::nullopt;
+    intptr_t span = static_cast<intptr_t>((l->shape[d] - 1) * l->strides[d]);
+    (span < 0 ? low : high) += span;
   }
-  if (!py::hasattr(obj, "data_ptr") || !py::hasattr(obj, "element_size"))
-    return std::nullopt; // not a tensor: a numpy scalar, a device array's host copy
-  auto itemsize = obj.attr("element_size")().cast<int64_t>();
-  std::vector<int64_t> shape, strides;
-  for (py::handle d : obj.attr("shape"))
-    shape.push_back(d.cast<int64_t>());
-  for (py::handle s : obj.attr("stride")())
-    strides.push_back(s.cast<int64_t>() * itemsize);
-  return extent(obj.attr("data_ptr")().cast<uintptr_t>(), shape, strides, itemsize);
+  return std::make_pair(
+      static_cast<uintptr_t>(static_cast<intptr_t>(l->data) + low),
+      static_cast<uintptr_t>(static_cast<intptr_t>(l->data) + high + l->itemsize));
 }
 
 bool dynamir::python::isWriteable(py::handle obj) {
@@ -56,6 +91,10 @@ dynamir::python::writeBackConflict(py::handle written,
                                    const std::vector<std::pair<std::string, py::handle>> &others) {
   if (!isWriteable(written))
     return "is read-only";
+  // A store into one element is a store into others (x.expand(2, 3)): a value of its own
+  // element by element in the graph, so not written back.
+  if (std::optional<Layout> l = layoutOf(written); l && overlapsItself(*l))
+    return "has elements that share memory (an expanded view)";
   auto mine = memoryExtent(written);
   if (!mine)
     return "";

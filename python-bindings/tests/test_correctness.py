@@ -1169,3 +1169,30 @@ def test_arctan2_of_zeros_as_numpy():  # difftest 283100029:22
     for g, w in zip(dynamir.compile(signed)(y, x), signed(y, x)):
         assert g.dtype == w.dtype and np.array_equal(g, w)
         assert np.array_equal(np.signbit(g), np.signbit(w))
+
+
+def test_a_store_into_an_expanded_argument_is_not_written_back():  # difftest 287100008:35
+    """An expanded view (stride 0) passed to the frame, or to its continuation at a break: a
+    store into one of its elements is a store into others, and writing the graph's value back
+    raised in copy_. The store breaks (the write-back conflict "has elements that share
+    memory"), and runs for real."""
+    torch = pytest.importorskip("torch")
+
+    def f(x):
+        x[::2, :, 1] = x[0, 0, 0] * 2  # one row of the expanded dimension
+        return x.sum()
+
+    def g(b):
+        x = b.expand(2, *b.shape)
+        print("x", x.shape)  # x reaches the continuation as an argument
+        x[::2, :, 1] = 5.0
+        return x + 1
+
+    def expanded():
+        return torch.arange(6.0).reshape(3, 2).expand(2, 3, 2)
+
+    for fn, make in [(f, expanded), (g, lambda: torch.arange(6.0).reshape(3, 2))]:
+        want_arg, got_arg = make(), make()
+        want, got = fn(want_arg), dynamir.compile(fn)(got_arg)
+        assert torch.equal(got, want) and torch.equal(got_arg, want_arg)
+    assert "has elements that share memory" in str(dynamir.explain(f, expanded()))

@@ -30,8 +30,9 @@ std::optional<std::pair<uintptr_t, uintptr_t>> memoryExtent(pybind11::handle obj
 bool isWriteable(pybind11::handle obj);
 
 /// Why `written` cannot be updated by a write-back that no other of `others` sees, or "" when
-/// it can: it is read-only, or its memory overlaps one of theirs (which then reads the store
-/// eagerly but not in the graph). Each of `others` is (its source, the object), for every
+/// it can: it is read-only, two of its elements share memory (an expanded view: a store into
+/// one changes the other eagerly), or its memory overlaps one of theirs (which then reads the
+/// store eagerly but not in the graph). Each of `others` is (its source, the object), for every
 /// other source the function reads an array or tensor from (the same object under another
 /// name is a conflict too).
 std::string writeBackConflict(pybind11::handle written,
