@@ -138,9 +138,8 @@ VarPtr Tracer::objectAttr(const VarPtr &obj, const std::string &name) {
     if (obj->kind == VK::Object) {
       py::object dict = py::getattr(obj->obj, "__dict__", py::none());
       if (obj->source.empty() || !PyDict_CheckExact(dict.ptr()))
-        unsupported("attribute '" + name +
-                    "' of an object whose class attribute the frame "
-                    "changed");
+        unsupported("attribute '" + name + "' of an object whose class attribute the " +
+                    "frame changed");
       if (!guardNames(obj->source + ".__dict__", dict, name))
         return stored;
     }
