@@ -134,6 +134,8 @@ std::string Tracer::unreplayableClassAttrChange(const VarPtr &cls, const std::st
 }
 
 VarPtr Tracer::storedClassAttr(py::handle cls, const std::string &name) {
+  if (sideEffects.empty()) // every class store is one (most traces store none)
+    return nullptr;
   for (py::handle klass : cls.attr("__mro__")) {
     if (auto it = wrappedById.find(klass.ptr()); it != wrappedById.end())
       if (VarPtr stored = storedAttr(it->second, name))

@@ -61,23 +61,24 @@ bool overlapsItself(const Layout &l) {
   }
   return false;
 }
+
+/// [first, last) of its elements; none for no elements.
+std::optional<std::pair<uintptr_t, uintptr_t>> extentOf(const Layout &l) {
+  intptr_t low = 0, high = 0;
+  for (size_t d = 0; d < l.shape.size(); ++d) {
+    if (l.shape[d] == 0)
+      return std::nullopt;
+    intptr_t span = static_cast<intptr_t>((l.shape[d] - 1) * l.strides[d]);
+    (span < 0 ? low : high) += span;
+  }
+  return std::make_pair(static_cast<uintptr_t>(static_cast<intptr_t>(l.data) + low),
+                        static_cast<uintptr_t>(static_cast<intptr_t>(l.data) + high + l.itemsize));
+}
 } // namespace
 
 std::optional<std::pair<uintptr_t, uintptr_t>> dynamir::python::memoryExtent(py::handle obj) {
   std::optional<Layout> l = layoutOf(obj);
-  if (!l)
-    return std::nullopt;
-  // [first, last) of its elements.
-  intptr_t low = 0, high = 0;
-  for (size_t d = 0; d < l->shape.size(); ++d) {
-    if (l->shape[d] == 0)
-      return std::nullopt;
-    intptr_t span = static_cast<intptr_t>((l->shape[d] - 1) * l->strides[d]);
-    (span < 0 ? low : high) += span;
-  }
-  return std::make_pair(
-      static_cast<uintptr_t>(static_cast<intptr_t>(l->data) + low),
-      static_cast<uintptr_t>(static_cast<intptr_t>(l->data) + high + l->itemsize));
+  return l ? extentOf(*l) : std::nullopt;
 }
 
 bool dynamir::python::isWriteable(py::handle obj) {
@@ -91,11 +92,14 @@ dynamir::python::writeBackConflict(py::handle written,
                                    const std::vector<std::pair<std::string, py::handle>> &others) {
   if (!isWriteable(written))
     return "is read-only";
+  std::optional<Layout> layout = layoutOf(written);
+  if (!layout)
+    return "";
   // A store into one element is a store into others (x.expand(2, 3)): a value of its own
   // element by element in the graph, so not written back.
-  if (std::optional<Layout> l = layoutOf(written); l && overlapsItself(*l))
+  if (overlapsItself(*layout))
     return "has elements that share memory (an expanded view)";
-  auto mine = memoryExtent(written);
+  auto mine = extentOf(*layout);
   if (!mine)
     return "";
   for (const auto &[source, other] : others) {
