@@ -37,11 +37,14 @@ Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
     }
     if (!isFloat(a) && !isFloat(other))
       return a.getIntOrFloatBitWidth() >= other.getIntOrFloatBitWidth() ? a : other;
-    Type fl = isFloat(a) ? a : other;
-    // numpy: int32/int64 with a float of <= 32 bits needs float64; torch keeps the float.
-    if (lib == Lib::Numpy)
-      return f64();
-    return fl;
+    Type fl = isFloat(a) ? a : other, in = isFloat(a) ? other : a;
+    if (lib == Lib::Torch)
+      return fl;
+    // numpy: the narrowest float that holds every value of the integer type exactly, if wider
+    // (int8 with float16 is float16, int16 float32, int32 and int64 float64).
+    unsigned bits = in.getIntOrFloatBitWidth();
+    Type exact = bits <= 8 ? Type(Float16Type::get(ctx)) : bits <= 16 ? f32() : f64();
+    return exact.getIntOrFloatBitWidth() > fl.getIntOrFloatBitWidth() ? exact : fl;
   }
   // Weak Python scalars take the tensor's kind when it can hold them.
   if (PyBool_Check(scalar.ptr()))
@@ -59,6 +62,14 @@ Type Tracer::floatFor(Lib lib, Type t) {
   if (isa<FloatType>(t))
     return t;
   return lib == Lib::Numpy ? f64() : f32();
+}
+
+/// Element type of a float ufunc (np.sqrt) on `t`: numpy's first loop `t` casts to safely,
+/// the narrowest float that holds its values (bool and int8 float16, int16 float32).
+Type Tracer::ufuncFloat(Lib lib, Type t) {
+  if (lib == Lib::Torch || isa<FloatType>(t))
+    return floatFor(lib, t);
+  return t.isInteger(1) ? Type(Float16Type::get(ctx)) : promote(lib, t, Float16Type::get(ctx), {});
 }
 
 py::object Tracer::weakScalar(const VarPtr &v) {
@@ -95,7 +106,36 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
     return promote(lib, elementTypeOf(x->value), elementTypeOf(y->value), {});
   const VarPtr &t = x->kind == VK::Tensor ? x : y;
   const VarPtr &scalar = x->kind == VK::Tensor ? y : x;
-  return promote(lib, elementTypeOf(t->value), Type(), weakScalar(scalar));
+  Type element = promote(lib, elementTypeOf(t->value), Type(), weakScalar(scalar));
+  // numpy raises OverflowError for a Python int its integer array's dtype cannot hold (NEP 50;
+  // torch wraps it): the trace needs the value of a dynamic one, and one out of range runs for
+  // real.
+  if (isPythonInt(scalar) && isa<IntegerType>(element) && !element.isInteger(1)) {
+    if (element.getIntOrFloatBitWidth() < 64)
+      needConstant(scalar);
+    if (scalar->kind == VK::Const && !fitsInteger(scalar->obj, element))
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "Python integer " + std::string(py::str(scalar->obj)) + " out of bounds for " +
+                     python::numpyDtype(element) + " (numpy raises OverflowError)");
+  }
+  return element;
+}
+
+bool Tracer::isPythonInt(const VarPtr &v) {
+  py::handle o = v->kind == VK::Scalar ? weakScalar(v) : v->obj;
+  return (v->kind == VK::Const || v->kind == VK::Scalar) && PyLong_Check(o.ptr()) &&
+         !PyBool_Check(o.ptr());
+}
+
+bool Tracer::fitsInteger(py::handle value, Type element) {
+  int overflow = 0;
+  long long i = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow || (i == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits >= 64 || (i >= -(1LL << (bits - 1)) && i < (1LL << (bits - 1)));
 }
 
 VarPtr Tracer::scalarVar(Value v, const VarPtr &a, const VarPtr &c) {
@@ -377,15 +417,30 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
   Type element = promoted(lib, x, y);
   if (kind == NB_TRUE_DIVIDE)
     element = floatFor(lib, element);
+  bool bitwise =
+      kind == NB_AND || kind == NB_OR || kind == NB_XOR || kind == NB_LSHIFT || kind == NB_RSHIFT;
+  if (bitwise && isa<FloatType>(element))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "a bitwise operator on floats (numpy and torch raise)");
+  // numpy shifts and divides bools as int8 (torch raises).
+  if ((kind == NB_LSHIFT || kind == NB_RSHIFT || kind == NB_FLOOR_DIVIDE || kind == NB_REMAINDER) &&
+      element.isInteger(1)) {
+    if (lib == Lib::Torch)
+      breakTrace(dyn::BreakKind::unsupported_call, "a shift or division of bools (torch raises)");
+    element = IntegerType::get(ctx, 8);
+  }
   Value a = operandAs(x, element), c = operandAs(y, element);
   if (element.isInteger(1)) {
-    // Arithmetic on bools: + is or and * is and, in numpy and torch; the others raise or
-    // compute in int8, which graphs do not have.
+    // Arithmetic on bools: + is or and * is and, in numpy and torch; the others raise (or
+    // are numpy's int8 ones above).
     if (kind == NB_ADD || kind == NB_OR)
       return layOut(ufuncResult(create<dyn::LogicalOrOp>({a, c}), lib), {x, y},
                     ResultLayout::Elementwise);
     if (kind == NB_MULTIPLY || kind == NB_AND)
       return layOut(ufuncResult(create<dyn::LogicalAndOp>({a, c}), lib), {x, y},
+                    ResultLayout::Elementwise);
+    if (kind == NB_XOR)
+      return layOut(ufuncResult(create<dyn::BitXorOp>({a, c}), lib), {x, y},
                     ResultLayout::Elementwise);
     breakTrace(dyn::BreakKind::unsupported_call, "arithmetic on booleans");
   }
@@ -482,13 +537,31 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
       r = create<dyn::MatmulOp>({a, c});
     break;
   case NB_AND:
+    r = create<dyn::BitAndOp>({a, c});
+    break;
   case NB_OR:
-    breakTrace(dyn::BreakKind::unsupported_call, "bitwise and/or on non-boolean tensors");
+    r = create<dyn::BitOrOp>({a, c});
+    break;
+  case NB_XOR:
+    r = create<dyn::BitXorOp>({a, c});
+    break;
+  case NB_LSHIFT:
+    r = create<dyn::ShiftLeftOp>({a, c});
+    break;
+  case NB_RSHIFT:
+    r = create<dyn::ShiftRightOp>({a, c});
+    break;
   default:
     breakTrace(dyn::BreakKind::unsupported_call, "unsupported binary operator on tensors");
   }
   return layOut(ufuncResult(r, lib), {x, y},
                 kind == NB_MATRIX_MULTIPLY ? ResultLayout::RowMajor : ResultLayout::Elementwise);
+}
+
+Value Tracer::bitwiseNot(Value x) {
+  if (isa<FloatType>(elementTypeOf(x)))
+    breakTrace(dyn::BreakKind::unsupported_call, "~ of floats (numpy and torch raise)");
+  return dyn::NotOp::create(b, loc(), x);
 }
 
 VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
@@ -520,7 +593,19 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
     breakTrace(dyn::BreakKind::unsupported_call,
                "comparison of " + describe(x) + " and " + describe(y));
   Lib lib = x->kind == VK::Tensor ? x->lib : y->lib;
-  Type element = promoted(lib, x, y);
+  // numpy compares an integer array with a Python int it cannot hold exactly (`a < 2**40` is
+  // all true for int32; torch wraps the int): in int64, which holds both.
+  const VarPtr &array = x->kind == VK::Tensor ? x : y, &other = x->kind == VK::Tensor ? y : x;
+  Type element;
+  if (lib == Lib::Numpy && isPythonInt(other) && isa<IntegerType>(elementTypeOf(array->value)) &&
+      !elementTypeOf(array->value).isInteger(1) &&
+      (other->kind == VK::Scalar || !fitsInteger(other->obj, elementTypeOf(array->value)))) {
+    if (other->kind == VK::Const && !fitsInteger(other->obj, i64()))
+      breakTrace(dyn::BreakKind::unsupported_call, "comparison with an integer beyond int64");
+    element = i64();
+  } else {
+    element = promoted(lib, x, y);
+  }
   // Bools order as 0 < 1; an i1 compares signed (true is -1), so they compare as integers.
   if (element.isInteger(1) && kind != 2 && kind != 3)
     element = i64();

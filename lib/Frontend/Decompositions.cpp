@@ -54,9 +54,12 @@ VarPtr clip(LibraryCall &c) {
 /// x * x.
 VarPtr square(LibraryCall &c) {
   Tracer &t = c.t;
-  if (t.elementTypeOf(c.tensorArg(0)->value).isInteger(1))
-    breakTrace(dyn::BreakKind::unsupported_call, "square of booleans is int8 in numpy");
-  return t.binary(NB_MULTIPLY, c.tensorArg(0), c.tensorArg(0));
+  VarPtr x = c.tensorArg(0);
+  // The square of bools is int8 in numpy, int64 in torch (not their and).
+  if (t.elementTypeOf(x->value).isInteger(1))
+    x = c.result(
+        t.castTo(x->value, c.lib == Lib::Numpy ? Type(IntegerType::get(t.ctx, 8)) : t.i64()));
+  return t.binary(NB_MULTIPLY, x, x);
 }
 
 /// var and std: the mean of the squared deviations, with ddof (numpy) or correction /

@@ -439,8 +439,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     if (VarPtr r = callDunder(x, "__invert__", {}))
       f.stack.push_back(r);
     else if (x->kind == VK::Tensor)
-      f.stack.push_back(layOut(ufuncResult(dyn::NotOp::create(b, loc(), x->value), x->lib), {x},
-                               ResultLayout::Elementwise));
+      f.stack.push_back(
+          layOut(ufuncResult(bitwiseNot(x->value), x->lib), {x}, ResultLayout::Elementwise));
     else if (x->kind == VK::Const)
       f.stack.push_back(constVar(~x->obj));
     else

@@ -66,9 +66,7 @@ VarPtr floatUnary(LibraryCall &c) {
   }
   VarPtr x = c.tensorArg(0);
   Type element = t.elementTypeOf(x->value);
-  // numpy computes float functions of bools in float16 (the smallest float that holds them).
-  Type floatType = c.lib == Lib::Numpy && element.isInteger(1) ? Float16Type::get(t.ctx)
-                                                               : t.floatFor(c.lib, element);
+  Type floatType = t.ufuncFloat(c.lib, element);
   Value v = t.castTo(x->value, floatType);
   // Every float function is a Dyn_UnaryOp, whose result has its operand's type.
   OperationState state(c.loc, function.opName, v, v.getType(), {});
@@ -122,7 +120,14 @@ const llvm::StringMap<int> &binaryFunctions() {
                                                  {"matmul", NB_MATRIX_MULTIPLY},
                                                  {"dot", NB_MATRIX_MULTIPLY},
                                                  {"mm", NB_MATRIX_MULTIPLY},
-                                                 {"bmm", NB_MATRIX_MULTIPLY}};
+                                                 {"bmm", NB_MATRIX_MULTIPLY},
+                                                 {"bitwise_and", NB_AND},
+                                                 {"bitwise_or", NB_OR},
+                                                 {"bitwise_xor", NB_XOR},
+                                                 {"left_shift", NB_LSHIFT},
+                                                 {"bitwise_left_shift", NB_LSHIFT},
+                                                 {"right_shift", NB_RSHIFT},
+                                                 {"bitwise_right_shift", NB_RSHIFT}};
   return functions;
 }
 

@@ -222,6 +222,13 @@ Value truthOf(LibraryCall &c, const VarPtr &v) {
   return c.t.scalarConstant(py::int_(v->obj.cast<bool>() ? 1 : 0), c.t.i1());
 }
 
+/// np.invert, np.bitwise_not, torch.bitwise_not: `~x`.
+VarPtr bitwiseNot(LibraryCall &c) {
+  if (c.args.size() != 1 || c.args[0]->kind != VK::Tensor)
+    return nullptr;
+  return c.ufunc(c.t.bitwiseNot(c.args[0]->value));
+}
+
 /// np.logical_and / or / xor / not, torch's and the methods: bools from any dtype.
 VarPtr logical(LibraryCall &c) {
   Tracer &t = c.t;
@@ -254,8 +261,11 @@ VarPtr fmod(LibraryCall &c) {
       (x->kind != VK::Tensor && y->kind != VK::Tensor))
     return nullptr;
   Type element = t.promoted(c.lib, x, y);
-  if (element.isInteger(1))
-    breakTrace(dyn::BreakKind::unsupported_call, "fmod of booleans (int8 in numpy) raises");
+  if (element.isInteger(1)) { // int8 in numpy; torch raises
+    if (torchLib)
+      breakTrace(dyn::BreakKind::unsupported_call, "fmod of booleans raises in torch");
+    element = IntegerType::get(t.ctx, 8);
+  }
   // torch raises for an integer division by zero, which a graph cannot.
   if (torchLib && !isa<FloatType>(element) && (y->kind == VK::Tensor || !y->obj.cast<bool>()))
     breakTrace(dyn::BreakKind::unsupported_call,
@@ -299,8 +309,7 @@ VarPtr atan2(LibraryCall &c) {
     return nullptr;
   VarPtr y = c.tensorArg(0), x = c.args[1];
   Type element = t.promoted(c.lib, y, x);
-  Type floatType = c.lib == Lib::Numpy && element.isInteger(1) ? Float16Type::get(t.ctx)
-                                                               : t.floatFor(c.lib, element);
+  Type floatType = t.ufuncFloat(c.lib, element);
   Type computed = floatType.getIntOrFloatBitWidth() < 32 ? t.f32() : floatType;
   Value a = t.castTo(t.castTo(t.operandAs(y, element), floatType), computed);
   Value b = t.castTo(t.castTo(t.operandAs(x, element), floatType), computed);
@@ -433,6 +442,7 @@ std::vector<LibraryFunction> dynamir::frontend::mathFunctions() {
       {"isfinite", predicate},  {"isclose", isClose},
       {"logical_and", logical}, {"logical_or", logical},
       {"logical_xor", logical}, {"logical_not", logical},
+      {"invert", bitwiseNot},   {"bitwise_not", bitwiseNot},
       {"fmod", fmod},           {"hypot", hypot},
       {"outer", outer},         {"arctan2", atan2},
       {"atan2", atan2},         {"ger", outer},

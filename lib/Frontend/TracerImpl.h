@@ -429,10 +429,15 @@ public:
   // --- Arithmetic.cpp: promotion, operators --------------------------------------------------
   Type promote(Lib lib, Type a, Type other, py::handle scalar);
   Type floatFor(Lib lib, Type t);
+  Type ufuncFloat(Lib lib, Type t);
   Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
   /// A Python scalar as promotion sees it: by its type alone (weakly), so a dynamic one as a
   /// constant of its type.
   py::object weakScalar(const VarPtr &v);
+  /// Whether `v` is a Python int (a constant or a dynamic scalar), not a bool.
+  bool isPythonInt(const VarPtr &v);
+  /// Whether the Python int `value` is in the range of the signed integer type `element`.
+  static bool fitsInteger(py::handle value, Type element);
   Value operandAs(const VarPtr &v, Type element) {
     return v->kind == VK::Tensor || v->kind == VK::Scalar ? castTo(v->value, element)
                                                           : scalarConstant(v->obj, element);
@@ -444,6 +449,8 @@ public:
   /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).
   VarPtr binary(int kind, VarPtr a, VarPtr b, bool numpyFunction = false);
   VarPtr compare(int kind, VarPtr a, VarPtr b);
+  /// `~x` of an array: its bitwise not (of bools, their not).
+  Value bitwiseNot(Value x);
   VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
   /// Breaks unless a store into the array or tensor `x` (`what` names it) can be a new value
   /// of x in the trace. The object that changes is x or, for a view, the array it views (its

@@ -116,6 +116,10 @@ Type Tracer::dtypeToType(py::handle dtype) {
     return i64();
   if (name == "int32")
     return IntegerType::get(ctx, 32);
+  if (name == "int16")
+    return IntegerType::get(ctx, 16);
+  if (name == "int8")
+    return IntegerType::get(ctx, 8);
   if (name == "bool")
     return i1();
   return {};

@@ -27,6 +27,10 @@ std::string dynamir::python::numpyDtype(mlir::Type t) {
     return "float16";
   if (t.isInteger(1))
     return "bool";
+  if (t.isInteger(8))
+    return "int8";
+  if (t.isInteger(16))
+    return "int16";
   if (t.isInteger(32))
     return "int32";
   if (t.isInteger(64))

@@ -10,6 +10,7 @@ rng = np.random.default_rng(7)
 X = rng.standard_normal((6, 5)).astype(np.float32)
 V = rng.standard_normal(7).astype(np.float32)
 I = rng.integers(-9, 9, size=(4, 3))
+B = rng.integers(-128, 128, size=(4, 3)).astype(np.int8)
 
 
 def elementwise(x):
@@ -31,6 +32,12 @@ def integers(i):
     return i // 4, i % 4, np.maximum(i, 0) * 3, (i > 0).sum()
 
 
+def narrow_integers(b):
+    s = b.astype(np.int16)
+    return (b & 0x5A, b | (b >> 2), b ^ (b << 3), ~b, b // 3, b % 5, s * s, b.sum(),
+            (b * 2.5).astype(np.int8))
+
+
 def softmax_rows(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -50,7 +57,8 @@ def matmuls(x, v):
 
 
 CASES = [(elementwise, (X,)), (reductions, (X,)), (shapes, (X,)), (integers, (I,)),
-         (softmax_rows, (X,)), (branches, (V,)), (branches, (-V,)), (matmuls, (X, V))]
+         (narrow_integers, (B,)), (softmax_rows, (X,)), (branches, (V,)), (branches, (-V,)),
+         (matmuls, (X, V))]
 
 
 def flat(value):

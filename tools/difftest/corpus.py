@@ -3804,7 +3804,6 @@ BREAKS = {
     'allclose_equal': 3,
     'outer_dot_norm': 1,
     'one_hot_argmax': 1,
-    'bitwise_shifts': 5,
     'zero_dim_tensors': 'eager',
     'manual_seed_randn': 3,
     'unique_and_bincount': 3,

@@ -74,13 +74,16 @@ def torch_module():
 # Inputs
 # ================================================================================================
 
-DTYPES = ["bool", "int32", "int64", "float16", "float32", "float64"]
-DTYPE_WEIGHTS = [1, 2, 2, 1, 5, 2]
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+DTYPE_WEIGHTS = [1, 1, 1, 2, 2, 1, 5, 2]
 
 
 def make_array(rng, shape, dtype, special):
     if dtype == "bool":
         a = rng.random(shape) < 0.5
+    elif dtype in ("int8", "int16") and special:  # the whole range: arithmetic wraps
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype)
     elif dtype.startswith("int"):
         a = rng.integers(-4, 6, size=shape).astype(dtype)
     else:
@@ -183,16 +186,19 @@ T_UNARY = ["torch.sin", "torch.cos", "torch.exp", "torch.abs", "torch.sqrt", "to
            "torch.arcsin", "{}.abs()", "{}.exp()", "{}.sin()", "-{}", "-{}", "~{}",
            "abs({})"]
 BINOPS = ["+", "+", "-", "*", "*", "/", "//", "%", "**", "<", "<=", ">", ">=", "==", "!=",
-          "&", "|", "^"]
+          "&", "|", "^", "<<", ">>"]
 NP_BIN = ["np.maximum", "np.minimum", "np.maximum", "np.minimum", "np.add", "np.subtract",
           "np.multiply", "np.true_divide", "np.power", "np.fmax", "np.arctan2",
-          "np.logical_and", "np.equal", "np.floor_divide", "np.mod"]
+          "np.logical_and", "np.equal", "np.floor_divide", "np.mod", "np.bitwise_and",
+          "np.right_shift"]
 T_BIN = ["torch.maximum", "torch.minimum", "torch.maximum", "torch.minimum", "torch.add",
          "torch.sub", "torch.mul", "torch.div", "torch.pow", "torch.atan2", "torch.logical_and",
-         "torch.eq", "torch.fmod", "torch.remainder", "torch.floor_divide"]
+         "torch.eq", "torch.fmod", "torch.remainder", "torch.floor_divide",
+         "torch.bitwise_xor", "torch.bitwise_left_shift"]
 NP_RED = ["sum", "sum", "mean", "max", "min", "prod", "any", "all", "argmax", "argmin"]
 T_RED = ["sum", "sum", "mean", "amax", "amin", "prod", "any", "all", "argmax", "argmin", "max"]
-PY_LITERALS = ["2", "3", "-1", "0", "1", "0.5", "1.5", "-2.25", "2.0", "True", "False", "10"]
+PY_LITERALS = ["2", "3", "-1", "0", "1", "0.5", "1.5", "-2.25", "2.0", "True", "False", "10",
+               "300"]
 NP_SCALARS = ["np.float32(2.0)", "np.int64(3)", "np.float64(-0.5)", "np.int32(2)",
               "np.float16(1.5)", "np.bool_(True)", "np.float32(0.25)"]
 T_SCALARS = ["torch.tensor(2.0)", "torch.tensor(3)", "torch.tensor(True)",
@@ -773,8 +779,8 @@ class Generator:
                 elif r < 0.7 and len(shape) == 2:
                     shape = shape[::-1]
             dt = self.pick_dtype() if j == 0 or rng.random() < 0.5 else specs[0]["dtype"]
-            specs.append({"kind": "array", "shape": shape, "dtype": dt,
-                          "special": dt.startswith("float") and rng.random() < 0.1})
+            special = dt.startswith(("float", "int8", "int16")) and rng.random() < 0.1
+            specs.append({"kind": "array", "shape": shape, "dtype": dt, "special": special})
         if rng.random() < 0.12:
             specs.append({"kind": "py", "value": rng.choice([2, 3, -1, 0.5, 1.5, True])})
             names.insert(len(specs) - 1, "k")

@@ -2,7 +2,7 @@
 //
 // `buildScalar` (ElementwiseOpInterface) of the elementwise ops whose element is more than one
 // arith/math op: negation, sigmoid, relu, not, log1p, expm1, floor division, modulo, fmod,
-// atan2 and cast. The others are generated from their line in DynElementwiseOps.td.
+// shifts, atan2 and cast. The others are generated from their line in DynElementwiseOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,6 +132,10 @@ Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   if (isFloat(to))
     return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
                              : Value(arith::SIToFPOp::create(b, loc, to, v));
+  // numpy and torch convert floats to 8- and 16-bit integers through int32 and keep its low
+  // bits (300.0 is 44 in int8, NaN 0).
+  if (isFloat(from) && to.getIntOrFloatBitWidth() < 32)
+    return arith::TruncIOp::create(b, loc, to, convertScalar(b, loc, v, b.getI32Type()));
   if (isFloat(from)) {
     // fptosi of NaN, an infinity or a value outside the integer's range is poison; numpy and
     // torch on x86 give the integer minimum there (cvttsd2si's "integer indefinite").
@@ -287,6 +291,29 @@ Value FModOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   if (isFloat(x.getType()))
     return arith::RemFOp::create(b, loc, x, y);
   return arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y));
+}
+
+/// Whether the shift amount `amount` is in [0, width) (unsigned: a negative one is not), and
+/// the amount arith may shift by (poison otherwise): `amount`, else `fallback`.
+static std::pair<Value, Value> shiftAmount(OpBuilder &b, Location loc, Value amount,
+                                           int64_t fallback) {
+  Type t = amount.getType();
+  Value width = scalarConstant(b, loc, t, t.getIntOrFloatBitWidth());
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, amount, width);
+  return {inRange,
+          arith::SelectOp::create(b, loc, inRange, amount, scalarConstant(b, loc, t, fallback))};
+}
+
+Value ShiftLeftOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  auto [inRange, amount] = shiftAmount(b, loc, args[1], 0);
+  return arith::SelectOp::create(b, loc, inRange, arith::ShLIOp::create(b, loc, args[0], amount),
+                                 scalarConstant(b, loc, args[0].getType(), 0));
+}
+
+/// Shifting right by width - 1 fills with the sign, as a longer shift does in numpy and torch.
+Value ShiftRightOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value amount = shiftAmount(b, loc, args[1], args[1].getType().getIntOrFloatBitWidth() - 1).second;
+  return arith::ShRSIOp::create(b, loc, args[0], amount);
 }
 
 Value CastOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {

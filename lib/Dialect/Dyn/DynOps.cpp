@@ -603,9 +603,10 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
     return failure();
   Type dtype = adaptor.getDtype();
   if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(dtype) &&
-      !dtype.isSignlessInteger(1) && !dtype.isSignlessInteger(32) && !dtype.isSignlessInteger(64))
+      !llvm::any_of(ArrayRef<unsigned>{1, 8, 16, 32, 64},
+                    [&](unsigned width) { return dtype.isSignlessInteger(width); }))
     return emitOptionalError(loc, "cannot cast to ", dtype,
-                             ": expected f16, bf16, f32, f64, i1, i32 or i64");
+                             ": expected f16, bf16, f32, f64, i1, i8, i16, i32 or i64");
   inferred.push_back(type->clone(dtype));
   return success();
 }
@@ -632,11 +633,13 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   }
   if (!c->isFloat)
     return makeElements(type, c->ints);
-  // Float to integer truncates toward zero; NaN, infinities and out-of-range values are
-  // undefined in numpy, so they are left to run time.
+  // Float to integer truncates toward zero (to 8 and 16 bits through int32, whose low bits
+  // they keep, as the lowering does); NaN, infinities and values out of the range converted
+  // to are left to run time.
   SmallVector<int64_t> out;
+  double limit = std::ldexp(1.0, std::max(32u, dtype.getIntOrFloatBitWidth()) - 1);
   for (double v : c->floats) {
-    if (!std::isfinite(v) || std::fabs(v) >= 9.2e18)
+    if (!std::isfinite(v) || std::trunc(v) >= limit || std::trunc(v) < -limit)
       return {};
     out.push_back(static_cast<int64_t>(v));
   }

@@ -389,3 +389,29 @@ func.func @log1p_expm1_exp2_fmod() -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf3
   // CHECK: return %[[SMALL]], %[[SMALL]], %[[EXP2]], %[[FMOD]], %[[IFMOD]]
   return %0, %1, %2, %3, %4 : tensor<2xf64>, tensor<2xf64>, tensor<2xf32>, tensor<3xf32>, tensor<4xi64>
 }
+
+// -----
+
+// int8 shifts and bitwise ops fold to what the lowering computes (test/Integration/CPU/
+// bitwise.mlir): the folder shifts sign-extended int64 values and keeps the low 8 bits.
+// Floats fold to int8 through int32 (300.0 is 44); one out of int32's range is left to run
+// time.
+// CHECK-LABEL: func.func @int8_bits
+func.func @int8_bits() -> (tensor<6xi8>, tensor<6xi8>, tensor<6xi8>, tensor<2xi8>, tensor<i8>) {
+  %a = dyn.constant dense<[1, -128, 64, -3, 5, 7]> : tensor<6xi8>
+  %b = dyn.constant dense<[8, 7, -1, 1, 3, 0]> : tensor<6xi8>
+  // CHECK-DAG: %[[SHL:.*]] = dyn.constant dense<[0, 0, 0, -6, 40, 7]> : tensor<6xi8>
+  %0 = dyn.shl %a, %b : tensor<6xi8>, tensor<6xi8>
+  // CHECK-DAG: %[[SHR:.*]] = dyn.constant dense<[0, -1, 0, -2, 0, 7]> : tensor<6xi8>
+  %1 = dyn.shr %a, %b : tensor<6xi8>, tensor<6xi8>
+  // CHECK-DAG: %[[XOR:.*]] = dyn.constant dense<[9, -121, -65, -4, 6, 7]> : tensor<6xi8>
+  %2 = dyn.bitxor %a, %b : tensor<6xi8>, tensor<6xi8>
+  %f = dyn.constant dense<[300.0, -300.7]> : tensor<2xf32>
+  // CHECK-DAG: %[[CAST:.*]] = dyn.constant dense<[44, -44]> : tensor<2xi8>
+  %3 = dyn.cast %f to i8 : tensor<2xf32>
+  %big = dyn.constant dense<3.0e9> : tensor<f32>
+  // CHECK-DAG: %[[BIG:.*]] = dyn.cast %{{.*}} to i8 : tensor<f32>
+  %4 = dyn.cast %big to i8 : tensor<f32>
+  // CHECK: return %[[SHL]], %[[SHR]], %[[XOR]], %[[CAST]], %[[BIG]]
+  return %0, %1, %2, %3, %4 : tensor<6xi8>, tensor<6xi8>, tensor<6xi8>, tensor<2xi8>, tensor<i8>
+}

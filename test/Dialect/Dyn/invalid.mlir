@@ -32,9 +32,9 @@ func.func @true_div_on_integers(%a: tensor<3xi64>) {
 
 // -----
 
-func.func @unsupported_dtype(%a: tensor<3xi8>) {
+func.func @unsupported_dtype(%a: tensor<3xui8>) {
   // expected-error@+1 {{'dyn.neg' op operand #0 must be ranked tensor of}}
-  %0 = dyn.neg %a : tensor<3xi8>
+  %0 = dyn.neg %a : tensor<3xui8>
   return
 }
 
@@ -74,8 +74,8 @@ func.func @where_branch_types(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3x
 // -----
 
 func.func @cast_to_unsupported(%a: tensor<3xf32>) {
-  // expected-error@+1 {{cannot cast to 'i8': expected f16, bf16, f32, f64, i1, i32 or i64}}
-  %0 = dyn.cast %a to i8 : tensor<3xf32>
+  // expected-error@+1 {{cannot cast to 'ui8': expected f16, bf16, f32, f64, i1, i8, i16, i32 or i64}}
+  %0 = dyn.cast %a to ui8 : tensor<3xf32>
   return
 }
 

@@ -54,16 +54,17 @@ def Dyn_PyObjType : TypeDef<Dyn_Dialect, "PyObj"> {
   }];
 }
 
-def Dyn_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I32, I64],
-                                "f16, bf16, f32, f64, i1, i32 or i64">;
+def Dyn_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64],
+                                "f16, bf16, f32, f64, i1, i8, i16, i32 or i64">;
 def Dyn_FloatElementType : AnyTypeOf<[F16, BF16, F32, F64]>;
-def Dyn_NumericElementType : AnyTypeOf<[F16, BF16, F32, F64, I32, I64]>;
-def Dyn_IntegerElementType : AnyTypeOf<[I1, I32, I64]>;
+def Dyn_NumericElementType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>;
+def Dyn_IntegerElementType : AnyTypeOf<[I1, I8, I16, I32, I64]>;
 
-def Dyn_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def Dyn_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>;
 def Dyn_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
-def Dyn_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I32, I64]>;
-def Dyn_IntegerTensor : RankedTensorOf<[I1, I32, I64]>;
+def Dyn_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>;
+def Dyn_IntegerTensor : RankedTensorOf<[I1, I8, I16, I32, I64]>;
+def Dyn_SignedIntegerTensor : RankedTensorOf<[I8, I16, I32, I64]>;
 def Dyn_BoolTensor : RankedTensorOf<[I1]>;
 def Dyn_I64Tensor : RankedTensorOf<[I64]>;
 def Dyn_BoolScalarTensor : 0DTensorOf<[I1]>;

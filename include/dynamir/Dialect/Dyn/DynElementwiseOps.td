@@ -264,6 +264,24 @@ def Dyn_LogicalAndOp : Dyn_BinaryOp<"logical_and", Dyn_BoolTensor, "", "a & b", 
                                     intOp = "::mlir::arith::AndIOp">;
 def Dyn_LogicalOrOp : Dyn_BinaryOp<"logical_or", Dyn_BoolTensor, "", "a | b", "logical or",
                                    "", "i1", ufunc = "logical_or", intOp = "::mlir::arith::OrIOp">;
+// Bitwise ops of integers (and bools: the and, or and xor of `&`, `|` and `^`).
+def Dyn_BitAndOp : Dyn_BinaryOp<"bitand", Dyn_IntegerTensor, "", "a & b", "bitwise and", "",
+                                "i32", ufunc = "bitwise_and", intOp = "::mlir::arith::AndIOp">;
+def Dyn_BitOrOp : Dyn_BinaryOp<"bitor", Dyn_IntegerTensor, "", "a | b", "bitwise or", "", "i32",
+                               ufunc = "bitwise_or", intOp = "::mlir::arith::OrIOp">;
+def Dyn_BitXorOp : Dyn_BinaryOp<"bitxor", Dyn_IntegerTensor, "", "a ^ b", "bitwise xor", "",
+                                "i32", ufunc = "bitwise_xor", intOp = "::mlir::arith::XOrIOp">;
+// Shifts as numpy and torch define them where C and arith do not: by a negative amount or by
+// the width or more, `<<` gives 0 and `>>` the sign (the folder works on sign-extended int64
+// values, whose low bits are the narrower type's).
+def Dyn_ShiftLeftOp : Dyn_BinaryOp<"shl", Dyn_SignedIntegerTensor,
+    "", "uint64_t(b) < 64 ? int64_t(uint64_t(a) << b) : int64_t(0)",
+    "left shift (0 where the shift is negative or at least the width)", "", "i32",
+    ufunc = "left_shift">;
+def Dyn_ShiftRightOp : Dyn_BinaryOp<"shr", Dyn_SignedIntegerTensor,
+    "", "uint64_t(b) < 64 ? a >> b : (a < 0 ? int64_t(-1) : int64_t(0))",
+    "arithmetic right shift (the sign where the shift is negative or at least the width)", "",
+    "i32", ufunc = "right_shift">;
 
 // `ufunc`: numpy's name; `floatPredicate` (an arith::CmpFPredicate) and `intPredicate` (an
 // arith::CmpIPredicate, signed): the comparison of one element.

@@ -47,7 +47,7 @@ def Dyn_FullOp : Dyn_Op<"full", [Pure]> {
     ```
   }];
   let arguments = (ins TypedAttrInterface:$value);
-  let results = (outs StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>:$result);
+  let results = (outs StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>:$result);
   let assemblyFormat = "$value attr-dict `:` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -66,7 +66,7 @@ def Dyn_ArangeOp : Dyn_Op<"arange", [Pure]> {
     ```
   }];
   let arguments = (ins F64Attr:$start, F64Attr:$step);
-  let results = (outs StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>:$result);
+  let results = (outs StaticShapeTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>:$result);
   let assemblyFormat = "$start `,` $step attr-dict `:` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -486,7 +486,7 @@ def Dyn_ItemOp : Dyn_Op<"item", [Pure, InferTypeOpAdaptor]> {
     // %v : f32
     ```
   }];
-  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>:$x);
+  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>:$x);
   let results = (outs Dyn_ElementType:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
   let hasFolder = 1;
@@ -504,7 +504,7 @@ def Dyn_ToBoolOp : Dyn_Op<"to_bool", [Pure]> {
     %b = dyn.to_bool %p : tensor<i1>
     ```
   }];
-  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>:$x);
+  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>:$x);
   let results = (outs I1:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
   let hasFolder = 1;
