@@ -36,7 +36,7 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     // name, not inlined: their bodies dispatch on real tensors.
     if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(callee->obj))
       return callLibraryFunction(callee->obj, library->first, library->second, std::move(args),
-                                 std::move(kwargs));
+                                 std::move(kwargs), f.depth);
     if (VarPtr r = callBuiltin(f, callee->obj, args, kwargs)) // a polyfilled Python function
       return r;
     return callFunction(callee->obj, nullptr, std::move(args), std::move(kwargs), f.depth + 1,
@@ -88,7 +88,7 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
   // numpy and torch functions by identity: np.sin, torch.sin, F.relu, ...
   if (std::optional<std::pair<Lib, std::string>> library = libraryFunction(fn))
     return callLibraryFunction(fn, library->first, library->second, std::move(args),
-                               std::move(kwargs));
+                               std::move(kwargs), f.depth);
   if (numpy && PyCFunction_Check(fn.ptr()) && PyCFunction_GET_SELF(fn.ptr()) &&
       py::isinstance(PyCFunction_GET_SELF(fn.ptr()), numpy.attr("ufunc"))) {
     std::string method = py::str(fn.attr("__name__"));
@@ -102,6 +102,8 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     return callFunction(fn.attr("__wrapped__"), nullptr, std::move(args), std::move(kwargs),
                         f.depth + 1, callee->source.empty() ? "" : callee->source + ".__wrapped__");
   if (VarPtr r = callBuiltin(f, fn, args, kwargs))
+    return r;
+  if (VarPtr r = callNumpyImplementation(fn, args, kwargs, f.depth))
     return r;
   // An object of a plain class: its class's __call__.
   if (!PyType_Check(fn.ptr()) && classOf(callee) && kwargs.empty())
@@ -293,8 +295,31 @@ std::optional<std::pair<Lib, std::string>> Tracer::libraryFunction(py::handle fn
   return std::nullopt;
 }
 
+VarPtr Tracer::callNumpyImplementation(py::handle fn, const std::vector<VarPtr> &args,
+                                       const KwArgs &kwargs, unsigned depth) {
+  if (!numpy || python::typeName(fn) != "numpy._ArrayFunctionDispatcher")
+    return nullptr;
+  py::object implementation = py::getattr(fn, "_implementation", py::none());
+  if (!PyFunction_Check(implementation.ptr()))
+    return nullptr;
+  // What would make a frame run eagerly (a value of numpy's internals the trace cannot
+  // guard) makes only this call run for real.
+  try {
+    return callFunction(implementation, nullptr, args, kwargs, depth + 1, "");
+  } catch (EagerOnly &e) {
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "inside numpy's " + std::string(py::str(fn.attr("__name__"))) + ": " + e.reason);
+  }
+}
+
 VarPtr Tracer::callLibraryFunction(py::handle fn, Lib lib, const std::string &name,
-                                   std::vector<VarPtr> args, KwArgs kwargs) {
+                                   std::vector<VarPtr> args, KwArgs kwargs, unsigned depth) {
+  // A numpy function the table does not model, written in Python (np.average, np.kron,
+  // np.linalg.*): numpy's own code is inlined, each operation in it modelled or a break
+  // that runs the whole call for real.
+  if (lib == Lib::Numpy && !hasLibraryHandler(name))
+    if (VarPtr r = callNumpyImplementation(fn, args, kwargs, depth))
+      return r;
   auto it = llvm::find_if(kwargs, [](const auto &kw) { return kw.first == "out"; });
   if (it == kwargs.end())
     return callTensorOp(lib, name, std::move(args), std::move(kwargs));

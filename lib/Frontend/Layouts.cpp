@@ -410,8 +410,9 @@ Tracer::ResultLayout Tracer::resultLayout(Lib lib, llvm::StringRef name,
          {elementwiseFunctions(), mathFunctions(), activationFunctions()})
       for (const LibraryFunction &function : family)
         names.insert(function.name);
-    for (const char *name : {"clip", "clamp", "square", "silu", "gelu", "zeros_like", "ones_like",
-                             "full_like", "empty_like", "array", "asarray", "tensor", "as_tensor"})
+    for (const char *name :
+         {"clip", "clamp", "square", "silu", "gelu", "zeros_like", "ones_like", "full_like",
+          "empty_like", "array", "asarray", "asanyarray", "tensor", "as_tensor"})
       names.insert(name);
     return names;
   }();

@@ -391,6 +391,10 @@ VarPtr Tracer::inPlaceMethod(const std::string &name, std::vector<VarPtr> &args,
   return x;
 }
 
+bool dynamir::frontend::hasLibraryHandler(llvm::StringRef name) {
+  return libraryFunctions().count(name);
+}
+
 /// Whether numpy's or torch's `name` returns a view of its argument (memory shared with it), as
 /// reshape, transpose and split do; copy and clone return copies the tracer marks as such.
 static bool returnsView(Lib lib, llvm::StringRef name) {
@@ -402,7 +406,7 @@ static bool returnsView(Lib lib, llvm::StringRef name) {
       "atleast_2d", "atleast_3d",  "diagonal",     "diag",     "detach",    "contiguous",
       "cpu",        "dropout",     "astype",       "to",       "type",      "type_as",
       "copy",       "clone",       "array",        "asarray",  "tensor",    "as_tensor",
-      "numpy",      "from_numpy"};
+      "asanyarray", "numpy",       "from_numpy"};
   if (views.contains(name))
     return true;
   // numpy's flips are views, torch's copies; torch's meshgrid expands, numpy's copies.

@@ -159,6 +159,9 @@ std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
 std::vector<LibraryFunction> scientificFunctions();  // LibraryScientific.cpp
 std::vector<LibraryFunction> indexingFunctions();    // LibraryIndexing.cpp
 
+/// Whether the table (of all families) models a function or method named `name`.
+bool hasLibraryHandler(llvm::StringRef name);
+
 } // namespace dynamir::frontend
 
 #endif // DYNAMIR_LIB_FRONTEND_LIBRARY_H

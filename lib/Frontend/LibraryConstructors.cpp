@@ -368,6 +368,9 @@ VarPtr array(LibraryCall &c) {
   VarPtr dtype = c.take(c.lib == Lib::Numpy ? first + 1 : 99, {"dtype"});
   cpuOnly(c);
   VarPtr copyArg = c.lib == Lib::Numpy ? c.take(99, {"copy"}) : nullptr;
+  // numpy's subok keeps a subclass, and arrays of subclasses run their frames eagerly.
+  if (c.lib == Lib::Numpy && c.name == "array")
+    flagOf(c.take(99, {"subok"}), "subok");
   if (!data || c.args.size() > first + (c.lib == Lib::Numpy ? 2 : 1) ||
       (!isNone(copyArg) && !(c.name == "array" && flagOf(copyArg, "copy"))))
     return nullptr;
@@ -383,7 +386,8 @@ VarPtr array(LibraryCall &c) {
     bool same = !element || element == from;
     // np.asarray and torch.as_tensor return the array itself, or the other library's array
     // of the same memory; np.asarray of a numpy scalar is a new 0-d array.
-    if ((c.name == "asarray" || c.name == "as_tensor") && same && !data->scalar)
+    if ((c.name == "asarray" || c.name == "asanyarray" || c.name == "as_tensor") && same &&
+        !data->scalar)
       return other ? sharedMemory(c, data) : data;
     VarPtr r = c.result(same ? dyn::CastOp::create(t.b, c.loc, data->value, TypeAttr::get(from))
                              : t.castTo(data->value, element));
@@ -444,18 +448,31 @@ VarPtr oneHot(LibraryCall &c) {
 
 std::vector<LibraryFunction> dynamir::frontend::constructorFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"zeros_like", fullLike}, {"ones_like", fullLike},
-      {"full_like", fullLike},  {"empty_like", fullLike},
-      {"zeros", full},          {"ones", full},
-      {"full", full},           {"empty", full},
-      {"arange", arange},       {"new_zeros", newFull},
-      {"new_ones", newFull},    {"new_full", newFull},
-      {"new_empty", newFull},   {"eye", eye},
-      {"identity", eye},        {"linspace", linspace},
-      {"array", array},         {"asarray", array},
-      {"tensor", array},        {"as_tensor", array},
-      {"new_tensor", array},    {"one_hot", oneHot},
-      {"numpy", numpyOf},       {"from_numpy", fromNumpy},
+      {"zeros_like", fullLike},
+      {"ones_like", fullLike},
+      {"full_like", fullLike},
+      {"empty_like", fullLike},
+      {"zeros", full},
+      {"ones", full},
+      {"full", full},
+      {"empty", full},
+      {"arange", arange},
+      {"new_zeros", newFull},
+      {"new_ones", newFull},
+      {"new_full", newFull},
+      {"new_empty", newFull},
+      {"eye", eye},
+      {"identity", eye},
+      {"linspace", linspace},
+      {"array", array},
+      {"asarray", array},
+      {"asanyarray", array},
+      {"tensor", array},
+      {"as_tensor", array},
+      {"new_tensor", array},
+      {"one_hot", oneHot},
+      {"numpy", numpyOf},
+      {"from_numpy", fromNumpy},
   };
   return functions;
 }

@@ -52,11 +52,11 @@ const llvm::StringMap<FloatFunction> &floatFunctions() {
   return functions;
 }
 
-/// Float functions of one argument (np.sin, torch.exp, ...): integers and bools are computed in
-/// a float type first.
-VarPtr floatUnary(LibraryCall &c) {
+/// The float function `name` of one argument (np.sin, torch.exp, ...): integers and bools are
+/// computed in a float type first.
+VarPtr floatUnaryNamed(LibraryCall &c, llvm::StringRef name) {
   Tracer &t = c.t;
-  const FloatFunction &function = floatFunctions().find(c.name)->second;
+  const FloatFunction &function = floatFunctions().find(name)->second;
   if (function.keepsIntegers && !isa<FloatType>(t.elementTypeOf(c.tensorArg(0)->value))) {
     // numpy 2 and torch round integers to themselves (a new array of the same dtype); torch
     // has no floor of bools.
@@ -71,6 +71,28 @@ VarPtr floatUnary(LibraryCall &c) {
   // Every float function is a Dyn_UnaryOp, whose result has its operand's type.
   OperationState state(c.loc, function.opName, v, v.getType(), {});
   return c.ufunc(t.b.create(state)->getResult(0));
+}
+
+VarPtr floatUnary(LibraryCall &c) { return floatUnaryNamed(c, c.name); }
+
+/// np.round(x), x.round(), torch.round(x): np.rint, to the nearest integer with ties to even,
+/// except that integers round to themselves (a new array; np.rint makes them floats, as it
+/// does bools, and torch has no round of bools). With decimals, numpy and torch scale by
+/// 10**decimals by rules of their own: not modelled.
+VarPtr roundHalfEven(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr decimals = c.take(1, {"decimals"});
+  VarPtr out = c.lib == Lib::Numpy ? c.take(2, {"out"}) : nullptr;
+  if (!isNone(out) || (!isNone(decimals) && (decimals->kind != VK::Const ||
+                                             !PyLong_Check(decimals->obj.ptr()) ||
+                                             decimals->obj.cast<int64_t>() != 0)))
+    return nullptr;
+  Type element = t.elementTypeOf(c.tensorArg(0)->value);
+  if (isa<IntegerType>(element) && !element.isInteger(1))
+    return c.ufunc(copyOf(t, c.loc, c.tensorArg(0))->value);
+  if (c.lib == Lib::Torch && element.isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "torch.round of a bool tensor raises");
+  return floatUnaryNamed(c, "rint");
 }
 
 /// abs of bools is a copy in numpy and raises in torch.
@@ -425,6 +447,7 @@ std::vector<LibraryFunction> dynamir::frontend::elementwiseFunctions() {
       {"maximum", maximumMinimum},
       {"minimum", maximumMinimum},
       {"where", where},
+      {"round", roundHalfEven},
       {"astype", astype},
       {"to", astype},
       {"type_as", typeAs},

@@ -426,9 +426,13 @@ VarPtr addcmulDiv(LibraryCall &c) {
   return c.result(t.castTo(r, element));
 }
 
-/// torch.reciprocal(x): 1 / x, integers in the default float type.
+/// torch.reciprocal(x) and np.reciprocal(x) of floats: 1 / x (torch computes integers in the
+/// default float type).
 VarPtr reciprocal(LibraryCall &c) {
-  if (c.lib != Lib::Torch || c.args.size() != 1)
+  if (c.args.size() != 1)
+    return nullptr;
+  // numpy's reciprocal of integers is an integer (C's 1 / x): not modelled.
+  if (c.lib == Lib::Numpy && !isa<FloatType>(c.t.elementTypeOf(c.tensorArg(0)->value)))
     return nullptr;
   return c.t.binary(NB_TRUE_DIVIDE, constVar(py::int_(1)), c.tensorArg(0));
 }

@@ -358,7 +358,11 @@ public:
   std::optional<std::pair<Lib, std::string>> libraryFunction(py::handle fn);
   /// A call of the numpy or torch function `fn` (named `name` in `lib`), with its out=.
   VarPtr callLibraryFunction(py::handle fn, Lib lib, const std::string &name,
-                             std::vector<VarPtr> args, KwArgs kwargs);
+                             std::vector<VarPtr> args, KwArgs kwargs, unsigned depth);
+  /// A numpy function that dispatches `__array_function__` (np.average, np.linalg.solve),
+  /// inlined from its Python implementation; null for other callables.
+  VarPtr callNumpyImplementation(py::handle fn, const std::vector<VarPtr> &args,
+                                 const KwArgs &kwargs, unsigned depth);
   py::object callReal(py::handle fn, py::tuple args);
 
   // --- Builtins.cpp: builtins, pure functions of constants, polyfills, f-strings -------------

@@ -38,6 +38,10 @@ def narrow_integers(b):
             (b * 2.5).astype(np.int8))
 
 
+def rounding(x):
+    return np.rint(x * 3), np.round(x * 2), np.reciprocal(x + 3)
+
+
 def softmax_rows(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -57,8 +61,8 @@ def matmuls(x, v):
 
 
 CASES = [(elementwise, (X,)), (reductions, (X,)), (shapes, (X,)), (integers, (I,)),
-         (narrow_integers, (B,)), (softmax_rows, (X,)), (branches, (V,)), (branches, (-V,)),
-         (matmuls, (X, V))]
+         (narrow_integers, (B,)), (rounding, (X,)), (softmax_rows, (X,)), (branches, (V,)),
+         (branches, (-V,)), (matmuls, (X, V))]
 
 
 def flat(value):

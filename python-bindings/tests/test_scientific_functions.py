@@ -256,3 +256,35 @@ def test_slice_object_attributes():
         return x[s] * s.step, s.start, s.stop
 
     check(f, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int8, np.bool_])
+def test_round_half_to_even(dtype):
+    x = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 3.7, -3.2, 1e300 if dtype == np.float64 else 7.0,
+                  np.nan if np.dtype(dtype).kind == "f" else 1]).astype(dtype)
+    check(lambda x: (np.rint(x), np.round(x), x.round(), np.round(x, 0)), x)
+    check(lambda x: np.round(x, 2), x, breaks=1)  # scaled by 10**2: not modelled
+    if dtype != np.int8 and dtype != np.float16:
+        t = torch.from_numpy(x)
+        check(lambda x: (torch.round(x), x.round()), t, breaks=1 if dtype == np.bool_ else 0)
+    if np.dtype(dtype).kind == "f":
+        check(lambda x: np.reciprocal(x), x)
+    else:
+        check(lambda x: np.reciprocal(x), x, breaks=1)  # C's integer 1 / x
+
+
+def test_numpy_functions_written_in_python_are_inlined():
+    """numpy functions the table does not model but numpy writes in Python (over
+    __array_function__) trace through numpy's own code; where that code does what the trace
+    does not model, the call breaks and runs for real, never the whole frame."""
+    x = np.linspace(-2.0, 3.0, 12)
+    y = np.linspace(1.0, -1.0, 12).astype(np.float32)
+    check(lambda x: np.polyval([1.0, -2.0, 3.0], x), x)
+    check(lambda x, y: np.trapezoid(y, x), x, y, rtol=1e-6)
+    check(lambda x: np.logspace(0, 2, 12) * x, x)
+    check(lambda x: np.asanyarray(x) * 2, x)
+    s = np.eye(3) * 4 + 1
+    check(lambda x, s: (x * 2, np.linalg.cholesky(s)), x, s, breaks=1)
+    check(lambda x, s: np.linalg.solve(s, x[:3]) + 1, x, s, breaks=1)
+    report = dynamir.explain(lambda s: np.linalg.inv(s) + 1, s)
+    assert report.graph_count == 1 and "inside numpy's inv" in str(report), str(report)

@@ -3841,7 +3841,6 @@ BREAKS = {
     'conditional_collect_stack': 6,
     'argmax_as_index': 1,
     'range_from_tensor': 1,
-    'dtype_branch': 1,
     'assert_passes': 1,
     'match_on_shape': 1,
     'while_with_counter_tensor': 4,

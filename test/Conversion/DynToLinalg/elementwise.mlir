@@ -52,6 +52,7 @@ func.func @unary_float(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
 // CHECK: math.atanh
 // CHECK: math.sinh
 // CHECK: math.cosh
+// CHECK: math.roundeven
 func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %0 = dyn.neg %x : tensor<3xf32>
   %1 = dyn.abs %x : tensor<3xf32>
@@ -79,6 +80,7 @@ func.func @unary_ops(%x: tensor<3xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>) {
   %23 = dyn.atanh %x : tensor<3xf32>
   %24 = dyn.sinh %x : tensor<3xf32>
   %25 = dyn.cosh %x : tensor<3xf32>
+  %26 = dyn.rint %x : tensor<3xf32>
   return
 }
 

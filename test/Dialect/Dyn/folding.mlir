@@ -355,13 +355,17 @@ func.func @empty_reductions(%x: tensor<f32>, %y: tensor<3xf32>) -> (tensor<f32>,
 
 // -----
 
+// trunc rounds toward zero, rint to the nearest integer with ties to even.
 // CHECK-LABEL: func.func @trunc
-func.func @trunc() -> tensor<4xf32> {
+func.func @trunc() -> (tensor<4xf32>, tensor<4xf32>) {
   %c = dyn.constant dense<[-1.5, -0.5, 0.5, 2.7]> : tensor<4xf32>
   // CHECK: %[[T:.*]] = dyn.constant dense<[-1.000000e+00, -0.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<4xf32>
   %0 = dyn.trunc %c : tensor<4xf32>
-  // CHECK: return %[[T]]
-  return %0 : tensor<4xf32>
+  %h = dyn.constant dense<[0.5, 1.5, 2.5, -2.5]> : tensor<4xf32>
+  // CHECK: %[[R:.*]] = dyn.constant dense<[0.000000e+00, 2.000000e+00, 2.000000e+00, -2.000000e+00]> : tensor<4xf32>
+  %1 = dyn.rint %h : tensor<4xf32>
+  // CHECK: return %[[T]], %[[R]]
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
 // -----

@@ -149,6 +149,9 @@ def Dyn_CeilOp : Dyn_FloatFunction<"ceil", "std::ceil(v)", "rounding toward posi
                                    "::mlir::math::CeilOp", "ceil", /*keepsIntegers=*/1>;
 def Dyn_TruncOp : Dyn_FloatFunction<"trunc", "std::trunc(v)", "rounding toward zero",
                                     "::mlir::math::TruncOp", "trunc", /*keepsIntegers=*/1>;
+def Dyn_RintOp : Dyn_FloatFunction<"rint", "std::nearbyint(v)",
+                                   "rounding to the nearest integer, ties to even",
+                                   "::mlir::math::RoundEvenOp">;
 def Dyn_Exp2Op : Dyn_FloatFunction<"exp2", "std::exp2(v)", "base-2 exponential",
                                    "::mlir::math::Exp2Op">;
 def Dyn_Log2Op : Dyn_FloatFunction<"log2", "std::log2(v)", "base-2 logarithm",
