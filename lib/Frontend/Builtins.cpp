@@ -117,10 +117,26 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   }
   if (isBuiltin(fn, "issubclass")) {
     arity(2, 2);
-    py::object a = args[0]->obj, c = asConstant(args[1]);
-    if (!c && args[1]->kind == VK::Object)
-      c = args[1]->obj;
-    if (args[0]->kind != VK::Object || !a || !PyType_Check(a.ptr()) || !c)
+    // Classes are constants, objects or (being callable) functions to the trace; the second
+    // argument may be a tuple of them.
+    std::function<py::object(const VarPtr &)> classes = [&](const VarPtr &v) -> py::object {
+      if (py::object constant = asConstant(v))
+        return constant;
+      if (v->kind == VK::Object || (v->kind == VK::Function && !v->made))
+        return v->obj;
+      if (v->kind != VK::Tuple)
+        return py::object();
+      py::tuple items(v->items.size());
+      for (size_t i = 0; i < v->items.size(); ++i) {
+        py::object item = classes(v->items[i]);
+        if (!item)
+          return py::object();
+        items[i] = item;
+      }
+      return std::move(items);
+    };
+    py::object a = classes(args[0]), c = classes(args[1]);
+    if (!a || !PyType_Check(a.ptr()) || !c)
       breakTrace(dyn::BreakKind::unsupported_call, "issubclass of " + describe(args[0]));
     int r = PyObject_IsSubclass(a.ptr(), c.ptr());
     if (r < 0)

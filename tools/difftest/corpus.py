@@ -1615,6 +1615,12 @@ def f(x):
 # ---- torch API surface -------------------------------------------------------------------------
 TO = "torch"
 
+P(TO, "int_tensor_bitwise", """
+def f(x, s):
+    flags = (x & 1) | ((x > 0).to(torch.int32) << 1)
+    return flags, flags ^ 3, x >> s, torch.bitwise_left_shift(x, s), ~x, x.to(torch.int8) * 100
+""", "T(6, dtype=torch.int32), T(6, seed=1, dtype=torch.int32).abs()")
+
 P(TO, "tensor_attributes", """
 def f(x):
     return (x.shape, x.dtype, x.ndim, x.numel(), x.size(1), x.dim(), x.is_floating_point(),
@@ -1950,6 +1956,20 @@ P(N, "np_ufuncs", """
 def f(a):
     return np.exp(a) + np.sin(a), np.maximum(a, 0), np.hypot(a, 1.0), np.sign(a)
 """, "A(5)")
+
+P(N, "np_int8_quantize", """
+def f(a):
+    scale = np.abs(a).max() / 127
+    q = np.round(a / scale).astype(np.int8)
+    packed = (q.astype(np.int16) << 8) | (q.astype(np.int16) & 0xFF)
+    return q, q.astype(np.float64) * scale, packed >> 8, ~q & 0x0F, q.sum(), q.max()
+""", "A(3, 4)")
+
+P(N, "np_polyval_trapezoid", """
+def f(a):
+    y = np.polyval([0.5, -1.0, 2.0], a)
+    return y, np.trapezoid(y, a), np.rint(a * 3), np.reciprocal(a + 10)
+""", "A(6)")
 
 P(N, "np_reductions_axis", """
 def f(a):
