@@ -122,9 +122,10 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
 }
 
 bool Tracer::isPythonInt(const VarPtr &v) {
-  py::handle o = v->kind == VK::Scalar ? weakScalar(v) : v->obj;
-  return (v->kind == VK::Const || v->kind == VK::Scalar) && PyLong_Check(o.ptr()) &&
-         !PyBool_Check(o.ptr());
+  if (v->kind != VK::Const && v->kind != VK::Scalar)
+    return false;
+  py::object o = weakScalar(v);
+  return PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr());
 }
 
 bool Tracer::fitsInteger(py::handle value, Type element) {
