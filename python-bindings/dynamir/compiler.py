@@ -157,7 +157,9 @@ def _view(base, offset, shape, strides, read_only=False):
         view = numpy.ndarray(shape, base.dtype, buffer=base, offset=offset * item,
                              strides=byte_strides)
     else:
-        start = numpy.lib.stride_tricks.as_strided(base, (offset + 1,), (item,))[offset:]
+        # The offset is negative where base runs backwards through memory (a view of x[::-1]).
+        step, distance = (item, offset) if offset >= 0 else (-item, -offset)
+        start = numpy.lib.stride_tricks.as_strided(base, (distance + 1,), (step,))[distance:]
         view = numpy.lib.stride_tricks.as_strided(start, shape, byte_strides)
     if read_only:  # numpy's broadcast_to and diagonal
         view.flags.writeable = False

@@ -1196,3 +1196,27 @@ def test_a_store_into_an_expanded_argument_is_not_written_back():  # difftest 28
         want, got = fn(want_arg), dynamir.compile(fn)(got_arg)
         assert torch.equal(got, want) and torch.equal(got_arg, want_arg)
     assert "has elements that share memory" in str(dynamir.explain(f, expanded()))
+
+
+def test_a_view_before_its_base_in_memory_is_rebuilt_at_a_break():  # difftest 288500056:98
+    """A view the continuation gets rebuilt from a view that runs backwards through memory
+    (v4 = x.T[-3::2, ::-1], then v6 = v4[::-2, -3]) starts before its base's first element: the
+    host's rebuild took that negative offset as a length and raised."""
+
+    def f(x, y):
+        v4 = x.T[-3::2, ::-1]
+        if (y > 0).any():
+            print("positive")
+        v6 = v4[::-2, -3]
+        print("v6", v6.shape)  # v6 reaches the next continuation as a view of v4
+        v6[0] = 100  # and is still a view of x
+        return v6 * 2, x
+
+    x = np.arange(15, dtype=np.int32).reshape(5, 3) - 3
+    y = np.array(2, np.int32)
+    want_x, got_x = x.copy(), x.copy()
+    want = f(want_x, y)
+    got = dynamir.compile(f)(got_x, y)
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype and np.array_equal(w, g)
+    assert np.array_equal(want_x, got_x)
