@@ -595,11 +595,7 @@ void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
       v = scalarConstant(py::float_(d), element);
     } else {
       // numpy raises for floats (NaN, inf) and integers out of the dtype's range.
-      unsigned width = element.getIntOrFloatBitWidth();
-      int overflow = 0;
-      long long i = PyFloat_Check(o) ? 0 : PyLong_AsLongLongAndOverflow(o, &overflow);
-      if (PyFloat_Check(o) || overflow ||
-          (width < 64 && (i < -(1LL << (width - 1)) || i >= (1LL << (width - 1)))))
+      if (PyFloat_Check(o) || !fitsInteger(value->obj, element))
         breakTrace(dyn::BreakKind::unsupported_call,
                    "storing " + std::string(py::repr(value->obj)) + " into an integer array");
       v = scalarConstant(value->obj, element);
