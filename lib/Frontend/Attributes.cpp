@@ -579,6 +579,13 @@ void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
   }
   for (int64_t at : ix.newAxisAt)
     viewShape.insert(viewShape.begin() + at, 1);
+  // numpy stores a float scalar (np.float64, not a 0-d array) into integers as a Python float
+  // converts to int: NaN and infinities raise, and so do values out of the dtype's range.
+  if (value->kind == VK::Tensor && value->scalar && value->lib == Lib::Numpy &&
+      isa<FloatType>(elementTypeOf(value->value)) && isa<IntegerType>(element) &&
+      !element.isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "storing a numpy float scalar into an integer array (NaN raises in numpy)");
   Value v;
   if (value->kind == VK::Const) {
     PyObject *o = value->obj.ptr();

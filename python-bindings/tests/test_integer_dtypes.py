@@ -106,3 +106,17 @@ def test_floats_convert_to_narrow_integers_through_int32():
         check(lambda x: (x.astype(np.int8), x.astype(np.int16), x.astype(np.int32)), x)
     t = torch.from_numpy(x)
     check(lambda x: (x.to(torch.int8), x.to(torch.int16)), t)
+
+
+def test_a_numpy_float_scalar_stored_into_integers_runs_for_real():  # difftest 288600033:16
+    """numpy converts a float scalar (np.float64, not a 0-d array) stored into an integer array
+    as Python converts a float to int: NaN raises ValueError, an out-of-range value
+    OverflowError. The store breaks and runs for real."""
+
+    def f(x, d):
+        x[:] = d.sum() / d.sum()  # a numpy scalar: NaN for zeros
+        return x
+
+    for dtype in [np.int8, np.int64]:
+        check(f, np.zeros(3, dtype), np.zeros(2))  # ValueError, as eager
+        check(f, np.zeros(3, dtype), np.ones(2), breaks=1)
