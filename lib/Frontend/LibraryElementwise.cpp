@@ -76,20 +76,21 @@ VarPtr floatUnaryNamed(LibraryCall &c, llvm::StringRef name) {
 VarPtr floatUnary(LibraryCall &c) { return floatUnaryNamed(c, c.name); }
 
 /// np.round(x), x.round(), torch.round(x): np.rint, to the nearest integer with ties to even,
-/// except that integers round to themselves (a new array; np.rint makes them floats, as it
-/// does bools, and torch has no round of bools). With decimals, numpy and torch scale by
-/// 10**decimals by rules of their own: not modelled.
+/// except that integers round to themselves: numpy returns the array itself (an alias: a store
+/// into the result changes x, difftest 289000027:43), torch a new tensor (np.rint makes them
+/// floats, as it does bools, and torch has no round of bools). With decimals, numpy and torch
+/// scale by 10**decimals by rules of their own: not modelled.
 VarPtr roundHalfEven(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr decimals = c.take(1, {"decimals"});
   VarPtr out = c.lib == Lib::Numpy ? c.take(2, {"out"}) : nullptr;
-  if (!isNone(out) || (!isNone(decimals) && (decimals->kind != VK::Const ||
-                                             !PyLong_Check(decimals->obj.ptr()) ||
-                                             decimals->obj.cast<int64_t>() != 0)))
+  if (!isNone(out) ||
+      (!isNone(decimals) && (decimals->kind != VK::Const || !PyLong_Check(decimals->obj.ptr()) ||
+                             decimals->obj.cast<int64_t>() != 0)))
     return nullptr;
   Type element = t.elementTypeOf(c.tensorArg(0)->value);
   if (isa<IntegerType>(element) && !element.isInteger(1))
-    return c.ufunc(copyOf(t, c.loc, c.tensorArg(0))->value);
+    return c.lib == Lib::Numpy ? c.tensorArg(0) : copyOf(t, c.loc, c.tensorArg(0));
   if (c.lib == Lib::Torch && element.isInteger(1))
     breakTrace(dyn::BreakKind::unsupported_call, "torch.round of a bool tensor raises");
   return floatUnaryNamed(c, "rint");

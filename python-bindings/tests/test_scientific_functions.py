@@ -273,6 +273,21 @@ def test_round_half_to_even(dtype):
         check(lambda x: np.reciprocal(x), x, breaks=1)  # C's integer 1 / x
 
 
+def test_numpy_round_of_integers_is_the_array_itself():  # difftest 289000027:43
+    # numpy returns an integer array itself from round (no copy): a store into the result
+    # reaches the argument. torch makes a new tensor.
+    def f(x):
+        r = np.round(x)
+        r *= 2
+        return r is x, x.round() is x, x
+
+    for dtype in (np.int8, np.int32, np.int64):
+        from test_stores import check as check_arguments
+        check_arguments(f, np.arange(-3, 3, dtype=dtype))
+    t = torch.arange(4)
+    check(lambda t: (torch.round(t) is t, torch.round(t).add_(1), t), t)
+
+
 def test_numpy_functions_written_in_python_are_inlined():
     """numpy functions the table does not model but numpy writes in Python (over
     __array_function__) trace through numpy's own code; where that code does what the trace
