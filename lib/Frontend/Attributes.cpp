@@ -2,17 +2,14 @@
 //
 // `obj.name` on every kind of value (tensor properties and methods, nn.Module parameters, module
 // globals read with a source and guarded), `obj[index]` (basic indexing of tensors with constant
-// ints, slices, `...` and None; tuples, lists, dicts), and the checks before a list is changed.
+// ints, slices, `...` and None, advanced indexing by integer arrays; tuples, lists, dicts), and
+// the checks before a list is changed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TracerImpl.h"
 
-#include "dynamir/Dialect/Dyn/DynShapes.h"
 #include "mlir/IR/Matchers.h"
-
-#include <algorithm>
-#include <iterator>
 
 using namespace mlir;
 using namespace dynamir;
@@ -371,13 +368,13 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
 
 /// numpy's and torch's advanced indexing by integer arrays (lists of ints too) next to one
 /// another among slices and `...`, with integers beside them counting as 0-d arrays
-/// (`x[idx]`, `x[:, [0, 2]]`, `x[rows, cols]`, `x[idx, 1]`): the slices' view, then the elements
-/// at the broadcast indices, whose shape replaces the indexed dimensions (a new array). A
-/// single 0-d index is an integer (a view), a bool array a mask, and arrays apart from one
-/// another, or beside None, move the result's dimensions first: those return null.
-VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
+/// (`x[idx]`, `x[:, [0, 2]]`, `x[rows, cols]`, `x[idx, 1]`): the slices' view, whose
+/// dimensions the arrays index collapsed into one, and the positions into it. A single 0-d
+/// index is an integer (a view), a bool array a mask, and arrays apart from one another, or
+/// beside None, move the result's dimensions first: those return nothing.
+std::optional<Tracer::AdvancedIndex> Tracer::advancedIndex(const VarPtr &obj, const VarPtr &index) {
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
-  int64_t first = -1, axis = 0, consumed = 0;
+  int64_t first = -1, consumed = 0;
   bool anyArray = false;
   SmallVector<Value> arrays; // one per advanced part, in order
   for (auto [i, p] : llvm::enumerate(parts)) {
@@ -386,19 +383,20 @@ VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
       continue;
     Value array = p->scalar ? Value() : integerIndices(p);
     if (!array) // None, a mask, floats
-      return nullptr;
+      return std::nullopt;
     if (first < 0)
       first = static_cast<int64_t>(i);
     else if (first + static_cast<int64_t>(arrays.size()) != static_cast<int64_t>(i))
-      return nullptr; // apart from one another
+      return std::nullopt; // apart from one another
     anyArray |= p->kind != VK::Const;
     arrays.push_back(array);
   }
   int64_t rank = typeOf(obj->value).getRank();
   if (!anyArray || consumed > rank || (arrays.size() == 1 && typeOf(arrays[0]).getRank() == 0))
-    return nullptr;
+    return std::nullopt;
+  AdvancedIndex adv;
   for (int64_t i = 0; i < first; ++i)
-    axis += isEllipsis(parts[i]) ? rank - consumed : 1;
+    adv.axis += isEllipsis(parts[i]) ? rank - consumed : 1;
   // The other parts slice x first (a view); the arrays' parts keep their dimensions whole.
   VarPtr whole = makeVar(VK::Slice);
   whole->items = {constVar(py::none()), constVar(py::none()), constVar(py::none())};
@@ -406,33 +404,45 @@ VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
     parts[first + k] = whole;
   VarPtr basic = makeVar(VK::Tuple);
   basic->items = std::move(parts);
-  Value sliced = subscript(obj, basic)->value;
-  if (arrays.size() == 1)
-    return layOut(
-        tensorVar(gather(sliced, arrays[0], axis, /*negative=*/true, "indexing"), obj->lib), {obj},
-        ResultLayout::Unknown);
+  adv.slices = basicIndex(obj, basic);
+  adv.sliced = dyn::SliceOp::create(b, loc(), obj->value, b.getDenseI64ArrayAttr(adv.slices.starts),
+                                    b.getDenseI64ArrayAttr(adv.slices.stops),
+                                    b.getDenseI64ArrayAttr(adv.slices.steps));
+  ArrayRef<int64_t> shape = typeOf(adv.sliced).getShape();
+  if (arrays.size() == 1) {
+    // dyn.gather and dyn.scatter count negative indices from the end themselves.
+    adv.merged = adv.sliced;
+    adv.positions = checkedIndices(arrays[0], shape[adv.axis], /*negative=*/true, "indexing");
+    return adv;
+  }
   // Several arrays: one index into the indexed dimensions flattened, sum of the wrapped
   // indices times their row-major strides (numpy broadcasts the arrays, and raises where
   // they do not broadcast: the trace breaks there).
-  ArrayRef<int64_t> shape = typeOf(sliced).getShape();
-  Value flat;
   int64_t flatSize = 1;
   for (auto [k, array] : llvm::enumerate(arrays)) {
-    int64_t size = shape[axis + k];
+    int64_t size = shape[adv.axis + k];
     Value i = positions(array, size, /*negative=*/true, "indexing");
     Value n = scalarConstant(py::int_(size), i64());
-    flat = flat ? create<dyn::AddOp>({create<dyn::MulOp>({flat, n}), i}) : i;
+    adv.positions =
+        adv.positions ? create<dyn::AddOp>({create<dyn::MulOp>({adv.positions, n}), i}) : i;
     flatSize *= size;
   }
-  SmallVector<int64_t> collapsed(shape.take_front(axis));
+  SmallVector<int64_t> collapsed(shape.take_front(adv.axis));
   collapsed.push_back(flatSize);
-  llvm::append_range(collapsed, shape.drop_front(axis + arrays.size()));
-  Value merged = dyn::ReshapeOp::create(
-      b, loc(), RankedTensorType::get(collapsed, elementTypeOf(sliced)), sliced);
-  return layOut(
-      tensorVar(dyn::GatherOp::create(b, loc(), merged, flat, static_cast<uint64_t>(axis)),
-                obj->lib),
-      {obj}, ResultLayout::Unknown);
+  llvm::append_range(collapsed, shape.drop_front(adv.axis + arrays.size()));
+  adv.merged = dyn::ReshapeOp::create(
+      b, loc(), RankedTensorType::get(collapsed, elementTypeOf(adv.sliced)), adv.sliced);
+  return adv;
+}
+
+VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
+  std::optional<AdvancedIndex> adv = advancedIndex(obj, index);
+  if (!adv)
+    return nullptr;
+  return layOut(tensorVar(dyn::GatherOp::create(b, loc(), adv->merged, adv->positions,
+                                                static_cast<uint64_t>(adv->axis)),
+                          obj->lib),
+                {obj}, ResultLayout::Unknown);
 }
 
 Value Tracer::integerIndices(const VarPtr &v) {
@@ -500,144 +510,4 @@ Value Tracer::gather(Value x, Value indices, int64_t axis, bool negative, const 
 void Tracer::emitRuntimeChecks() {
   for (auto &[ok, reason] : runtimeChecks)
     dyn::CheckOp::create(b, loc(), ok, reason);
-}
-
-//===----------------------------------------------------------------------===//
-// Stores
-//===----------------------------------------------------------------------===//
-
-/// torch copies the value into the indexed view element by element, after checking that the
-/// two do not overlap in memory: it raises where they do (partly, or fully unless the view is
-/// the tensor itself: x[:] = x) and does not check views with gaps (x[:, 0]). The graph computes
-/// numpy's store, which copies the value first: the same wherever the two share no element
-/// (x[0] = x[1], boundary rows and columns of a stencil), so a value that may share one with
-/// the destination is stored for real.
-void Tracer::torchStoreOverlap(const VarPtr &obj, const BasicIndex &ix, const VarPtr &value) {
-  if (viewBase(value->value) != viewBase(obj->value))
-    return;
-  RankedTensorType type = typeOf(obj->value);
-  bool whole = ix.squeezed.empty() && ix.newAxisAt.empty();
-  for (int64_t d = 0; whole && d < type.getRank(); ++d)
-    whole = ix.starts[d] == 0 && ix.stops[d] == type.getDimSize(d) && ix.steps[d] == 1;
-  if (whole && value->value == obj->value)
-    return; // torch copies the tensor into itself: nothing changes
-  // Where in the base's memory each element is (sorted), for arrays of up to 2^16 elements.
-  auto elements = [&](Value v, ArrayRef<int64_t> starts, ArrayRef<int64_t> sizes,
-                      ArrayRef<int64_t> steps) -> std::optional<std::vector<int64_t>> {
-    std::optional<SmallVector<int64_t>> strides = stridesOf(v);
-    std::optional<int64_t> offset = offsetOf(v);
-    int64_t count = 1;
-    for (int64_t size : sizes)
-      count *= size;
-    if (!strides || !offset || count > (1 << 16))
-      return std::nullopt;
-    std::vector<int64_t> at = {*offset};
-    for (auto [d, stride] : llvm::enumerate(*strides)) {
-      std::vector<int64_t> next;
-      for (int64_t base : at)
-        for (int64_t i = 0; i < sizes[d]; ++i)
-          next.push_back(base + (starts[d] + i * steps[d]) * stride);
-      at = std::move(next);
-    }
-    llvm::sort(at);
-    return at;
-  };
-  RankedTensorType vt = typeOf(value->value);
-  SmallVector<int64_t> lengths, zeros(vt.getRank(), 0), ones(vt.getRank(), 1);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    lengths.push_back(dyn::sliceLength(ix.starts[d], ix.stops[d], ix.steps[d]));
-  auto to = elements(obj->value, ix.starts, lengths, ix.steps);
-  auto from = elements(value->value, zeros, vt.getShape(), ones);
-  std::vector<int64_t> shared;
-  if (to && from)
-    std::set_intersection(to->begin(), to->end(), from->begin(), from->end(),
-                          std::back_inserter(shared));
-  if (!to || !from || !shared.empty())
-    breakTrace(dyn::BreakKind::unsupported_call,
-               "a torch store of a view that may overlap its destination (torch raises, or "
-               "copies element by element)");
-}
-
-/// `obj[index] = value` through basic indexing: `value` is cast to obj's dtype and broadcast
-/// to the indexed view as numpy and torch do (leading dimensions of size 1 that the view lacks
-/// are dropped), and obj becomes a dyn.insert_slice of it (`prepareStore` says when that is
-/// exact). What numpy or torch would reject or convert by rules of their own is a break.
-void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
-  prepareStore(obj, "a store into", {});
-  BasicIndex ix = basicIndex(obj, index);
-  if (llvm::any_of(ix.steps, [](int64_t step) { return step < 0; }))
-    breakTrace(dyn::BreakKind::unsupported_call, "a store through a negative-step slice");
-  if (obj->lib == Lib::Torch && value->kind == VK::Tensor)
-    torchStoreOverlap(obj, ix, value);
-  RankedTensorType type = typeOf(obj->value);
-  Type element = type.getElementType();
-  SmallVector<int64_t> sliceShape, viewShape;
-  for (size_t d = 0; d < ix.starts.size(); ++d) {
-    sliceShape.push_back(dyn::sliceLength(ix.starts[d], ix.stops[d], ix.steps[d]));
-    if (!llvm::is_contained(ix.squeezed, static_cast<int64_t>(d)))
-      viewShape.push_back(sliceShape.back());
-  }
-  for (int64_t at : ix.newAxisAt)
-    viewShape.insert(viewShape.begin() + at, 1);
-  // numpy stores a float scalar (np.float64, not a 0-d array) into integers as a Python float
-  // converts to int: NaN and infinities raise, and so do values out of the dtype's range.
-  if (value->kind == VK::Tensor && value->scalar && value->lib == Lib::Numpy &&
-      isa<FloatType>(elementTypeOf(value->value)) && isa<IntegerType>(element) &&
-      !element.isInteger(1))
-    breakTrace(dyn::BreakKind::unsupported_call,
-               "storing a numpy float scalar into an integer array (NaN raises in numpy)");
-  Value v;
-  if (value->kind == VK::Const) {
-    PyObject *o = value->obj.ptr();
-    bool number = PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o);
-    if (!number)
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 "storing " + describe(value) + " into " + describe(obj));
-    if (element.isInteger(1)) {
-      v = scalarConstant(py::bool_(PyObject_IsTrue(o) == 1), element);
-    } else if (isa<FloatType>(element)) {
-      double d = PyFloat_AsDouble(o); // an int too large for a double raises, as in numpy
-      if (d == -1.0 && PyErr_Occurred())
-        throw py::error_already_set();
-      v = scalarConstant(py::float_(d), element);
-    } else {
-      // numpy raises for floats (NaN, inf) and integers out of the dtype's range.
-      if (PyFloat_Check(o) || !fitsInteger(value->obj, element))
-        breakTrace(dyn::BreakKind::unsupported_call,
-                   "storing " + std::string(py::repr(value->obj)) + " into an integer array");
-      v = scalarConstant(value->obj, element);
-    }
-  } else if (value->kind == VK::Scalar) {
-    // A dynamic float into a float array, an int into an integer one, cast as a store casts;
-    // anything else is decided by the value (numpy raises for some).
-    bool isFloat = value->obj.is(py::type::of(py::float_(0.0)));
-    if (!(isa<FloatType>(element) || (!isFloat && element.isInteger(64))))
-      needConstant(value);
-    v = castTo(value->value, element);
-  } else if (value->kind == VK::Tensor && value->lib == obj->lib) {
-    v = castTo(value->value, element); // overlapping obj: see prepareStore
-  } else {
-    breakTrace(dyn::BreakKind::unsupported_call,
-               "storing " + describe(value) + " into " + describe(obj));
-  }
-  RankedTensorType vt = typeOf(v);
-  while (vt.getRank() > static_cast<int64_t>(viewShape.size()) && vt.getDimSize(0) == 1) {
-    v = dyn::SqueezeOp::create(b, loc(), v, b.getDenseI64ArrayAttr({0}));
-    vt = typeOf(v);
-  }
-  // Broadcasting aligns trailing dimensions; each is equal or 1 in the value.
-  int64_t offset = static_cast<int64_t>(viewShape.size()) - vt.getRank();
-  bool broadcasts = offset >= 0 && vt.hasStaticShape();
-  for (int64_t d = 0; broadcasts && d < vt.getRank(); ++d)
-    broadcasts = vt.getDimSize(d) == 1 || vt.getDimSize(d) == viewShape[offset + d];
-  if (!broadcasts)
-    breakTrace(dyn::BreakKind::unsupported_call,
-               "could not broadcast the stored value into the indexed shape");
-  if (vt.getShape() != ArrayRef<int64_t>(viewShape))
-    v = dyn::BroadcastToOp::create(b, loc(), type.clone(viewShape), v);
-  if (viewShape != sliceShape)
-    v = dyn::ReshapeOp::create(b, loc(), type.clone(sliceShape), v);
-  commitStore(obj, dyn::InsertSliceOp::create(
-                       b, loc(), v, obj->value, b.getDenseI64ArrayAttr(ix.starts),
-                       b.getDenseI64ArrayAttr(ix.stops), b.getDenseI64ArrayAttr(ix.steps)));
 }

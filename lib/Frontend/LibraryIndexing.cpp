@@ -3,7 +3,8 @@
 // np.take, torch.index_select and F.embedding: dyn.gather along one dimension at an integer
 // array, a list of ints or an int; torch.gather and np.take_along_axis: one element per index
 // position (Tracer::checkedIndices checks the indices). The results are new arrays, as numpy
-// and torch make them.
+// and torch make them. Their inverses store: torch.index_add/index_copy/index_fill/index_put,
+// torch.scatter/scatter_add and np.put_along_axis are dyn.scatter ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,34 +87,22 @@ VarPtr embedding(LibraryCall &c) {
   return c.result(t.gather(weight->value, indices, 0, /*negative=*/false, "embedding"));
 }
 
-/// torch.gather(input, dim, index) and np.take_along_axis(arr, indices, axis): an index array
-/// of the input's rank picks, along `dim`, one element per position:
-/// `result[i, j] = x[i, index[i, j]]` for dim 1. One dyn.gather in the flattened input at
-/// `sum_k coord_k * stride_k`, where coord_dim is the (wrapped) index and the other coords are
-/// the positions themselves. torch's index may be smaller than the input in the other
-/// dimensions and has no negative indices; numpy's broadcasts against the input.
-VarPtr takeAlong(LibraryCall &c) {
+/// torch.gather(input, dim, index) and np.take_along_axis(arr, indices, axis) pick, and
+/// torch.scatter and np.put_along_axis store, one element of `type` along `dim` per position of
+/// an index array of its rank: `x[i, index[i, j]]` for dim 1. The positions in `type`
+/// flattened: `sum_k coord_k * stride_k`, where coord_dim is the (wrapped) index and the other
+/// coords are the positions themselves. torch's index may be smaller than the input in the
+/// other dimensions and has no negative indices; numpy's broadcasts against the input. Null
+/// where numpy or torch raise.
+Value alongPositions(LibraryCall &c, RankedTensorType type, Value indices, int64_t dim) {
   Tracer &t = c.t;
   bool isTorch = c.lib == Lib::Torch;
-  VarPtr x = c.tensorArg(0);
-  VarPtr dimArg = isTorch ? c.take(1, {"dim"}) : c.take(2, {"axis"});
-  VarPtr indexArg = isTorch ? c.take(2, {"index"}) : c.take(1, {"indices"});
-  if (isTorch)
-    c.take(3, {"sparse_grad"}); // gradients only
-  if (!dimArg || isNone(dimArg) || !indexArg || indexArg->kind != VK::Tensor ||
-      (isTorch ? c.name != "gather" : c.name != "take_along_axis"))
-    return nullptr;
-  Value indices = t.integerIndices(indexArg);
-  RankedTensorType type = t.typeOf(x->value);
   int64_t rank = type.getRank();
-  if (!indices || !type.hasStaticShape() || t.typeOf(indices).getRank() != rank || rank == 0)
-    return nullptr; // numpy and torch raise
-  int64_t dim = singleDim(dimArg, rank);
   ArrayRef<int64_t> shape = type.getShape();
   ArrayRef<int64_t> picks = t.typeOf(indices).getShape();
   for (int64_t k = 0; k < rank; ++k)
     if (k != dim && (isTorch ? picks[k] > shape[k] : picks[k] != shape[k] && picks[k] != 1))
-      return nullptr; // raises (numpy's broadcast of a size-1 input dimension is not modelled)
+      return Value(); // raises (numpy's broadcast of a size-1 input dimension is not modelled)
   Value i = t.positions(indices, shape[dim], /*negative=*/!isTorch, c.name);
   Value flat;
   int64_t stride = 1;
@@ -131,17 +120,186 @@ VarPtr takeAlong(LibraryCall &c) {
     flat = flat ? t.create<dyn::AddOp>({flat, term}) : term;
     stride *= shape[k];
   }
-  auto all = RankedTensorType::get({type.getNumElements()}, type.getElementType());
-  Value input = dyn::ReshapeOp::create(t.b, c.loc, all, x->value);
-  return c.result(dyn::GatherOp::create(t.b, c.loc, input, flat, 0));
+  return flat;
+}
+
+/// `v` as a 1-D tensor.
+Value flattened(LibraryCall &c, Value v) {
+  RankedTensorType type = c.t.typeOf(v);
+  return dyn::ReshapeOp::create(c.t.b, c.loc, type.clone({type.getNumElements()}), v);
+}
+
+/// The index array of an along-an-axis function and its dimension in `x`; false where the
+/// call is not modelled (numpy and torch raise for some).
+bool alongIndex(LibraryCall &c, const VarPtr &x, const VarPtr &dimArg, const VarPtr &indexArg,
+                Value &indices, int64_t &dim) {
+  Tracer &t = c.t;
+  if (!dimArg || isNone(dimArg) || !indexArg || indexArg->kind != VK::Tensor)
+    return false;
+  indices = t.integerIndices(indexArg);
+  RankedTensorType type = t.typeOf(x->value);
+  int64_t rank = type.getRank();
+  if (!indices || !type.hasStaticShape() || t.typeOf(indices).getRank() != rank || rank == 0)
+    return false;
+  dim = singleDim(dimArg, rank);
+  return true;
+}
+
+/// torch.gather(input, dim, index) and np.take_along_axis(arr, indices, axis): one dyn.gather
+/// in the flattened input (alongPositions).
+VarPtr takeAlong(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool isTorch = c.lib == Lib::Torch;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dimArg = isTorch ? c.take(1, {"dim"}) : c.take(2, {"axis"});
+  VarPtr indexArg = isTorch ? c.take(2, {"index"}) : c.take(1, {"indices"});
+  if (isTorch)
+    c.take(3, {"sparse_grad"}); // gradients only
+  Value indices;
+  int64_t dim;
+  if ((isTorch ? c.name != "gather" : c.name != "take_along_axis") ||
+      !alongIndex(c, x, dimArg, indexArg, indices, dim))
+    return nullptr;
+  Value flat = alongPositions(c, t.typeOf(x->value), indices, dim);
+  if (!flat)
+    return nullptr;
+  return c.result(dyn::GatherOp::create(t.b, c.loc, flattened(c, x->value), flat, 0));
+}
+
+/// torch.scatter(input, dim, index, src) (or value=), torch.scatter_add and
+/// np.put_along_axis(arr, indices, values, axis): one element stored (added) per index
+/// position, a dyn.scatter into the flattened input at alongPositions, in the index's order
+/// (the last of repeated positions wins). torch makes a new tensor (x.scatter_ stores it
+/// back: Tracer::inPlaceMethod); numpy stores into `arr` and returns None.
+VarPtr scatterAlong(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool isTorch = c.lib == Lib::Torch;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dimArg = isTorch ? c.take(1, {"dim"}) : c.take(3, {"axis"});
+  VarPtr indexArg = isTorch ? c.take(2, {"index"}) : c.take(1, {"indices"});
+  VarPtr src = isTorch ? c.take(3, {"src", "value"}) : c.take(2, {"values"});
+  bool accumulate = c.name == "scatter_add";
+  Value indices;
+  int64_t dim;
+  if (isTorch == (c.name == "put_along_axis") || !src || !isNone(c.take(4, {"reduce"})) ||
+      x->scalar || !alongIndex(c, x, dimArg, indexArg, indices, dim))
+    return nullptr;
+  RankedTensorType type = t.typeOf(x->value);
+  ArrayRef<int64_t> picks = t.typeOf(indices).getShape();
+  if (accumulate && type.getElementType().isInteger(1))
+    return nullptr;
+  if (isTorch && src->kind == VK::Tensor) {
+    // torch takes src's elements at the index's positions (src may be larger); it raises
+    // for another dtype or a smaller src.
+    RankedTensorType srcType = t.typeOf(src->value);
+    if (srcType.getElementType() != type.getElementType() || srcType.getRank() != type.getRank() ||
+        !srcType.hasStaticShape() || llvm::any_of(llvm::zip(srcType.getShape(), picks), [](auto p) {
+          return std::get<0>(p) < std::get<1>(p);
+        }))
+      return nullptr;
+    SmallVector<int64_t> zeros(picks.size(), 0), ones(picks.size(), 1);
+    src = t.tensorVar(dyn::SliceOp::create(t.b, c.loc, src->value, t.b.getDenseI64ArrayAttr(zeros),
+                                           t.b.getDenseI64ArrayAttr(picks),
+                                           t.b.getDenseI64ArrayAttr(ones)),
+                      Lib::Torch);
+  } else if (isTorch && (src->kind != VK::Const || accumulate)) {
+    return nullptr; // scatter_add takes a tensor; scatter's value a number
+  }
+  if (!isTorch)
+    t.prepareStore(x, "np.put_along_axis into", {src});
+  Value flat = alongPositions(c, type, indices, dim);
+  if (!flat)
+    return nullptr;
+  Value updates = t.broadcastStored(t.storedValue(x, src), picks);
+  Value r = dyn::ScatterOp::create(t.b, c.loc, flattened(c, updates), flattened(c, x->value),
+                                   flattened(c, flat), 0, accumulate);
+  r = dyn::ReshapeOp::create(t.b, c.loc, type, r);
+  if (isTorch)
+    return c.result(r);
+  t.commitStore(x, r);
+  return constVar(py::none());
+}
+
+/// torch.index_add(input, dim, index, source, alpha=1), index_copy(input, dim, index, source)
+/// and index_fill(input, dim, index, value): the slices of `input` along `dim` at a 1-D index
+/// of non-negative positions replaced by (or added with) `source`'s, or filled with `value`;
+/// a new tensor (x.index_add_ stores it back: Tracer::inPlaceMethod).
+VarPtr indexUpdate(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dimArg = c.take(1, {"dim"}), indexArg = c.take(2, {"index"});
+  bool fill = c.name == "index_fill", add = c.name == "index_add";
+  VarPtr source = c.take(3, {fill ? "value" : "source"});
+  VarPtr alpha = add ? c.take(4, {"alpha"}) : nullptr;
+  if (!dimArg || !indexArg || indexArg->kind != VK::Tensor || !source)
+    return nullptr;
+  Value indices = t.integerIndices(indexArg);
+  RankedTensorType type = t.typeOf(x->value);
+  if (!indices || t.typeOf(indices).getRank() > 1 || type.getRank() == 0 ||
+      !type.hasStaticShape() || (add && type.getElementType().isInteger(1)))
+    return nullptr; // torch raises for a 2-D index
+  if (t.typeOf(indices).getRank() == 0)
+    indices = dyn::ExpandDimsOp::create(t.b, c.loc, indices, 0);
+  int64_t dim = singleDim(dimArg, type.getRank());
+  SmallVector<int64_t> rows(type.getShape());
+  rows[dim] = t.typeOf(indices).getDimSize(0);
+  // index_fill takes a number or a 0-d tensor; the others a tensor of the input's dtype and
+  // of its shape with `rows` slices along dim (torch raises otherwise).
+  if (fill ? source->kind == VK::Tensor && t.typeOf(source->value).getRank() != 0
+           : source->kind != VK::Tensor || t.typeOf(source->value) != type.clone(rows))
+    return nullptr;
+  Value updates = t.broadcastStored(t.storedValue(x, source), rows);
+  if (alpha && !(alpha->kind == VK::Const && py::int_(1).equal(alpha->obj))) {
+    VarPtr scaled = t.binary(NB_MULTIPLY, t.tensorVar(updates, Lib::Torch), alpha);
+    if (scaled->kind != VK::Tensor || t.typeOf(scaled->value) != t.typeOf(updates))
+      return nullptr; // a float alpha with integers raises
+    updates = scaled->value;
+  }
+  indices = t.checkedIndices(indices, type.getDimSize(dim), /*negative=*/false, c.name);
+  return c.result(dyn::ScatterOp::create(t.b, c.loc, updates, x->value, indices,
+                                         static_cast<uint64_t>(dim), add));
+}
+
+/// torch.index_put(input, indices, values, accumulate=False): a new tensor, `input` with
+/// `input[indices] = values` (or added, every repeated index again); x.index_put_ stores it
+/// back.
+VarPtr indexPut(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Torch)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr indices = c.take(1, {"indices"}), values = c.take(2, {"values"});
+  VarPtr accumulate = c.take(3, {"accumulate"});
+  if (!indices || (indices->kind != VK::Tuple && indices->kind != VK::List) || !values ||
+      values->kind != VK::Tensor || (accumulate && accumulate->kind != VK::Const))
+    return nullptr;
+  bool add = accumulate && PyObject_IsTrue(accumulate->obj.ptr()) == 1;
+  if (add && t.elementTypeOf(x->value).isInteger(1))
+    return nullptr;
+  VarPtr index = makeVar(VK::Tuple);
+  index->items = indices->items;
+  Value r = t.advancedStore(x, index, values, add);
+  return r ? c.result(r) : nullptr;
 }
 
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::indexingFunctions() {
   std::vector<LibraryFunction> functions = {
-      {"take", take},        {"index_select", indexSelect},  {"embedding", embedding},
-      {"gather", takeAlong}, {"take_along_axis", takeAlong},
+      {"take", take},
+      {"index_select", indexSelect},
+      {"embedding", embedding},
+      {"gather", takeAlong},
+      {"take_along_axis", takeAlong},
+      {"scatter", scatterAlong},
+      {"scatter_add", scatterAlong},
+      {"put_along_axis", scatterAlong},
+      {"index_add", indexUpdate},
+      {"index_copy", indexUpdate},
+      {"index_fill", indexUpdate},
+      {"index_put", indexPut},
   };
   return functions;
 }

@@ -400,6 +400,36 @@ VarPtr scalarType(LibraryCall &c) {
   py::object python = converted.attr("item")();
   return c.ufunc(t.scalarConstant(python, element));
 }
+
+/// np.add.at(x, index, values) and np.subtract.at: `x[index] += values` where every repeated
+/// index adds again, in order (a dyn.scatter that accumulates). numpy computes in the common
+/// dtype of x and the values and casts back: exact in x's dtype when that is the common one
+/// (values of x's dtype, or Python numbers of its kind); anything else runs for real.
+VarPtr ufuncAt(Tracer &t, const std::string &name, std::vector<VarPtr> args, const KwArgs &kwargs) {
+  if ((name != "add" && name != "subtract") || args.size() != 3 || !kwargs.empty())
+    return nullptr;
+  VarPtr x = args[0], values = args[2];
+  Type element = t.elementTypeOf(x->value);
+  if (x->lib != Lib::Numpy || x->scalar || element.isInteger(1))
+    return nullptr;
+  PyObject *o = values->obj.ptr();
+  bool ofKind = values->kind == VK::Tensor
+                    ? values->lib == Lib::Numpy && t.elementTypeOf(values->value) == element
+                    : values->kind == VK::Const &&
+                          (PyLong_Check(o) || (PyFloat_Check(o) && isa<FloatType>(element)));
+  if (!ofKind)
+    return nullptr;
+  if (name == "subtract") // x - v is x + (-v) exactly, in floats and in wrapping integers
+    values = values->kind == VK::Const
+                 ? constVar(values->obj.attr("__neg__")())
+                 : t.tensorVar(dyn::NegOp::create(t.b, t.loc(), values->value), Lib::Numpy);
+  t.prepareStore(x, "np." + name + ".at into", {values});
+  Value r = t.advancedStore(x, args[1], values, /*accumulate=*/true);
+  if (!r)
+    return nullptr;
+  t.commitStore(x, r);
+  return constVar(py::none());
+}
 } // namespace
 
 VarPtr dynamir::frontend::ufuncMethod(Tracer &t, py::handle ufunc, const std::string &method,
@@ -419,6 +449,8 @@ VarPtr dynamir::frontend::ufuncMethod(Tracer &t, py::handle ufunc, const std::st
     VarPtr a = t.callTensorOp(Lib::Numpy, "reshape", {args[0], intTuple(shape)}, {});
     return t.callTensorOp(Lib::Numpy, name, {a, args[1]}, std::move(kwargs));
   }
+  if (method == "at")
+    return ufuncAt(t, name, std::move(args), kwargs);
   // reduce and accumulate: the reduction or scan numpy's own functions call, along axis 0
   // unless told.
   static const std::map<std::string, std::string> reductions = {

@@ -495,8 +495,16 @@ public:
   };
   BasicIndex basicIndex(const VarPtr &obj, const VarPtr &index);
   VarPtr subscript(VarPtr obj, VarPtr index);
-  /// `x[..., idx, ...]` with one integer array (or list of ints) among slices: a gather, or
-  /// null for other advanced indices.
+  /// An advanced index of integer arrays next to one another among slices (see there).
+  struct AdvancedIndex {
+    BasicIndex slices; // the other parts, with the arrays' dimensions whole
+    Value sliced;      // the view through them
+    Value merged;      // `sliced` with the arrays' dimensions collapsed into one at `axis`
+    Value positions;   // checked indices into that dimension, in the arrays' broadcast shape
+    int64_t axis = 0;
+  };
+  std::optional<AdvancedIndex> advancedIndex(const VarPtr &obj, const VarPtr &index);
+  /// `x[..., idx, ...]` through an advanced index: a gather, or null for other indices.
   VarPtr advancedSubscript(const VarPtr &obj, const VarPtr &index);
   /// The indices an index argument holds, as an integer tensor: an integer array or tensor (a
   /// numpy integer scalar too), a list of ints, or an int (0-d); null for anything else (float
@@ -513,9 +521,16 @@ public:
   /// Conditions the graph's results rely on (dyn.check), emitted where the trace ends.
   std::vector<std::pair<Value, std::string>> runtimeChecks;
   void emitRuntimeChecks();
+
+  // --- Stores.cpp: stores into arrays and tensors through an index -----------------------------
   void storeSubscript(VarPtr obj, VarPtr index, VarPtr value);
+  Value advancedStore(const VarPtr &obj, const VarPtr &index, const VarPtr &value, bool accumulate);
+  Value maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool accumulate);
+  Value storedValue(const VarPtr &obj, const VarPtr &value);
+  Value broadcastStored(Value v, ArrayRef<int64_t> shape);
   /// Breaks unless torch's `obj[ix] = value` copies between disjoint memory (see there).
   void torchStoreOverlap(const VarPtr &obj, const BasicIndex &ix, const VarPtr &value);
+
   /// `list`, which `what` is about to change in place: a list the caller can see (a resumed
   /// frame's 3.12 comprehension gets its list from outside) or one changed on one side of a
   /// data-dependent branch is a break.

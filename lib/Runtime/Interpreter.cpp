@@ -52,6 +52,16 @@ py::tuple sliceIndex(ArrayRef<int64_t> starts, ArrayRef<int64_t> stops, ArrayRef
   }
   return index;
 }
+
+/// The positions along `axis` of `x` that dyn.gather and dyn.scatter use for `indices`:
+/// negative ones count from the end, the rest are clamped into the dimension.
+py::object positions(py::object indices, py::handle x, int64_t axis) {
+  py::module_ np = py::module_::import("numpy");
+  py::object size = py::tuple(x.attr("shape"))[axis];
+  py::object wrapped =
+      np.attr("where")(indices.attr("__lt__")(0), indices.attr("__add__")(size), indices);
+  return np.attr("clip")(wrapped, 0, size.attr("__sub__")(1));
+}
 } // namespace
 
 py::object dynamir::runtime::constantArray(DenseElementsAttr dense) {
@@ -308,14 +318,23 @@ def fma(a, b, c):
                   return get(s.getX())[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())];
                 })
                 .Case([&](dyn::GatherOp g) -> py::object {
-                  // Negative indices count from the end, the rest are clamped (the op's rule).
-                  py::object x = get(g.getX()), indices = get(g.getIndices());
+                  py::object x = get(g.getX());
                   int64_t axis = static_cast<int64_t>(g.getAxis());
-                  py::object size = py::tuple(x.attr("shape"))[axis];
-                  py::object wrapped = np.attr("where")(indices.attr("__lt__")(0),
-                                                        indices.attr("__add__")(size), indices);
-                  return np.attr("take")(x, wrapped, py::arg("axis") = axis,
-                                         py::arg("mode") = "clip");
+                  return np.attr("take")(x, positions(get(g.getIndices()), x, axis),
+                                         py::arg("axis") = axis);
+                })
+                .Case([&](dyn::ScatterOp s) -> py::object {
+                  py::object result = get(s.getDest()).attr("copy")();
+                  int64_t axis = static_cast<int64_t>(s.getAxis());
+                  py::object at = positions(get(s.getIndices()), result, axis);
+                  // Along the first axis: a view of the result, updated in index order.
+                  py::object to = np.attr("moveaxis")(result, axis, 0);
+                  py::object from = np.attr("moveaxis")(get(s.getUpdates()), axis, 0);
+                  if (s.getAccumulate())
+                    np.attr("add").attr("at")(to, at, from);
+                  else
+                    to[at] = from;
+                  return result;
                 })
                 .Case([&](dyn::InsertSliceOp s) -> py::object {
                   py::object result = get(s.getDest()).attr("copy")();

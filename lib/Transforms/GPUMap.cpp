@@ -670,6 +670,22 @@ SmallVector<SmallVector<linalg::GenericOp>> rowChains(Operation *root) {
   return chains;
 }
 
+/// A loop nest without results whose body is scalar loads, stores and arithmetic, with at
+/// least one store.
+bool isScalarLoopNest(scf::ForOp loop) {
+  if (loop.getNumResults() != 0)
+    return false;
+  bool stores = false;
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    stores |= isa<memref::StoreOp>(op);
+    if (isa<scf::ForOp, scf::YieldOp, memref::LoadOp, memref::StoreOp>(op) ||
+        isa<arith::ArithDialect>(op->getDialect()))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return stores && !walk.wasInterrupted();
+}
+
 /// Host-side buffers of a GPU graph live on the device; the host reads one (the predicate of
 /// an `if` kept in the graph) through a small host copy. Fails on a host read of a large
 /// buffer, which no graph of Dynamir's should need.
@@ -931,6 +947,25 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
         return signalPassFailure();
       }
       rewriter.eraseOp(op);
+    }
+    // Loop nests of scalar loads and stores alone (dyn.scatter's, which must run in order)
+    // would be host code writing device memory: they run in a single GPU thread too.
+    SmallVector<scf::ForOp> scalarLoops;
+    root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      auto loop = dyn_cast<scf::ForOp>(op);
+      if (!loop || !isScalarLoopNest(loop))
+        return WalkResult::advance();
+      scalarLoops.push_back(loop);
+      return WalkResult::skip();
+    });
+    for (scf::ForOp loop : scalarLoops) {
+      OpBuilder b(loop);
+      Value one = arith::ConstantIndexOp::create(b, loop.getLoc(), 1);
+      auto launchOp = gpu::LaunchOp::create(b, loop.getLoc(), one, one, one, one, one, one);
+      b.setInsertionPointToEnd(&launchOp.getBody().front());
+      loop->moveBefore(gpu::TerminatorOp::create(b, loop.getLoc()));
     }
     if (failed(moveBuffersToDevice(root)))
       return signalPassFailure();

@@ -195,3 +195,30 @@ func.func @softmax_rows(%x: memref<16x1024xf32>, %out: memref<16x1024xf32>) {
   memref.dealloc %sum : memref<16x1xf32>
   return
 }
+
+// -----
+
+// A loop nest of scalar loads and stores (a bufferized dyn.scatter, whose updates must happen
+// in order) runs in one GPU thread: host code must not write device memory.
+// CHECK-LABEL: func.func @scatter_loops
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:.*]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       memref.load %{{.*}} : memref<3xi64>
+// CHECK:       memref.store %{{.*}}, %{{.*}} : memref<4x10xf32>
+// CHECK:   gpu.terminator
+func.func @scatter_loops(%v: memref<4x3xf32>, %x: memref<4x10xf32>, %i: memref<3xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  scf.for %j = %c0 to %c3 step %c1 {
+    scf.for %k = %c0 to %c4 step %c1 {
+      %raw = memref.load %i[%j] : memref<3xi64>
+      %at = arith.index_cast %raw : i64 to index
+      %e = memref.load %v[%k, %j] : memref<4x3xf32>
+      memref.store %e, %x[%k, %at] : memref<4x10xf32>
+    }
+  }
+  return
+}

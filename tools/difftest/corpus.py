@@ -1694,6 +1694,14 @@ def f(x, idx):
     return g, s
 """, "T(3, 4), torch.tensor([[0, 1], [3, 3], [2, 0]])")
 
+P(TO, "tensor_index_put", """
+def f(x, idx):
+    x[idx] = 0.0
+    x[x > 1] = 1.0
+    x[idx % 2, 0] += 5
+    return x.sum(), x
+""", "T(4, 3), torch.tensor([2, 0, -1])")
+
 P(TO, "index_select_advanced", """
 def f(x, idx):
     return x.index_select(0, idx), x[idx], x[idx, 1], x[[0, 2], [1, 0]]
@@ -1964,6 +1972,24 @@ def f(a):
     packed = (q.astype(np.int16) << 8) | (q.astype(np.int16) & 0xFF)
     return q, q.astype(np.float64) * scale, packed >> 8, ~q & 0x0F, q.sum(), q.max()
 """, "A(3, 4)")
+
+P(N, "np_index_stores_and_add_at", """
+def f(a, labels):
+    counts = np.zeros(3)
+    np.add.at(counts, labels, 1)
+    sums = np.zeros((3, a.shape[1]))
+    np.add.at(sums, labels, a)
+    a[labels == 0] = 0.0
+    a[[0, -1], 1:] = -1.0
+    return counts, sums / np.maximum(counts, 1)[:, None], a
+""", "A(5, 3), np.array([2, 0, 2, 1, 0])")
+
+P(N, "np_scatter_one_hot", """
+def f(labels):
+    onehot = np.zeros((labels.shape[0], 4), dtype=np.int32)
+    onehot[np.arange(labels.shape[0]), labels] = 1
+    return onehot, onehot.sum(axis=0)
+""", "np.array([3, 0, 1, 3])")
 
 P(N, "np_polyval_trapezoid", """
 def f(a):
@@ -3811,12 +3837,9 @@ BREAKS = {
     'print_loop_items': 'eager',
     'print_dtype_device': 1,
     'repr_of_containers': 1,
-    'numpy_arg_inplace': 1,
     'attribute_list_mutation': 2,
-    'masked_inplace_assign': 1,
     'topk_sort': 3,
     'cumsum_cumprod': 1,
-    'gather_scatter': 1,
     'boolean_mask_select': 2,
     'nonzero_argwhere': 2,
     'factory_functions': 1,

@@ -548,6 +548,10 @@ class Generator:
             val = src
         if self.rng.random() < 0.15:
             return f"{x}[..., 0] = {val}"
+        if self.lib == "numpy" and ":" not in idx and self.rng.random() < 0.3:
+            # np.add.at / np.subtract.at: every repeated index adds again.
+            f = self.rng.choice(["np.add.at", "np.subtract.at"])
+            return f"{f}({x}, ({idx[1:-1]},), {val})"
         return f"{x}{idx} = {val}"
 
     def s_view(self):

@@ -533,6 +533,21 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   }
 };
 
+/// The position of the i64 index `i` along a dimension of `size` elements (an i64): a
+/// negative index counts from the end, and one still outside [0, size) is clamped into it
+/// (dyn.check reports indices that were out of bounds).
+Value indexInBounds(OpBuilder &b, Location loc, Value i, Value size) {
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  Value wrapped =
+      arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, i, size), i);
+  Value last = arith::SubIOp::create(b, loc, size, one);
+  Value clamped =
+      arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, wrapped, last), zero);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), clamped);
+}
+
 /// gather: one generic over the result that reads the indices through a map and `x` with
 /// tensor.extract at the wrapped and clamped index (never outside `x`; dyn.check reports
 /// indices that were out of bounds).
@@ -571,22 +586,60 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
         {AffineMap::get(rank, 0, indexExprs, ctx), AffineMap::getMultiDimIdentityMap(rank, ctx)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &nb, Location l, ValueRange args) {
-          Value zero = arith::ConstantIntOp::create(nb, l, 0, 64);
-          Value one = arith::ConstantIntOp::create(nb, l, 1, 64);
-          Value negative = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, args[0], zero);
-          Value wrapped = arith::SelectOp::create(
-              nb, l, negative, arith::AddIOp::create(nb, l, args[0], size), args[0]);
-          Value last = arith::SubIOp::create(nb, l, size, one);
-          Value clamped =
-              arith::MaxSIOp::create(nb, l, arith::MinSIOp::create(nb, l, wrapped, last), zero);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < tensorType(x).getRank(); ++d)
-            coords.push_back(
-                d == axis ? Value(arith::IndexCastOp::create(nb, l, nb.getIndexType(), clamped))
-                          : Value(linalg::IndexOp::create(nb, l, d < axis ? d : d + k - 1)));
+            coords.push_back(d == axis
+                                 ? indexInBounds(nb, l, args[0], size)
+                                 : Value(linalg::IndexOp::create(nb, l, d < axis ? d : d + k - 1)));
           linalg::YieldOp::create(nb, l, Value(tensor::ExtractOp::create(nb, l, x, coords)));
         });
     rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// scatter: a loop nest over the indices, in order, then over the other dimensions, that
+/// stores (or adds) each element of `updates` into the destination it carries: numpy's order,
+/// so the last of repeated indices wins and accumulated floats round as in np.add.at.
+/// Bufferization updates the destination in place; the body is scalar loads and stores, which
+/// dyn-gpu-map runs as one sequential kernel on a GPU.
+struct ScatterLowering : OpConversionPattern<ScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
+    RankedTensorType type = tensorType(adaptor.getDest());
+    int64_t axis = op.getAxis();
+    Value size = arith::ConstantIntOp::create(rewriter, loc, type.getDimSize(axis), 64);
+    // Loop 0 runs over the indices, loop d + 1 over dimension d of the rest.
+    SmallVector<Value> lbs, ubs, steps;
+    auto loop = [&](int64_t extent) {
+      lbs.push_back(constantIndex(rewriter, loc, 0));
+      ubs.push_back(constantIndex(rewriter, loc, extent));
+      steps.push_back(constantIndex(rewriter, loc, 1));
+    };
+    loop(tensorType(indices).getDimSize(0));
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis)
+        loop(type.getDimSize(d));
+    bool accumulate = op.getAccumulate();
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, ValueRange{adaptor.getDest()},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange carried) -> scf::ValueVector {
+          Value at = indexInBounds(b, l, tensor::ExtractOp::create(b, l, indices, ivs[0]), size);
+          SmallVector<Value> from(ivs.drop_front()), to(ivs.drop_front());
+          from.insert(from.begin() + axis, ivs[0]);
+          to.insert(to.begin() + axis, at);
+          Value v = tensor::ExtractOp::create(b, l, updates, from);
+          if (accumulate) {
+            Value old = tensor::ExtractOp::create(b, l, carried[0], to);
+            v = isFloat(v.getType()) ? Value(arith::AddFOp::create(b, l, old, v))
+                                     : Value(arith::AddIOp::create(b, l, old, v));
+          }
+          return {tensor::InsertOp::create(b, l, v, carried[0], to)};
+        });
+    rewriter.replaceOp(op, nest.results);
     return success();
   }
 };
@@ -697,8 +750,8 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
              ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
              ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>, ReshapeLowering<SqueezeOp>,
              TransposeLowering, BroadcastToLowering, ConcatLowering, SliceLowering, GatherLowering,
-             InsertSliceLowering, ConstantLowering, FullLowering, ArangeLowering, ItemLowering,
-             ToBoolLowering>(ctx);
+             ScatterLowering, InsertSliceLowering, ConstantLowering, FullLowering, ArangeLowering,
+             ItemLowering, ToBoolLowering>(ctx);
     populateDynContractionLoweringPatterns(patterns);
     populateDynScanLoweringPatterns(patterns);
     populateDynControlFlowLoweringPatterns(patterns);

@@ -1056,6 +1056,35 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> updates = getRankedType(loc, adaptor.getUpdates());
+  FailureOr<RankedTensorType> dest = getRankedType(loc, adaptor.getDest());
+  FailureOr<RankedTensorType> indices = getRankedType(loc, adaptor.getIndices());
+  if (failed(updates) || failed(dest) || failed(indices))
+    return failure();
+  int64_t axis = adaptor.getAxis();
+  if (axis >= dest->getRank())
+    return emitOptionalError(loc, "scatter axis ", axis, " is out of range for ", *dest);
+  if (updates->getElementType() != dest->getElementType())
+    return emitOptionalError(loc, "scatter updates have element type ",
+                             updates->getElementType(), ", the destination ",
+                             dest->getElementType());
+  if (adaptor.getAccumulate() && dest->getElementType().isInteger(1))
+    return emitOptionalError(loc, "an accumulating scatter needs numbers, not booleans");
+  SmallVector<int64_t> expected(dest->getShape());
+  expected[axis] = indices->getDimSize(0);
+  if (updates->getShape() != ArrayRef<int64_t>(expected) || !dest->hasStaticShape() ||
+      !indices->hasStaticShape())
+    return emitOptionalError(loc, "scatter updates have shape ", *updates, ", expected ",
+                             RankedTensorType::get(expected, dest->getElementType()),
+                             " (static shapes)");
+  if (dest->getDimSize(axis) == 0 && indices->getNumElements() > 0)
+    return emitOptionalError(loc, "scatter into an empty dimension needs no indices");
+  inferred.push_back(*dest);
+  return success();
+}
+
 OpFoldResult InsertSliceOp::fold(FoldAdaptor) {
   // Replacing every element (x[...] = v with v already of x's shape and dtype) is v itself.
   if (getSource().getType() == getType() &&

@@ -147,14 +147,49 @@ func.func @host_and_if(%s: tensor<f32>, %p: tensor<i1>, %x: tensor<3xf32>) -> (f
 // CHECK-SAME: (%[[X:.*]]: tensor<10x4xf32>, %[[I:.*]]: tensor<2x3xi64>)
 // CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<2x3xi64>) outs(%{{.*}} : tensor<10x2x3xf32>)
 // CHECK: ^bb0(%[[IDX:.*]]: i64, %{{.*}}: f32):
+// CHECK:   %[[R:.*]] = linalg.index 0 : index
 // CHECK:   arith.cmpi slt, %[[IDX]]
 // CHECK:   arith.select
 // CHECK:   arith.minsi
 // CHECK:   arith.maxsi
-// CHECK:   %[[R:.*]] = linalg.index 0 : index
 // CHECK:   %[[C:.*]] = arith.index_cast
 // CHECK:   tensor.extract %[[X]][%[[R]], %[[C]]] : tensor<10x4xf32>
 func.func @gather(%x: tensor<10x4xf32>, %i: tensor<2x3xi64>) -> tensor<10x2x3xf32> {
   %r = dyn.gather %x[%i] axis 1 : tensor<10x4xf32>, tensor<2x3xi64>
   return %r : tensor<10x2x3xf32>
+}
+
+// -----
+
+// scatter: a loop nest over the indices (outermost, in order) and the other dimensions that
+// carries the destination; each update element is extracted and inserted at the index
+// wrapped and clamped as gather's. With `accumulate` the old element is added first.
+// CHECK-LABEL: func.func @scatter
+// CHECK-SAME: (%[[V:.*]]: tensor<4x3xf32>, %[[X:.*]]: tensor<4x10xf32>, %[[I:.*]]: tensor<3xi64>)
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[C3]] {{.*}} iter_args(%[[A:.*]] = %[[X]])
+// CHECK:   scf.for %[[K:.*]] = %{{.*}} to %[[C4]] {{.*}} iter_args(%[[B:.*]] = %[[A]])
+// CHECK:     %[[IDX:.*]] = tensor.extract %[[I]][%[[J]]] : tensor<3xi64>
+// CHECK:     arith.minsi
+// CHECK:     %[[AT:.*]] = arith.index_cast
+// CHECK:     %[[E:.*]] = tensor.extract %[[V]][%[[K]], %[[J]]] : tensor<4x3xf32>
+// CHECK-NOT: arith.addf
+// CHECK:     tensor.insert %[[E]] into %[[B]][%[[K]], %[[AT]]] : tensor<4x10xf32>
+func.func @scatter(%v: tensor<4x3xf32>, %x: tensor<4x10xf32>, %i: tensor<3xi64>) -> tensor<4x10xf32> {
+  %r = dyn.scatter %v into %x[%i] axis 1 : tensor<4x3xf32> into tensor<4x10xf32>, tensor<3xi64>
+  return %r : tensor<4x10xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scatter_accumulate
+// CHECK: scf.for
+// CHECK:   %[[E:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<3xi32>
+// CHECK:   %[[OLD:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<10xi32>
+// CHECK:   %[[SUM:.*]] = arith.addi %[[OLD]], %[[E]] : i32
+// CHECK:   tensor.insert %[[SUM]]
+func.func @scatter_accumulate(%v: tensor<3xi32>, %x: tensor<10xi32>, %i: tensor<3xi64>) -> tensor<10xi32> {
+  %r = dyn.scatter %v into %x[%i] axis 0 accumulate : tensor<3xi32> into tensor<10xi32>, tensor<3xi64>
+  return %r : tensor<10xi32>
 }

@@ -633,3 +633,28 @@ func.func @gather_empty(%x: tensor<0x8xf32>, %i: tensor<2xi64>) {
   %0 = dyn.gather %x[%i] axis 0 : tensor<0x8xf32>, tensor<2xi64>
   return
 }
+
+// -----
+
+func.func @scatter_shape(%v: tensor<3x8xf32>, %x: tensor<4x8xf32>, %i: tensor<2xi64>) {
+  // expected-error@+1 {{scatter updates have shape 'tensor<3x8xf32>', expected 'tensor<2x8xf32>'}}
+  %0 = dyn.scatter %v into %x[%i] axis 0 : tensor<3x8xf32> into tensor<4x8xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @scatter_element(%v: tensor<2x8xf64>, %x: tensor<4x8xf32>, %i: tensor<2xi64>) {
+  // expected-error@+1 {{scatter updates have element type 'f64', the destination 'f32'}}
+  %0 = dyn.scatter %v into %x[%i] axis 0 : tensor<2x8xf64> into tensor<4x8xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @scatter_accumulate_bool(%v: tensor<2xi1>, %x: tensor<4xi1>, %i: tensor<2xi64>) {
+  // expected-error@+1 {{an accumulating scatter needs numbers, not booleans}}
+  %0 = dyn.scatter %v into %x[%i] axis 0 accumulate : tensor<2xi1> into tensor<4xi1>, tensor<2xi64>
+  return
+}
+

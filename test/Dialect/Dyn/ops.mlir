@@ -347,3 +347,13 @@ func.func @gather(%x: tensor<10x4xf32>, %i: tensor<2x3xi64>) -> tensor<10x2x3xf3
   %r = dyn.gather %x[%i] axis 1 : tensor<10x4xf32>, tensor<2x3xi64>
   return %r : tensor<10x2x3xf32>
 }
+
+// CHECK-LABEL: func.func @scatter
+// CHECK: dyn.scatter %{{.*}} into %{{.*}}[%{{.*}}] axis 0 : tensor<2x4xf32> into tensor<10x4xf32>, tensor<2xi64>
+// CHECK: dyn.scatter %{{.*}} into %{{.*}}[%{{.*}}] axis 0 accumulate : tensor<2x4xf32>
+func.func @scatter(%v: tensor<2x4xf32>, %x: tensor<10x4xf32>, %i: tensor<2xi64>) -> tensor<10x4xf32> {
+  %r = dyn.scatter %v into %x[%i] axis 0 : tensor<2x4xf32> into tensor<10x4xf32>, tensor<2xi64>
+  %s = dyn.scatter %v into %r[%i] axis 0 accumulate : tensor<2x4xf32> into tensor<10x4xf32>, tensor<2xi64>
+  return %s : tensor<10x4xf32>
+}
+

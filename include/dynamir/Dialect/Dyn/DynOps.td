@@ -469,6 +469,34 @@ def Dyn_GatherOp : Dyn_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Dyn_ScatterOp : Dyn_Op<"scatter", [Pure, InferTypeOpAdaptor]> {
+  let summary = "`dest` with the slices along `axis` at integer indices replaced (x[idx] = v)";
+  let description = [{
+    A store through one index array, `x[:, idx] = v`, and, with `accumulate`, `np.add.at`
+    and `torch.index_add_`: the result is `dest` where, for each `j` in order,
+    `result[i..., indices[j], k...] = updates[i..., j, k...]` (`+=` with `accumulate`).
+    `updates` has `dest`'s shape with dimension `axis` replaced by the number of indices.
+    Where an index repeats, the last update wins (numpy's order); with `accumulate` every
+    update is added, in order. A negative index counts from the end; an index still outside
+    `[0, size)` is clamped into it, so the op never writes outside `dest`: the frontend checks
+    the indices with `dyn.check` first, as for `dyn.gather`.
+
+    Example:
+
+    ```mlir
+    %r = dyn.scatter %v into %x[%idx] axis 0 : tensor<2x4xf32> into tensor<10x4xf32>, tensor<2xi64>
+    // %r : tensor<10x4xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$updates, Dyn_Tensor:$dest, 1DTensorOf<[I64]>:$indices,
+                   ConfinedAttr<I64Attr, [IntNonNegative]>:$axis, UnitAttr:$accumulate);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $updates `into` $dest `[` $indices `]` `axis` $axis (`accumulate` $accumulate^)? attr-dict `:`
+    type($updates) `into` type($dest) `,` type($indices)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Host boundary
 //===----------------------------------------------------------------------===//
