@@ -292,6 +292,14 @@ std::optional<std::pair<Lib, std::string>> Tracer::libraryFunction(py::handle fn
     for (const char *module : {"torch", "torch.nn.functional", "torch.special"})
       if (exposes(py::module_::import(module)))
         return std::make_pair(Lib::Torch, name);
+  // numpy.linalg's and torch.linalg's functions the table models, as "linalg.NAME" (torch's
+  // are named linalg_NAME).
+  llvm::StringRef plain = llvm::StringRef(name);
+  if (numpy && exposes(numpy.attr("linalg")) && hasLibraryHandler("linalg." + name))
+    return std::make_pair(Lib::Numpy, "linalg." + name);
+  if (torch && plain.consume_front("linalg_") && hasLibraryHandler(("linalg." + plain).str()) &&
+      py::getattr(py::module_::import("torch.linalg"), plain.str().c_str(), py::none()).is(fn))
+    return std::make_pair(Lib::Torch, ("linalg." + plain).str());
   return std::nullopt;
 }
 

@@ -158,6 +158,7 @@ std::vector<LibraryFunction> convolutionFunctions(); // LibraryConvolution.cpp
 std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
 std::vector<LibraryFunction> scientificFunctions();  // LibraryScientific.cpp
 std::vector<LibraryFunction> indexingFunctions();    // LibraryIndexing.cpp
+std::vector<LibraryFunction> linalgFunctions();      // LibraryLinalg.cpp
 
 /// Whether the table (of all families) models a function or method named `name`.
 bool hasLibraryHandler(llvm::StringRef name);

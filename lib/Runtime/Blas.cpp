@@ -89,17 +89,8 @@ std::string findTorchMkl() {
 std::string findBlas() {
   // numpy's OpenBLAS too: MKL's Fortran calls take 32-bit sizes, numpy's up to 64 bits.
   std::string mkl = findTorchMkl();
-  // numpy's wheels bundle OpenBLAS in numpy.libs/ next to the package, with prefixed symbols.
-  py::object glob = py::module_::import("glob").attr("glob");
-  py::object path = py::module_::import("os.path");
-  std::string numpyDir =
-      path.attr("dirname")(py::module_::import("numpy").attr("__file__")).cast<std::string>();
-  py::list candidates = glob(numpyDir + "/../numpy.libs/lib*openblas*.so*");
-  for (py::handle candidate : candidates) {
-    std::string file = candidate.cast<std::string>();
-    void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library)
-      continue;
+  const auto &[library, file] = numpyOpenBlas();
+  if (library) {
     std::string found = lookUp(library, "sgemm", sgemm);
     lookUp(library, "dgemm", dgemm);
     blasThreads = static_cast<int *>(dlsym(library, "blas_cpu_number"));
@@ -174,6 +165,23 @@ private:
   static inline int active = 0, saved = 1;
 };
 } // namespace
+
+const std::pair<void *, std::string> &numpyOpenBlas() {
+  static const std::pair<void *, std::string> found = []() -> std::pair<void *, std::string> {
+    // numpy's wheels bundle OpenBLAS in numpy.libs/ next to the package, with prefixed symbols.
+    py::object glob = py::module_::import("glob").attr("glob");
+    py::object path = py::module_::import("os.path");
+    std::string numpyDir =
+        path.attr("dirname")(py::module_::import("numpy").attr("__file__")).cast<std::string>();
+    for (py::handle candidate : py::list(glob(numpyDir + "/../numpy.libs/lib*openblas*.so*"))) {
+      std::string file = candidate.cast<std::string>();
+      if (void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL))
+        return {library, file};
+    }
+    return {nullptr, ""};
+  }();
+  return found;
+}
 
 const std::string &blasLibrary() {
   static const std::string found = findBlas();

@@ -153,6 +153,25 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
           env[result] = typed(value, result.getType());
         continue;
       }
+      // A factorization: numpy.linalg's own, `ok` false where it raises.
+      if (isa<dyn::CholeskyOp, dyn::SolveOp>(op)) {
+        py::object linalg = np.attr("linalg"), result;
+        bool ok = true;
+        try {
+          result = isa<dyn::CholeskyOp>(op)
+                       ? linalg.attr("cholesky")(get(op.getOperand(0)))
+                       : linalg.attr("solve")(get(op.getOperand(0)), get(op.getOperand(1)));
+        } catch (py::error_already_set &e) {
+          if (!e.matches(linalg.attr("LinAlgError")))
+            throw;
+          ok = false;
+          result =
+              np.attr("zeros")(ints(cast<RankedTensorType>(op.getResult(0).getType()).getShape()));
+        }
+        env[op.getResult(0)] = typed(result, op.getResult(0).getType());
+        env[op.getResult(1)] = typed(np.attr("asarray")(ok), op.getResult(1).getType());
+        continue;
+      }
       StringRef name = op.getName().getStringRef();
       py::object result;
       // An elementwise op that is one numpy ufunc is that ufunc on its operands; the others are

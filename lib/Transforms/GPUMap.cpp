@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -967,7 +968,14 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
       b.setInsertionPointToEnd(&launchOp.getBody().front());
       loop->moveBefore(gpu::TerminatorOp::create(b, loop.getLoc()));
     }
-    if (failed(moveBuffersToDevice(root)))
+    // The runtime's LAPACK calls (dyn.cholesky, dyn.solve) read host memory.
+    WalkResult lapack = root->walk([](func::CallOp call) {
+      if (call.getCallee() != "dynamir_potrf" && call.getCallee() != "dynamir_gesv")
+        return WalkResult::advance();
+      call.emitOpError("calls LAPACK, which GPU graphs do not have");
+      return WalkResult::interrupt();
+    });
+    if (lapack.wasInterrupted() || failed(moveBuffersToDevice(root)))
       return signalPassFailure();
     keepBranchesOnDevice(root, blockSize, kernels);
   }

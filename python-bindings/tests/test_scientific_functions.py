@@ -302,7 +302,6 @@ def test_numpy_functions_written_in_python_are_inlined():
     check(lambda x: (issubclass(x.dtype.type, (np.integer, np.bool_)), x + 1), x)
     check(lambda x: (issubclass(x.dtype.type, np.floating), x + 1), x)
     s = np.eye(3) * 4 + 1
-    check(lambda x, s: (x * 2, np.linalg.cholesky(s)), x, s, breaks=1)
-    check(lambda x, s: np.linalg.solve(s, x[:3]) + 1, x, s, breaks=1)
+    check(lambda x, s: (x * 2, np.linalg.det(s)), x, s, breaks=1)
     report = dynamir.explain(lambda s: np.linalg.inv(s) + 1, s)
     assert report.graph_count == 1 and "inside numpy's inv" in str(report), str(report)

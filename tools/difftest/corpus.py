@@ -1984,6 +1984,14 @@ def f(a, labels):
     return counts, sums / np.maximum(counts, 1)[:, None], a
 """, "A(5, 3), np.array([2, 0, 2, 1, 0])")
 
+P(N, "np_linalg_normal_equations", """
+def f(x, y):
+    a = np.stack([np.ones_like(x), x, x * x], axis=1)
+    l = np.linalg.cholesky(a.T @ a)
+    coef = np.linalg.solve(l.T, np.linalg.solve(l, a.T @ y))
+    return coef, a @ coef - y
+""", "np.linspace(-1, 1, 12), np.cos(np.linspace(0, 3, 12))")
+
 P(N, "np_scatter_one_hot", """
 def f(labels):
     onehot = np.zeros((labels.shape[0], 4), dtype=np.int32)

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace dynamir::runtime {
 
@@ -31,6 +32,10 @@ void dynamirSgemmSerial(int64_t transA, int64_t transB, int64_t m, int64_t n, in
                         int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc);
 void dynamirDgemmSerial(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k, int64_t a,
                         int64_t lda, int64_t b, int64_t ldb, int64_t c, int64_t ldc);
+
+/// numpy's bundled OpenBLAS (numpy.libs/ next to the package), opened once per process (needs
+/// the GIL), and its file; null and "" where numpy uses another BLAS.
+const std::pair<void *, std::string> &numpyOpenBlas();
 
 /// Finds the BLAS once per process (needs the GIL: asks torch and numpy where they are). Returns
 /// what was found, e.g. "sgemm_ (MKL) from .../torch/lib/libtorch_cpu.so" or

@@ -658,3 +658,18 @@ func.func @scatter_accumulate_bool(%v: tensor<2xi1>, %x: tensor<4xi1>, %i: tenso
   return
 }
 
+// -----
+
+func.func @cholesky_not_square(%a: tensor<3x4xf64>) {
+  // expected-error@+1 {{expected square matrices of a static shape, got 'tensor<3x4xf64>'}}
+  %l, %ok = dyn.cholesky %a : tensor<3x4xf64>
+  return
+}
+
+// -----
+
+func.func @solve_batch(%a: tensor<2x3x3xf32>, %b: tensor<3x3x1xf32>) {
+  // expected-error@+1 {{solve expects right-hand sides of 2, 3 by k columns and 'f32', got 'tensor<3x3x1xf32>'}}
+  %x, %ok = dyn.solve %a, %b : tensor<2x3x3xf32>, tensor<3x3x1xf32>
+  return
+}

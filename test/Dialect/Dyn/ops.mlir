@@ -357,3 +357,11 @@ func.func @scatter(%v: tensor<2x4xf32>, %x: tensor<10x4xf32>, %i: tensor<2xi64>)
   return %s : tensor<10x4xf32>
 }
 
+// CHECK-LABEL: func.func @factorizations
+// CHECK: %{{.*}}, %{{.*}} = dyn.cholesky %{{.*}} : tensor<2x3x3xf64>
+// CHECK: %{{.*}}, %{{.*}} = dyn.solve %{{.*}}, %{{.*}} : tensor<2x3x3xf64>, tensor<2x3x4xf64>
+func.func @factorizations(%a: tensor<2x3x3xf64>, %b: tensor<2x3x4xf64>) -> (tensor<2x3x3xf64>, tensor<i1>, tensor<2x3x4xf64>, tensor<i1>) {
+  %l, %ok = dyn.cholesky %a : tensor<2x3x3xf64>
+  %x, %ok2 = dyn.solve %a, %b : tensor<2x3x3xf64>, tensor<2x3x4xf64>
+  return %l, %ok, %x, %ok2 : tensor<2x3x3xf64>, tensor<i1>, tensor<2x3x4xf64>, tensor<i1>
+}

@@ -5,6 +5,7 @@
 
 include "dynamir/Dialect/Dyn/DynBase.td"
 include "dynamir/Dialect/Dyn/DynElementwiseOps.td"
+include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -495,6 +496,60 @@ def Dyn_ScatterOp : Dyn_Op<"scatter", [Pure, InferTypeOpAdaptor]> {
     $updates `into` $dest `[` $indices `]` `axis` $axis (`accumulate` $accumulate^)? attr-dict `:`
     type($updates) `into` type($dest) `,` type($indices)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Factorizations
+//===----------------------------------------------------------------------===//
+
+// A factorization through LAPACK (numpy's own OpenBLAS): bufferized into a new buffer for the
+// result and a call to the runtime, which runs the routine on each matrix of the batch.
+class Dyn_LapackOp<string mnemonic>
+    : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                        DeclareOpInterfaceMethods<BufferizableOpInterface,
+                          ["bufferize", "bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+                           "getAliasingValues", "bufferizesToAllocation"]>]> {
+  let results = (outs RankedTensorOf<[F32, F64]>:$result, Dyn_BoolScalarTensor:$ok);
+}
+
+def Dyn_CholeskyOp : Dyn_LapackOp<"cholesky"> {
+  let summary = "the lower Cholesky factor of each matrix (np.linalg.cholesky)";
+  let description = [{
+    For each matrix `a[..., :, :]`, symmetric positive definite (only its lower triangle is
+    read), the lower triangular `l` with `a = l @ l^T`, zeros above the diagonal, as
+    `np.linalg.cholesky` and `torch.linalg.cholesky` compute it. `ok` is false when a matrix is
+    not positive definite, where numpy and torch raise: the result is then meaningless, and the
+    frontend checks `ok` with `dyn.check`. CPU graphs call LAPACK's `potrf`.
+
+    Example:
+
+    ```mlir
+    %l, %ok = dyn.cholesky %a : tensor<3x3xf64>
+    // %l : tensor<3x3xf64>, %ok : tensor<i1>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F64]>:$a);
+  let assemblyFormat = "$a attr-dict `:` type($a)";
+}
+
+def Dyn_SolveOp : Dyn_LapackOp<"solve"> {
+  let summary = "the solution of `a @ x = b` for each matrix (np.linalg.solve)";
+  let description = [{
+    For each square matrix `a[..., :, :]` and the columns of `b[..., :, :]` (the same batch),
+    `x` with `a @ x = b`, as `np.linalg.solve` and `torch.linalg.solve` compute it (an LU
+    factorization with partial pivoting). `ok` is false when a matrix is singular, where numpy
+    and torch raise: the result is then meaningless, and the frontend checks `ok` with
+    `dyn.check`. CPU graphs call LAPACK's `getrf` and `getrs`.
+
+    Example:
+
+    ```mlir
+    %x, %ok = dyn.solve %a, %b : tensor<4x4xf64>, tensor<4x2xf64>
+    // %x : tensor<4x2xf64>, %ok : tensor<i1>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F64]>:$a, RankedTensorOf<[F32, F64]>:$b);
+  let assemblyFormat = "$a `,` $b attr-dict `:` type($a) `,` type($b)";
 }
 
 //===----------------------------------------------------------------------===//
