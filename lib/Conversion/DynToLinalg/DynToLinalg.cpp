@@ -473,10 +473,26 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
   }
 };
 
+/// A result without elements, as a fill of a tensor.empty (upstream's
+/// buffer-results-to-out-params cannot return a bare tensor.empty: difftest 20261201:493).
+Value emptyResult(OpBuilder &b, Location loc, RankedTensorType type) {
+  Value zero = arith::ConstantOp::create(b, loc, type.getElementType(),
+                                         b.getZeroAttr(type.getElementType()));
+  return linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, type, {})).result();
+}
+
+/// tensor.concat, whose decomposition into insert_slices upstream's verifier rejects for
+/// inputs without elements (an offset past an empty dimension): a result without elements
+/// is an empty one.
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    auto out = cast<RankedTensorType>(op.getType());
+    if (out.hasStaticShape() && out.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyResult(rewriter, op.getLoc(), out));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<tensor::ConcatOp>(
         op, op.getType(), static_cast<int64_t>(op.getDim()), adaptor.getInputs());
     return success();
@@ -496,13 +512,9 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     int64_t rank = out.getRank();
     // Upstream's verifier wants every offset inside its dimension, even for an empty slice
     // (`x[6:]` of 6): an empty slice starts at 0, and one of an empty dimension reads nothing
-    // at all, so it is a filled empty tensor (a fill, not a bare tensor.empty, which upstream's
-    // buffer-results-to-out-params cannot return: difftest 20261201:493).
+    // at all.
     if (llvm::is_contained(in.getShape(), 0)) {
-      Value init = emptyTensor(rewriter, op.getLoc(), out, {});
-      Value zero = arith::ConstantOp::create(rewriter, op.getLoc(), out.getElementType(),
-                                             rewriter.getZeroAttr(out.getElementType()));
-      rewriter.replaceOp(op, linalg::FillOp::create(rewriter, op.getLoc(), zero, init).result());
+      rewriter.replaceOp(op, emptyResult(rewriter, op.getLoc(), out));
       return success();
     }
     if (llvm::all_of(op.getSteps(), [](int64_t step) { return step > 0; })) {

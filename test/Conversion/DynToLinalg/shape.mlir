@@ -193,3 +193,16 @@ func.func @scatter_accumulate(%v: tensor<3xi32>, %x: tensor<10xi32>, %i: tensor<
   %r = dyn.scatter %v into %x[%i] axis 0 accumulate : tensor<3xi32> into tensor<10xi32>, tensor<3xi64>
   return %r : tensor<10xi32>
 }
+
+// -----
+
+// A concatenation without elements is a filled empty tensor: upstream's decomposition into
+// insert_slices at offsets past an empty dimension fails to verify once bufferized.
+// CHECK-LABEL: func.func @concat_empty
+// CHECK-NOT: tensor.concat
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x0x2xi64>
+// CHECK: linalg.fill ins(%{{.*}} : i64) outs(%[[E]] : tensor<2x0x2xi64>)
+func.func @concat_empty(%x: tensor<1x0x2xi64>) -> tensor<2x0x2xi64> {
+  %r = dyn.concat %x, %x dim 0 : tensor<1x0x2xi64>, tensor<1x0x2xi64>
+  return %r : tensor<2x0x2xi64>
+}
