@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Library.h"
 #include "TracerImpl.h"
 
 #include "mlir/IR/Matchers.h"
@@ -342,6 +343,13 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
       }
       return wrap(item, itemSource(obj->source, py::repr(index->obj)));
     }
+  }
+  if (obj->kind == VK::Object) {
+    std::string type = python::typeName(obj->obj);
+    bool mgrid = type == "numpy.lib._index_tricks_impl.MGridClass";
+    if (mgrid || type == "numpy.lib._index_tricks_impl.OGridClass")
+      if (VarPtr r = indexGrid(*this, /*sparse=*/!mgrid, index))
+        return r;
   }
   if (obj->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));

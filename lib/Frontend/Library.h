@@ -133,6 +133,9 @@ VarPtr copyOf(Tracer &t, mlir::Location loc, const VarPtr &x);
 /// Emits the ops of one call and returns its value, or breaks; returns null when the function
 /// is not modelled in this form (torch.size of a numpy array, np.add with three arguments),
 /// which is then a break naming the function.
+/// np.mgrid[index] (`sparse`: np.ogrid[index]) of constant slices; null where not modelled.
+VarPtr indexGrid(Tracer &t, bool sparse, const VarPtr &index);
+
 /// np.add.reduce(a, axis), np.multiply.outer(a, b), np.add.accumulate(a): a numpy ufunc's
 /// method as the function it amounts to; null for a method or ufunc not modelled.
 VarPtr ufuncMethod(Tracer &t, py::handle ufunc, const std::string &method, std::vector<VarPtr> args,

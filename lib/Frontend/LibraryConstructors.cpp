@@ -139,6 +139,82 @@ VarPtr arange(LibraryCall &c) {
                                         t.b.getF64FloatAttr(start), t.b.getF64FloatAttr(stepSize)));
 }
 
+} // namespace
+
+/// np.mgrid[...] and np.ogrid[...] of constant slices, computed as numpy's nd_grid computes them
+/// (its __getitem__ catches exceptions, which the trace does not model): along each slice
+/// `i * step + start` for i below ceil((stop - start) / step), int64 for integer bounds and
+/// steps, else float64; mgrid stacks the axes broadcast over the grid, ogrid returns them shaped
+/// to broadcast. One slice alone is np.arange(start, stop, step). (A complex step, a count of
+/// points, makes the frame run eagerly: complex constants are not modelled.)
+VarPtr dynamir::frontend::indexGrid(Tracer &t, bool sparse, const VarPtr &index) {
+  Location loc = t.loc();
+  auto isNumber = [](const VarPtr &v) {
+    PyObject *o = v->obj.ptr();
+    return v->kind == VK::Const && !PyBool_Check(o) && (PyLong_Check(o) || PyFloat_Check(o));
+  };
+  if (index->kind == VK::Slice) {
+    std::vector<VarPtr> bounds = {isNone(index->items[0]) ? constVar(py::int_(0)) : index->items[0],
+                                  index->items[1]};
+    if (!isNone(index->items[2]))
+      bounds.push_back(index->items[2]);
+    return llvm::all_of(bounds, isNumber) ? t.callTensorOp(Lib::Numpy, "arange", bounds, {})
+                                          : nullptr;
+  }
+  if (index->kind != VK::Tuple)
+    return nullptr;
+  struct Axis {
+    int64_t count;
+    double start, step;
+  };
+  std::vector<Axis> axes;
+  bool anyFloat = false;
+  for (const VarPtr &part : index->items) {
+    if (part->kind != VK::Slice)
+      return nullptr;
+    py::object start = isNone(part->items[0]) ? py::int_(0) : part->items[0]->obj;
+    py::object stop = part->items[1]->obj;
+    py::object step = isNone(part->items[2]) ? py::int_(1) : part->items[2]->obj;
+    for (py::handle bound : {start, stop, step}) {
+      if (!isNumber(constVar(py::reinterpret_borrow<py::object>(bound))))
+        return nullptr;
+      anyFloat |= PyFloat_Check(bound.ptr());
+    }
+    if (step.cast<double>() == 0)
+      return nullptr; // numpy raises
+    int64_t count = py::module_::import("math").attr("ceil")((stop - start) / step).cast<int64_t>();
+    if (count < 0)
+      return nullptr; // numpy raises for a negative count
+    axes.push_back({count, start.cast<double>(), step.cast<double>()});
+  }
+  Type element = anyFloat ? t.f64() : t.i64();
+  SmallVector<int64_t> grid;
+  for (const Axis &axis : axes)
+    grid.push_back(axis.count);
+  VarPtr out = makeVar(VK::Tuple);
+  for (auto [k, axis] : llvm::enumerate(axes)) {
+    // Integers are computed exactly in the f64 the op evaluates with.
+    if (!anyFloat && std::max({std::abs(axis.start), std::abs(axis.step) * axis.count,
+                               std::abs(axis.start + axis.step * axis.count)}) >= 0x1p53)
+      return nullptr;
+    Value v =
+        dyn::ArangeOp::create(t.b, loc, RankedTensorType::get({axis.count}, element),
+                              t.b.getF64FloatAttr(axis.start), t.b.getF64FloatAttr(axis.step));
+    SmallVector<int64_t> along(axes.size(), 1);
+    along[k] = axis.count;
+    v = dyn::ReshapeOp::create(t.b, loc, RankedTensorType::get(along, element), v);
+    if (!sparse)
+      v = dyn::BroadcastToOp::create(t.b, loc, RankedTensorType::get(grid, element), v);
+    out->items.push_back(t.tensorVar(v, Lib::Numpy));
+  }
+  if (sparse)
+    return out;
+  VarPtr list = makeVar(VK::List);
+  list->items = out->items;
+  return t.callTensorOp(Lib::Numpy, "stack", {list}, {});
+}
+
+namespace {
 /// x.new_zeros(size), new_ones, new_empty (zeros), new_full(size, fill): torch's constructors
 /// with x's dtype unless one is given.
 VarPtr newFull(LibraryCall &c) {

@@ -288,6 +288,18 @@ def test_numpy_round_of_integers_is_the_array_itself():  # difftest 289000027:43
     check(lambda t: (torch.round(t) is t, torch.round(t).add_(1), t), t)
 
 
+def test_mgrid_and_ogrid():
+    # Constant slices, computed as numpy does: i * step + start along each, int64 for integer
+    # bounds, float64 otherwise; one slice alone is np.arange.
+    x = np.linspace(0.0, 1.0, 12).reshape(3, 4)
+    check(lambda x: np.mgrid[0:3, 0:4] * x, x)
+    check(lambda x: (np.mgrid[-1:1:0.25, 0:3], np.mgrid[0.1:1.1:0.1, 3:0:-1], x), x)
+    check(lambda x: (np.mgrid[0:5], np.mgrid[0:2:0.5], np.mgrid[:3], np.mgrid[0:0, 0:2], x), x)
+    check(lambda x: np.ogrid[0:3, 0:4][0] + np.ogrid[0:3, 0:4][1] * x, x)
+    # A complex step (a count of points) is a complex constant: the frame runs eagerly.
+    check(lambda x: np.mgrid[0:1:4j] + x[0], x, breaks=0)
+
+
 def test_numpy_functions_written_in_python_are_inlined():
     """numpy functions the table does not model but numpy writes in Python (over
     __array_function__) trace through numpy's own code; where that code does what the trace
