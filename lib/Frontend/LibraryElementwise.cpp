@@ -77,9 +77,9 @@ VarPtr floatUnary(LibraryCall &c) { return floatUnaryNamed(c, c.name); }
 
 /// np.round(x), x.round(), torch.round(x): np.rint, to the nearest integer with ties to even,
 /// except that integers round to themselves: numpy returns the array itself (an alias: a store
-/// into the result changes x, difftest 289000027:43), torch a new tensor (np.rint makes them
-/// floats, as it does bools, and torch has no round of bools). With decimals, numpy and torch
-/// scale by 10**decimals by rules of their own: not modelled.
+/// into the result changes x, difftest 289000027:43) but for a 0-d array or a scalar, torch a
+/// new tensor (np.rint makes them floats, as it does bools, and torch has no round of bools). With
+/// decimals, numpy and torch scale by 10**decimals by rules of their own: not modelled.
 VarPtr roundHalfEven(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr decimals = c.take(1, {"decimals"});
@@ -89,8 +89,13 @@ VarPtr roundHalfEven(LibraryCall &c) {
                              decimals->obj.cast<int64_t>() != 0)))
     return nullptr;
   Type element = t.elementTypeOf(c.tensorArg(0)->value);
-  if (isa<IntegerType>(element) && !element.isInteger(1))
-    return c.lib == Lib::Numpy ? c.tensorArg(0) : copyOf(t, c.loc, c.tensorArg(0));
+  if (isa<IntegerType>(element) && !element.isInteger(1)) {
+    if (c.lib == Lib::Torch)
+      return copyOf(t, c.loc, c.tensorArg(0));
+    // A 0-d array rounds to a new numpy scalar (difftest 289100018:70).
+    bool array = t.typeOf(c.tensorArg(0)->value).getRank() > 0 && !c.tensorArg(0)->scalar;
+    return array ? c.tensorArg(0) : c.ufunc(copyOf(t, c.loc, c.tensorArg(0))->value);
+  }
   if (c.lib == Lib::Torch && element.isInteger(1))
     breakTrace(dyn::BreakKind::unsupported_call, "torch.round of a bool tensor raises");
   return floatUnaryNamed(c, "rint");

@@ -281,9 +281,11 @@ def test_numpy_round_of_integers_is_the_array_itself():  # difftest 289000027:43
         r *= 2
         return r is x, x.round() is x, x
 
+    from test_stores import check as check_arguments
     for dtype in (np.int8, np.int32, np.int64):
-        from test_stores import check as check_arguments
         check_arguments(f, np.arange(-3, 3, dtype=dtype))
+    # a 0-d array rounds to a new numpy scalar (difftest 289100018:70)
+    check(lambda x: (np.round(x), x.round(), np.round(x[()] + 1), np.round(x) is x), np.array(-1))
     t = torch.arange(4)
     check(lambda t: (torch.round(t) is t, torch.round(t).add_(1), t), t)
 
