@@ -6,12 +6,15 @@
 // and corrcoef (centred rows and one product, in float64 as numpy computes them), einsum of one
 // or two operands (sums, a transpose, and one batched product that dyn-blas hands to BLAS),
 // cumsum and cumprod (numpy's and torch's, dyn's scans), the numpy scalar types called on
-// Python constants (np.float32(0.5), np.int64(3)), and the ufunc methods reduce, accumulate
-// and outer (as the reduction, scan or broadcast they are).
+// Python constants (np.float32(0.5), np.int64(3)), the ufunc methods reduce, accumulate
+// and outer (as the reduction, scan or broadcast they are) and at (a scatter that adds), and
+// histogram (numpy's steps for equal bins, the counts a scatter that adds).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Library.h"
+
+#include <cmath>
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -381,6 +384,150 @@ VarPtr scan(LibraryCall &c) {
   return c.result(t.castTo(scanned, result));
 }
 
+/// np.histogram(a, bins=N, range=None or (lo, hi)): numpy's own computation for equal bins,
+/// step by step in the same dtypes. The outer edges are `range` or a.min() and a.max() (0.5
+/// apart when equal; numpy raises for NaN or infinite ones: a check); the edges
+/// np.linspace(first, last, N + 1) as numpy computes it (i * step + first, the last edge
+/// exactly `last`; numpy raises where they do not increase: a check); each kept value's bin
+/// (first <= v <= last) is (v - first) / (last - first) * N truncated, corrected against the
+/// edges as numpy corrects it; the counts a scatter that adds 1 per kept value (numpy's
+/// bincount). Weights, density and bins given as edges or by name are not modelled.
+VarPtr histogram(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr a = c.take(0, {"a"}), binsArg = c.take(1, {"bins"}), range = c.take(2, {"range"});
+  VarPtr density = c.take(3, {"density"}), weights = c.take(4, {"weights"});
+  if (c.lib != Lib::Numpy || !a || a->kind != VK::Tensor || !isNone(weights) ||
+      (!isNone(density) && flagOf(density, "density")) || t.loopDepth || t.branchDepth)
+    return nullptr;
+  int64_t n = 10;
+  if (binsArg) {
+    if (binsArg->kind != VK::Const || !PyLong_Check(binsArg->obj.ptr()) ||
+        PyBool_Check(binsArg->obj.ptr()))
+      return nullptr;
+    n = binsArg->obj.cast<int64_t>();
+  }
+  RankedTensorType type = t.typeOf(a->value);
+  Type element = type.getElementType();
+  if (n < 1 || !type.hasStaticShape() || type.getNumElements() == 0 || element.isInteger(1) ||
+      element.isF16() || element.isBF16())
+    return nullptr;
+  Location loc = c.loc;
+  auto constant = [&](double v, Type e) { return t.scalarConstant(py::float_(v), e); };
+  // numpy's edges are of a's float dtype, or float64 for integers.
+  Type edgeType = isa<FloatType>(element) ? element : t.f64();
+  Value values = dyn::ReshapeOp::create(
+      t.b, loc, RankedTensorType::get({type.getNumElements()}, element), a->value);
+  Value all = t.castTo(values, edgeType);
+  // The outer edges as np.linspace takes them (`lo`, `hi`) and as the bins are computed from
+  // them (`first`, `denominator`).
+  Value lo, hi, first, keep, denominator;
+  if (isNone(range)) {
+    // a.min() and a.max(), numpy scalars of a's dtype; 0.5 apart when equal.
+    auto reduce = [&](bool max) -> Value {
+      auto dims = t.b.getDenseI64ArrayAttr({0});
+      Value r = max ? Value(dyn::MaxOp::create(t.b, loc, values, dims, false))
+                    : Value(dyn::MinOp::create(t.b, loc, values, dims, false));
+      return t.castTo(r, edgeType);
+    };
+    first = reduce(false);
+    Value last = reduce(true);
+    auto finite = [&](Value v) {
+      return t.create<dyn::EqOp>({t.create<dyn::SubOp>({v, v}), constant(0, edgeType)});
+    };
+    Value ok = t.create<dyn::LogicalAndOp>({finite(first), finite(last)});
+    if (element.isInteger(64)) // numpy subtracts them as integers: exact in f64 below 2**52
+      ok = t.create<dyn::LogicalAndOp>(
+          {ok, t.create<dyn::LtOp>({t.create<dyn::MaximumOp>({dyn::AbsOp::create(t.b, loc, first),
+                                                              dyn::AbsOp::create(t.b, loc, last)}),
+                                    constant(0x1p52, edgeType)})});
+    t.runtimeChecks.emplace_back(ok, "np.histogram of a range that is not finite (numpy raises)");
+    Value equal = t.create<dyn::EqOp>({first, last});
+    first = t.create<dyn::WhereOp>(
+        {equal, t.create<dyn::SubOp>({first, constant(0.5, edgeType)}), first});
+    last = t.create<dyn::WhereOp>(
+        {equal, t.create<dyn::AddOp>({last, constant(0.5, edgeType)}), last});
+    denominator = t.create<dyn::SubOp>({last, first});
+    lo = first; // numpy scalars of a's dtype: np.linspace computes in it (f64 for integers)
+    hi = last;
+  } else {
+    // Python numbers: checked here as numpy checks them; the edges computed in float64.
+    if (range->kind != VK::Tuple || range->items.size() != 2 ||
+        !llvm::all_of(range->items, [](const VarPtr &v) {
+          return v->kind == VK::Const && !PyBool_Check(v->obj.ptr()) &&
+                 (PyLong_Check(v->obj.ptr()) || PyFloat_Check(v->obj.ptr()));
+        }))
+      return nullptr;
+    double low = range->items[0]->obj.cast<double>(), high = range->items[1]->obj.cast<double>();
+    if (!(low <= high) || !std::isfinite(low) || !std::isfinite(high))
+      return nullptr; // numpy raises
+    if (low == high) {
+      low -= 0.5;
+      high += 0.5;
+    }
+    // Kept: low <= v <= high, compared as numpy compares a Python number with a's dtype.
+    VarPtr x = t.tensorVar(values, Lib::Numpy);
+    keep = t.create<dyn::LogicalAndOp>({t.compare(/*>=*/5, x, constVar(py::float_(low)))->value,
+                                        t.compare(/*<=*/1, x, constVar(py::float_(high)))->value});
+    lo = constant(low, t.f64()); // Python numbers: np.linspace computes in float64
+    hi = constant(high, t.f64());
+    first = constant(low, edgeType);
+    denominator = constant(high - low, t.f64()); // a float64 numpy scalar
+  }
+  // np.linspace(lo, hi, n + 1): i * step + lo, i / n * delta + lo for a zero step, and `hi`
+  // itself at the end.
+  Type linspaceType = t.elementTypeOf(lo);
+  Value i = dyn::ArangeOp::create(t.b, loc, RankedTensorType::get({n + 1}, linspaceType),
+                                  t.b.getF64FloatAttr(0), t.b.getF64FloatAttr(1));
+  Value delta = t.create<dyn::SubOp>({hi, lo});
+  Value step = t.create<dyn::DivOp>({delta, constant(double(n), linspaceType)});
+  Value scaled = t.create<dyn::WhereOp>(
+      {t.create<dyn::EqOp>({step, constant(0, linspaceType)}),
+       t.create<dyn::MulOp>({t.create<dyn::DivOp>({i, constant(double(n), linspaceType)}), delta}),
+       t.create<dyn::MulOp>({i, step})});
+  Value edges = t.create<dyn::WhereOp>({t.create<dyn::EqOp>({i, constant(double(n), linspaceType)}),
+                                        hi, t.create<dyn::AddOp>({scaled, lo})});
+  edges = t.castTo(edges, edgeType);
+  auto slice = [&](Value v, int64_t start, int64_t stop) -> Value {
+    return dyn::SliceOp::create(t.b, loc, v, t.b.getDenseI64ArrayAttr({start}),
+                                t.b.getDenseI64ArrayAttr({stop}), t.b.getDenseI64ArrayAttr({1}));
+  };
+  Value increasing =
+      t.castTo(t.create<dyn::LtOp>({slice(edges, 0, n), slice(edges, 1, n + 1)}), t.i64());
+  t.runtimeChecks.emplace_back(
+      t.create<dyn::GeOp>(
+          {dyn::MinOp::create(t.b, loc, increasing, t.b.getDenseI64ArrayAttr({0}), false),
+           t.scalarConstant(py::int_(1), t.i64())}),
+      "np.histogram: bins must increase monotonically (numpy raises)");
+  // Bins: numpy's f_indices = (v - first) / denominator * n, truncated, then corrected.
+  Value offset = t.create<dyn::SubOp>({all, first});
+  Type indexType = t.elementTypeOf(denominator) == edgeType ? edgeType : t.f64();
+  Value f = t.create<dyn::MulOp>(
+      {t.create<dyn::DivOp>({t.castTo(offset, indexType), t.castTo(denominator, indexType)}),
+       constant(double(n), indexType)});
+  if (keep) // values outside the range go nowhere: no float-to-int conversion of them
+    f = t.create<dyn::WhereOp>({keep, f, constant(0, indexType)});
+  Value bin = t.castTo(f, t.i64());
+  auto integer = [&](int64_t v) { return t.scalarConstant(py::int_(v), t.i64()); };
+  auto edgeAt = [&](Value indices) {
+    return dyn::GatherOp::create(t.b, loc, edges, indices, 0).getResult();
+  };
+  bin = t.create<dyn::WhereOp>({t.create<dyn::EqOp>({bin, integer(n)}), integer(n - 1), bin});
+  bin = t.create<dyn::WhereOp>(
+      {t.create<dyn::LtOp>({all, edgeAt(bin)}), t.create<dyn::SubOp>({bin, integer(1)}), bin});
+  Value up = t.create<dyn::LogicalAndOp>(
+      {t.create<dyn::GeOp>({all, edgeAt(t.create<dyn::AddOp>({bin, integer(1)}))}),
+       t.create<dyn::NeOp>({bin, integer(n - 1)})});
+  bin = t.create<dyn::WhereOp>({up, t.create<dyn::AddOp>({bin, integer(1)}), bin});
+  Value ones = keep ? t.castTo(keep, t.i64())
+                    : dyn::BroadcastToOp::create(t.b, loc, t.typeOf(bin), integer(1)).getResult();
+  Value zeros =
+      dyn::BroadcastToOp::create(t.b, loc, RankedTensorType::get({n}, t.i64()), integer(0));
+  Value counts = dyn::ScatterOp::create(t.b, loc, ones, zeros, bin, 0, /*accumulate=*/true);
+  VarPtr out = makeVar(VK::Tuple);
+  out->items = {t.tensorVar(counts, Lib::Numpy), t.tensorVar(edges, Lib::Numpy)};
+  return out;
+}
+
 /// np.float32(0.5), np.int64(3), np.bool_(True) of a Python number: a numpy scalar of that
 /// dtype, typed strongly in promotion (np.float64(0.5) * float32 array is float64) as a numpy
 /// scalar argument is.
@@ -494,6 +641,7 @@ std::vector<LibraryFunction> dynamir::frontend::scientificFunctions() {
       {"einsum", einsum},
       {"cumsum", scan},
       {"cumprod", scan},
+      {"histogram", histogram},
       {"float32", scalarType},
       {"float64", scalarType},
       {"int64", scalarType},

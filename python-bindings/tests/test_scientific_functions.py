@@ -302,6 +302,28 @@ def test_mgrid_and_ogrid():
     check(lambda x: np.mgrid[0:1:4j] + x[0], x, breaks=0)
 
 
+def test_histogram_equals_numpy_bit_for_bit():
+    # numpy's own steps in its own dtypes: outer edges (a.min()/a.max() or range), np.linspace's
+    # edges, truncated bins corrected against the edges, counts.
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        dtype = [np.float64, np.float32, np.int64, np.int32, np.int16][trial % 5]
+        scale = 10.0 ** rng.integers(-6, 7)
+        a = (rng.normal(size=int(rng.integers(1, 200))) * scale + rng.normal() * scale)
+        bins = int(rng.integers(1, 40))
+        if trial % 2:
+            low = float(rng.normal() * scale)
+            r = (low, low + abs(float(rng.normal() * scale)))
+            check(lambda a: np.histogram(a, bins, range=r), a.astype(dtype))
+        else:
+            check(lambda a: np.histogram(a, bins=bins), a.astype(dtype))
+    check(lambda a: np.histogram(a), np.full(10, 2.5))  # equal outer edges: 0.5 apart
+    check(lambda a: np.histogram(a, 4, range=(0, 1)), np.array([0.0, np.nan, 1.0, np.inf, -3.0]))
+    check(lambda a: np.histogram(a, 3), np.array([0.0, np.nan, 1.0]))  # ValueError
+    check(lambda a: np.histogram(a, 30), np.array([1.0, 1.0 + 1e-15]))  # edges not increasing
+    check(lambda a: np.histogram(a, 3, weights=a), np.arange(5.0), breaks=1)
+
+
 def test_numpy_functions_written_in_python_are_inlined():
     """numpy functions the table does not model but numpy writes in Python (over
     __array_function__) trace through numpy's own code; where that code does what the trace

@@ -1992,6 +1992,14 @@ def f(x, y):
     return coef, a @ coef - y
 """, "np.linspace(-1, 1, 12), np.cos(np.linspace(0, 3, 12))")
 
+P(N, "np_histogram_summary", """
+def f(a):
+    counts, edges = np.histogram(a, bins=8)
+    centers = (edges[:-1] + edges[1:]) / 2
+    inside, _ = np.histogram(a, bins=4, range=(-1.0, 1.0))
+    return counts, centers, (counts * centers).sum() / counts.sum(), inside
+""", "A(6, 5)")
+
 P(N, "np_scatter_one_hot", """
 def f(labels):
     onehot = np.zeros((labels.shape[0], 4), dtype=np.int32)
