@@ -42,6 +42,14 @@ def rounding(x):
     return np.rint(x * 3), np.round(x * 2), np.reciprocal(x + 3)
 
 
+def index_stores(x, i):
+    y = x.copy()
+    y[i % 6] = -1.0
+    y[y > 1] = 1.0
+    np.add.at(y, (i % 6, i % 5), 10.0)
+    return y, np.histogram(x, bins=5)[0], np.histogram(x, 4, range=(-1, 1))[1], np.mgrid[0:3, 0:2]
+
+
 def softmax_rows(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -62,7 +70,7 @@ def matmuls(x, v):
 
 CASES = [(elementwise, (X,)), (reductions, (X,)), (shapes, (X,)), (integers, (I,)),
          (narrow_integers, (B,)), (rounding, (X,)), (softmax_rows, (X,)), (branches, (V,)),
-         (branches, (-V,)), (matmuls, (X, V))]
+         (branches, (-V,)), (matmuls, (X, V)), (index_stores, (X, I[:, 0]))]
 
 
 def flat(value):
