@@ -3880,7 +3880,7 @@ BREAKS = {
     'np_default_rng_inside': 3,
     'np_tolist_item': 'eager',
     'np_int_div_mod_negative': 1,
-    'np_bincount_histogram': 2,
+    'np_bincount_histogram': 1,
     'np_nan_functions': 2,
     'np_argmax_unravel': 2,
     'np_copy_vs_view': 2,
