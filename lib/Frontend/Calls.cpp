@@ -60,6 +60,15 @@ VarPtr Tracer::call(Frame &f, VarPtr callee, std::vector<VarPtr> args, KwArgs kw
     if (self->lib == Lib::Numpy && callee->name == "copy" && args.size() == 1 &&
         llvm::none_of(kwargs, [](const auto &kw) { return kw.first == "order"; }))
       kwargs.emplace_back("order", constVar(py::str("C")));
+    // ndarray.sort() sorts in place and returns None (np.sort and torch's sort return).
+    if (self->lib == Lib::Numpy && callee->name == "sort" && !self->scalar) {
+      auto axis = llvm::find_if(kwargs, [](const auto &kw) { return kw.first == "axis"; });
+      if ((axis != kwargs.end() && isNone(axis->second)) || (args.size() > 1 && isNone(args[1])))
+        breakTrace(dyn::BreakKind::unsupported_call, "ndarray.sort(axis=None) raises TypeError");
+      VarPtr sorted = callTensorOp(Lib::Numpy, "sort", std::move(args), std::move(kwargs));
+      storeSubscript(self, constVar(py::ellipsis()), sorted);
+      return constVar(py::none());
+    }
     VarPtr r = callTensorOp(self->lib, callee->name, std::move(args), std::move(kwargs));
     // Methods of a numpy scalar return scalars (s.copy(), s.astype(...), s.reshape(())).
     if (self->scalar && r->kind == VK::Tensor && typeOf(r->value).getRank() == 0)

@@ -310,7 +310,7 @@ const llvm::StringMap<LibraryHandler> &libraryFunctions() {
          {host, elementwiseFunctions(), mathFunctions(), activationFunctions(),
           reductionFunctions(), shapeFunctions(), rearrangeFunctions(), constructorFunctions(),
           poolingFunctions(), convolutionFunctions(), decomposedFunctions(), scientificFunctions(),
-          indexingFunctions(), linalgFunctions()})
+          indexingFunctions(), linalgFunctions(), sortingFunctions()})
       for (const LibraryFunction &function : family) {
         bool added = all.try_emplace(function.name, function.handler).second;
         assert(added && "a library function is listed by two handlers");

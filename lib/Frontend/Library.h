@@ -29,6 +29,8 @@
 //                            vdot, meshgrid, cov, corrcoef, einsum) and numpy scalar types
 //   LibraryIndexing.cpp      take, index_select, embedding, gather, take_along_axis: gathers
 //                            at integer indices
+//   LibraryLinalg.cpp        linalg.cholesky and linalg.solve (LAPACK)
+//   LibrarySorting.cpp       sort, argsort, msort, topk, median (dyn.sort)
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,6 +164,7 @@ std::vector<LibraryFunction> decomposedFunctions();  // Decompositions.cpp
 std::vector<LibraryFunction> scientificFunctions();  // LibraryScientific.cpp
 std::vector<LibraryFunction> indexingFunctions();    // LibraryIndexing.cpp
 std::vector<LibraryFunction> linalgFunctions();      // LibraryLinalg.cpp
+std::vector<LibraryFunction> sortingFunctions();     // LibrarySorting.cpp
 
 /// Whether the table (of all families) models a function or method named `name`.
 bool hasLibraryHandler(llvm::StringRef name);

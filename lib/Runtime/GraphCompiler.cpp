@@ -7,6 +7,7 @@
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
 #include "dynamir/Runtime/Lapack.h"
+#include "dynamir/Runtime/Sort.h"
 #include "dynamir/Transforms/LanewiseCalls.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -164,10 +165,10 @@ void addPackedEntry(llvm::Module &module) {
 
 /// Gives the runtime functions the lowered graph calls (finalize-memref-to-llvm's generic
 /// `_mlir_memref_to_llvm_alloc` and `_free` for temporaries, `dynamir_sgemm`/`_dgemm` from
-/// dyn-blas, `dynamir_potrf`/`_gesv` from the LAPACK ops' bufferization) bodies that call through
-/// exported globals (`dynamir_alloc_hook`, ...), which the runtime points at its pool and its BLAS
-/// after dlopen. Function pointers rather than undefined symbols: the extension module that defines
-/// the pool is loaded RTLD_LOCAL, so its symbols cannot resolve the graph library's.
+/// dyn-blas, `dynamir_potrf`/`_gesv`/`_sort` from the runtime ops' bufferization) bodies that call
+/// through exported globals (`dynamir_alloc_hook`, ...), which the runtime points at its pool and
+/// its BLAS after dlopen. Function pointers rather than undefined symbols: the extension module
+/// that defines the pool is loaded RTLD_LOCAL, so its symbols cannot resolve the graph library's.
 void addRuntimeHooks(llvm::Module &module) {
   llvm::LLVMContext &ctx = module.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
@@ -206,6 +207,8 @@ void addRuntimeHooks(llvm::Module &module) {
   forward("dynamir_potrf", "dynamir_potrf_hook",
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(5, i64), false));
   forward("dynamir_gesv", "dynamir_gesv_hook",
+          llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(7, i64), false));
+  forward("dynamir_sort", "dynamir_sort_hook",
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(7, i64), false));
 }
 
@@ -707,15 +710,17 @@ bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
       *hook = gemm;
     }
   using Potrf = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t);
-  using Gesv = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+  using SevenInts = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
   auto *potrf = static_cast<Potrf *>(dlsym(handle, "dynamir_potrf_hook"));
-  auto *gesv = static_cast<Gesv *>(dlsym(handle, "dynamir_gesv_hook"));
+  auto *gesv = static_cast<SevenInts *>(dlsym(handle, "dynamir_gesv_hook"));
   if (potrf || gesv)
     lapackLibrary(); // the same
   if (potrf)
     *potrf = dynamirPotrf;
   if (gesv)
     *gesv = dynamirGesv;
+  if (auto *sort = static_cast<SevenInts *>(dlsym(handle, "dynamir_sort_hook")))
+    *sort = dynamirSort;
   return true;
 }
 

@@ -172,6 +172,27 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
         env[op.getResult(1)] = typed(np.attr("asarray")(ok), op.getResult(1).getType());
         continue;
       }
+      // A stable sort: numpy's stable argsort of each lane; descending, that of the reversed
+      // lanes, reversed (largest first, equal elements still in their order, NaN first).
+      if (auto sort = dyn_cast<dyn::SortOp>(op)) {
+        py::object x = get(sort.getX());
+        int64_t axis = static_cast<int64_t>(sort.getAxis());
+        auto argsort = [&](py::object v) {
+          return np.attr("argsort")(v, py::arg("axis") = axis, py::arg("kind") = "stable");
+        };
+        py::object order;
+        if (sort.getDescending()) {
+          int64_t n = py::tuple(x.attr("shape"))[axis].cast<int64_t>();
+          order =
+              np.attr("subtract")(n - 1, np.attr("flip")(argsort(np.attr("flip")(x, axis)), axis));
+        } else {
+          order = argsort(x);
+        }
+        env[sort.getValues()] =
+            typed(np.attr("take_along_axis")(x, order, axis), sort.getValues().getType());
+        env[sort.getIndices()] = typed(order, sort.getIndices().getType());
+        continue;
+      }
       StringRef name = op.getName().getStringRef();
       py::object result;
       // An elementwise op that is one numpy ufunc is that ufunc on its operands; the others are

@@ -968,14 +968,16 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
       b.setInsertionPointToEnd(&launchOp.getBody().front());
       loop->moveBefore(gpu::TerminatorOp::create(b, loop.getLoc()));
     }
-    // The runtime's LAPACK calls (dyn.cholesky, dyn.solve) read host memory.
-    WalkResult lapack = root->walk([](func::CallOp call) {
-      if (call.getCallee() != "dynamir_potrf" && call.getCallee() != "dynamir_gesv")
+    // The runtime's calls (dyn.cholesky, dyn.solve, dyn.sort) read host memory.
+    WalkResult hostCalls = root->walk([](func::CallOp call) {
+      StringRef callee = call.getCallee();
+      if (callee != "dynamir_potrf" && callee != "dynamir_gesv" && callee != "dynamir_sort")
         return WalkResult::advance();
-      call.emitOpError("calls LAPACK, which GPU graphs do not have");
+      call.emitOpError() << "calls " << (callee == "dynamir_sort" ? "the runtime's sort" : "LAPACK")
+                         << ", which GPU graphs do not have";
       return WalkResult::interrupt();
     });
-    if (lapack.wasInterrupted() || failed(moveBuffersToDevice(root)))
+    if (hostCalls.wasInterrupted() || failed(moveBuffersToDevice(root)))
       return signalPassFailure();
     keepBranchesOnDevice(root, blockSize, kernels);
   }

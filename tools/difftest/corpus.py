@@ -1682,6 +1682,15 @@ def f(x):
     return top.values, top.indices, s, order, torch.argsort(x)
 """, "T(6)")
 
+P(TO, "topk_logits_filter", """
+def f(logits):
+    # top-k sampling's filter: everything below the k-th largest logit is -inf
+    kth = torch.topk(logits, 3, dim=-1).values[..., -1:]
+    logits = logits.clone()
+    logits[logits < kth] = float("-inf")
+    return torch.softmax(logits, dim=-1), torch.median(logits[0])
+""", "T(2, 8)")
+
 P(TO, "cumsum_cumprod", """
 def f(x):
     return x.cumsum(0), torch.cumprod(x, dim=1), torch.cummax(x, dim=1).values
@@ -2171,6 +2180,15 @@ P(N, "np_ufunc_methods", """
 def f(a):
     return np.add.reduce(a, axis=0), np.multiply.outer(a[0], a[1]), np.maximum.accumulate(a[0])
 """, "A(2, 3)")
+
+P(N, "np_robust_standardize", """
+def f(a):
+    med = np.median(a, axis=0)
+    mad = np.median(np.abs(a - med), axis=0)
+    ranks = np.argsort(np.argsort(a[:, 0], kind="stable"), kind="stable")
+    a.sort(axis=1)
+    return (a - med) / (1.4826 * mad), ranks, np.sort(a, axis=None)[-3:]
+""", "A(9, 4)")
 
 P(N, "np_bincount_histogram", """
 def f(a):
@@ -3854,7 +3872,6 @@ BREAKS = {
     'print_dtype_device': 1,
     'repr_of_containers': 1,
     'attribute_list_mutation': 2,
-    'topk_sort': 3,
     'cumsum_cumprod': 1,
     'boolean_mask_select': 2,
     'nonzero_argwhere': 2,
@@ -3868,7 +3885,9 @@ BREAKS = {
     'unique_and_bincount': 3,
     'np_ufuncs': 1,
     'np_where_clip': 1,
-    'np_sort_argsort': 4,
+    # np.partition's order is numpy's own: its call breaks inside numpy's code, and the rest of
+    # the frame runs eagerly from there.
+    'np_sort_argsort': 'eager',
     'np_boolean_mask': 2,
     'np_scalar_results': 3,
     'np_unique': 2,

@@ -391,7 +391,10 @@ class Generator:
                     f"{a}.T", f"{a}.unsqueeze({d})", f"{a}.squeeze()", f"{a}.flatten()",
                     f"torch.cat([{a}, {b}], dim={cd})", f"torch.stack([{a}, {b}], dim={d})",
                     f"{a}.clone()", f"{a}.contiguous()", f"{a}.clamp(min=-1, max=2)",
-                    f"{a}.expand(2, *{a}.shape)", f"{a}.flip(0)", f"{a}.cumsum({cd})"]
+                    f"{a}.expand(2, *{a}.shape)", f"{a}.flip(0)", f"{a}.cumsum({cd})",
+                    f"torch.sort({a}, dim={cd})[0]", f"{a}.sort(descending=True).indices",
+                    f"{a}.argsort(dim={cd}, stable=True)", f"torch.msort({a})",
+                    f"torch.topk({a}.reshape(-1), 1).values", f"{a}.median()"]
         else:
             opts = [f"{a}.reshape{self.newshape(shape)}", f"{a}.reshape(-1)", f"{a}.T",
                     f"{a}.transpose({perm_s})" if nd else f"{a}.T", f"np.transpose({a})",
@@ -400,7 +403,9 @@ class Generator:
                     f"np.stack([{a}, {b}], axis={d})", f"{a}.copy()", f"{a}.clip(-1, 2)",
                     f"np.broadcast_to({a}, (2,) + {a}.shape)", f"np.swapaxes({a}, 0, -1)",
                     f"np.cumsum({a}, axis={cd})", f"np.flip({a}, 0)",
-                    f"np.histogram({a}, bins=4)[0]", f"np.histogram({a}, 3, range=(-1, 1))[1]"]
+                    f"np.histogram({a}, bins=4)[0]", f"np.histogram({a}, 3, range=(-1, 1))[1]",
+                    f"np.sort({a}, axis={cd})", f"np.argsort({a}, axis=None)",
+                    f"np.median({a}, axis={cd})", f"np.sort({a}, kind='stable')"]
         return self.rng.choice(opts)
 
     def index_src(self, shape):

@@ -1,7 +1,7 @@
 //===- Lapack.h - the LAPACK routines CPU graphs call ---------*- C++ -*-===//
 //
 // dyn.cholesky and dyn.solve bufferize into calls of dynamir_potrf and dynamir_gesv (see
-// lib/Dialect/Dyn/DynLapack.cpp), whose bodies call these through hooks set after the graph
+// lib/Dialect/Dyn/DynRuntimeCalls.cpp), whose bodies call these through hooks set after the graph
 // library is loaded. They run the routines numpy.linalg itself runs.
 //
 //===----------------------------------------------------------------------===//

@@ -750,10 +750,11 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
                            scf::SCFDialect, tensor::TensorDialect, func::FuncDialect>();
     target.addIllegalDialect<DynDialect>();
-    // Host-side ops stay for the runtime; the LAPACK ops for bufferization, which calls it.
+    // Host-side ops stay for the runtime; the ops the runtime computes for bufferization, which
+    // calls it.
     target.addLegalOp<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp,
                       LenEqGuardOp, DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp, CheckOp,
-                      GraphBreakOp, SourceOp, CholeskyOp, SolveOp>();
+                      GraphBreakOp, SourceOp, CholeskyOp, SolveOp, SortOp>();
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwiseLowering>(ctx);
     patterns

@@ -660,6 +660,22 @@ func.func @scatter_accumulate_bool(%v: tensor<2xi1>, %x: tensor<4xi1>, %i: tenso
 
 // -----
 
+func.func @sort_axis_out_of_range(%x: tensor<3x4xf32>) {
+  // expected-error@+1 {{sort axis 2 out of range for 'tensor<3x4xf32>'}}
+  %v, %i = dyn.sort %x axis 2 : tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @sort_complex(%x: tensor<3xf16>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  %v, %i = dyn.sort %x axis 0 : tensor<3xf16>
+  return
+}
+
+// -----
+
 func.func @cholesky_not_square(%a: tensor<3x4xf64>) {
   // expected-error@+1 {{expected square matrices of a static shape, got 'tensor<3x4xf64>'}}
   %l, %ok = dyn.cholesky %a : tensor<3x4xf64>

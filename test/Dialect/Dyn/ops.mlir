@@ -357,6 +357,15 @@ func.func @scatter(%v: tensor<2x4xf32>, %x: tensor<10x4xf32>, %i: tensor<2xi64>)
   return %s : tensor<10x4xf32>
 }
 
+// CHECK-LABEL: func.func @sorts
+// CHECK: %{{.*}}, %{{.*}} = dyn.sort %{{.*}} axis 1 : tensor<4x8xf32>
+// CHECK: %{{.*}}, %{{.*}} = dyn.sort %{{.*}} axis 0 descending : tensor<?xi32>
+func.func @sorts(%x: tensor<4x8xf32>, %y: tensor<?xi32>) -> (tensor<4x8xf32>, tensor<4x8xi64>, tensor<?xi32>, tensor<?xi64>) {
+  %v, %i = dyn.sort %x axis 1 : tensor<4x8xf32>
+  %w, %j = dyn.sort %y axis 0 descending : tensor<?xi32>
+  return %v, %i, %w, %j : tensor<4x8xf32>, tensor<4x8xi64>, tensor<?xi32>, tensor<?xi64>
+}
+
 // CHECK-LABEL: func.func @factorizations
 // CHECK: %{{.*}}, %{{.*}} = dyn.cholesky %{{.*}} : tensor<2x3x3xf64>
 // CHECK: %{{.*}}, %{{.*}} = dyn.solve %{{.*}}, %{{.*}} : tensor<2x3x3xf64>, tensor<2x3x4xf64>

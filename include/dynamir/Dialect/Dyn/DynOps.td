@@ -553,6 +553,48 @@ def Dyn_SolveOp : Dyn_LapackOp<"solve"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Sorting
+//===----------------------------------------------------------------------===//
+
+def Dyn_SortOp : Dyn_Op<"sort", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+      ["bufferize", "bufferizesToMemoryRead", "bufferizesToMemoryWrite", "getAliasingValues",
+       "bufferizesToAllocation"]>]> {
+  let summary = "a stable sort along one axis, and its permutation (np.sort, torch.sort)";
+  let description = [{
+    Each lane of `x` along `axis` sorted: `values` the sorted elements, `indices` (int64) the
+    position in `x` each came from, as `np.sort`/`np.argsort(kind="stable")` and
+    `torch.sort(stable=True)` compute them. The sort is stable: equal elements keep their
+    order in `x`, also with `descending` (largest first), as torch's stable descending sort
+    keeps it. NaN is greater than every number, as in both libraries: last in an ascending
+    sort, first in a descending one. Where a library leaves the order of equal elements
+    unspecified (numpy's default quicksort, torch's `stable=False`), the frontend checks that
+    the lane has none.
+
+    Bufferization gives `values` a new buffer holding a copy of `x` and `indices` a new one,
+    and calls the runtime, which sorts every lane in place (addresses as integers, as the
+    LAPACK ops pass them; kind 0-6 is f32, f64, i1, i8, i16, i32, i64):
+
+      void dynamir_sort(i64 kind, i64 values, i64 indices, i64 outer, i64 n, i64 inner,
+                        i64 descending)
+
+    GPU graphs have no such function: dyn-gpu-map refuses the call.
+
+    Example:
+
+    ```mlir
+    %v, %i = dyn.sort %x axis 1 descending : tensor<4x8xf32>
+    // %v : tensor<4x8xf32>, %i : tensor<4x8xi64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F64, I1, I8, I16, I32, I64]>:$x,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis, UnitAttr:$descending);
+  let results = (outs RankedTensorOf<[F32, F64, I1, I8, I16, I32, I64]>:$values,
+                      RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = "$x `axis` $axis (`descending` $descending^)? attr-dict `:` type($x)";
+}
+
+//===----------------------------------------------------------------------===//
 // Host boundary
 //===----------------------------------------------------------------------===//
 

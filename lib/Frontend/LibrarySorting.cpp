@@ -1,0 +1,260 @@
+//===- LibrarySorting.cpp - sort, argsort, topk and median ----------------===//
+//
+// np.sort, np.argsort (ndarray.sort, in place, is a store: Calls.cpp), np.median, torch.sort,
+// torch.argsort, torch.msort, torch.topk and torch.median of all elements: dyn.sort, a stable
+// sort with NaN greater than every number. The values never depend on how equal elements are
+// ordered; positions do, and where the library leaves their order unspecified (numpy's default
+// argsort, torch's stable=False and topk: both are unstable past 16 elements) a dyn.check
+// requires that no two sorted elements it returns positions of are equal. A lane with ties runs
+// the frame eagerly, where the library orders them its own way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Library.h"
+
+using namespace mlir;
+using namespace dynamir;
+using namespace dynamir::frontend;
+
+namespace {
+
+struct Sorted {
+  Value values, indices;
+};
+
+/// dyn.sort of `x` along `axis`. 16-bit floats are sorted as float32, which orders them
+/// exactly, and converted back.
+Sorted sortAlong(LibraryCall &c, Value x, int64_t axis, bool descending) {
+  Tracer &t = c.t;
+  Type element = t.elementTypeOf(x);
+  bool narrow = element.isF16() || element.isBF16();
+  auto op = dyn::SortOp::create(t.b, c.loc, narrow ? t.castTo(x, t.f32()) : x,
+                                static_cast<uint64_t>(axis), descending);
+  return {narrow ? t.castTo(op.getValues(), element) : Value(op.getValues()), op.getIndices()};
+}
+
+/// Requires that the first `count` sorted elements along `axis` hold no two equal ones whose
+/// order shows (two NaNs are equal here), or the frame runs eagerly. With `zerosOnly`, only
+/// ties that show in the values: -0.0 next to 0.0, which an unstable sort orders either way.
+void requireNoTies(LibraryCall &c, Value sorted, int64_t axis, int64_t count,
+                   const std::string &what, bool zerosOnly = false) {
+  Tracer &t = c.t;
+  bool isFloat = isa<FloatType>(t.elementTypeOf(sorted));
+  if (count < 2 || (zerosOnly && !isFloat))
+    return;
+  if (t.loopDepth || t.branchDepth)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               what + " inside a loop or branch (the order of equal elements is the library's)");
+  Value before = rangeOf(c, sorted, axis, 0, count - 1), after = rangeOf(c, sorted, axis, 1, count);
+  Value ties = t.create<dyn::EqOp>({before, after});
+  if (zerosOnly) { // 1 / -0.0 is -inf
+    Value one = t.scalarConstant(py::float_(1.0), t.elementTypeOf(sorted));
+    ties = t.create<dyn::LogicalAndOp>(
+        {ties, t.create<dyn::NeOp>(
+                   {t.create<dyn::DivOp>({one, before}), t.create<dyn::DivOp>({one, after})})});
+  } else if (isFloat) {
+    ties = t.create<dyn::LogicalOrOp>(
+        {ties, t.create<dyn::LogicalAndOp>(
+                   {t.create<dyn::NeOp>({before, before}), t.create<dyn::NeOp>({after, after})})});
+  }
+  int64_t rank = t.typeOf(ties).getRank();
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < rank; ++d)
+    all.push_back(d);
+  Value count64 =
+      dyn::SumOp::create(t.b, c.loc, t.castTo(ties, t.i64()), t.b.getDenseI64ArrayAttr(all), false);
+  t.runtimeChecks.emplace_back(
+      t.create<dyn::EqOp>({count64, t.scalarConstant(py::int_(0), t.i64())}),
+      what + (zerosOnly ? " of -0.0 and 0.0" : " of equal elements") +
+          " (the library orders them its own way)");
+}
+
+/// The array `x` flattened (numpy's axis=None), or `x` itself with its axis normalized.
+Value lanesOf(LibraryCall &c, const VarPtr &x, const VarPtr &axis, int64_t &dim) {
+  Tracer &t = c.t;
+  int64_t rank = t.typeOf(x->value).getRank();
+  if (isNone(axis) && axis) {
+    dim = 0;
+    return t.callTensorOp(c.lib, "reshape", {x, intTuple({-1})}, {})->value;
+  }
+  if (rank == 0)
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a 0-d array");
+  dim = axis ? singleDim(axis, rank) : rank - 1;
+  return x->value;
+}
+
+/// Whether numpy's kind= and stable= ask for a stable sort ("stable", "mergesort").
+bool numpyStable(LibraryCall &c) {
+  VarPtr kind = c.take(2, {"kind"}), stable = c.take(99, {"stable"});
+  VarPtr order = c.take(3, {"order"});
+  if (!isNone(order))
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " by fields (order=)");
+  if (!isNone(stable))
+    return flagOf(stable, "stable");
+  if (isNone(kind))
+    return false;
+  std::string name = py::str(constant(kind, "kind"));
+  return name == "stable" || name == "mergesort";
+}
+
+/// np.sort(a, axis=-1, kind=None, order=None, *, stable=None): the sorted values.
+VarPtr numpySort(LibraryCall &c) {
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis"});
+  bool stable = numpyStable(c);
+  int64_t dim;
+  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::int_(-1)), dim);
+  Value sorted = sortAlong(c, lanes, dim, false).values;
+  if (!stable)
+    requireNoTies(c, sorted, dim, c.t.typeOf(sorted).getDimSize(dim), "np.sort", true);
+  return c.result(sorted);
+}
+
+/// np.argsort(a, axis=-1, kind=None, order=None, *, stable=None): the positions.
+VarPtr numpyArgsort(LibraryCall &c) {
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis"});
+  bool stable = numpyStable(c);
+  int64_t dim;
+  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::int_(-1)), dim);
+  Sorted s = sortAlong(c, lanes, dim, false);
+  if (!stable)
+    requireNoTies(c, s.values, dim, c.t.typeOf(s.values).getDimSize(dim), "np.argsort");
+  return c.result(s.indices);
+}
+
+/// The values and positions of torch's sort, argsort and topk.
+VarPtr returnType(LibraryCall &c, const std::string &name, Value values, Value indices) {
+  VarPtr pair = makeVar(VK::Tuple);
+  pair->structType = "torch.return_types:" + name;
+  pair->items = {c.result(values), c.result(indices)};
+  return pair;
+}
+
+/// torch.sort(input, dim=-1, descending=False, *, stable=False) and torch.argsort.
+VarPtr torchSort(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dim = c.take(1, {"dim"}), descending = c.take(2, {"descending"});
+  bool stable = flagOf(c.take(99, {"stable"}), "stable");
+  if (t.typeOf(x->value).getRank() == 0)
+    return nullptr;
+  int64_t d;
+  Value lanes = lanesOf(c, x, dim ? dim : constVar(py::int_(-1)), d);
+  Sorted s = sortAlong(c, lanes, d, flagOf(descending, "descending"));
+  if (!stable)
+    requireNoTies(c, s.values, d, t.typeOf(s.values).getDimSize(d), "torch." + c.name);
+  if (c.name == "argsort")
+    return c.result(s.indices);
+  return returnType(c, "sort", s.values, s.indices);
+}
+
+/// torch.msort(input): the values sorted along the first dimension.
+VarPtr torchMsort(LibraryCall &c) {
+  VarPtr x = c.tensorArg(0);
+  if (c.t.typeOf(x->value).getRank() == 0)
+    return nullptr;
+  Value sorted = sortAlong(c, x->value, 0, false).values;
+  requireNoTies(c, sorted, 0, c.t.typeOf(sorted).getDimSize(0), "torch.msort", true);
+  return c.result(sorted);
+}
+
+/// torch.topk(input, k, dim=-1, largest=True, sorted=True): the first k of a sort, largest
+/// (NaN) or smallest first; ties among them or at the k-th decide positions.
+VarPtr torchTopk(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr kArg = c.take(1, {"k"}), dim = c.take(2, {"dim"});
+  VarPtr largest = c.take(3, {"largest"}), sorted = c.take(4, {"sorted"});
+  // sorted=False leaves the order to torch, which has no topk of bools.
+  if (!kArg || t.typeOf(x->value).getRank() == 0 || (sorted && !flagOf(sorted, "sorted")) ||
+      t.elementTypeOf(x->value).isInteger(1))
+    return nullptr;
+  int64_t d;
+  Value lanes = lanesOf(c, x, dim ? dim : constVar(py::int_(-1)), d);
+  int64_t n = t.typeOf(lanes).getDimSize(d), k = intOf(kArg);
+  if (ShapedType::isDynamic(n) || k < 0 || k > n)
+    breakTrace(dyn::BreakKind::unsupported_call, "topk: k out of range for the dimension");
+  Sorted s = sortAlong(c, lanes, d, !largest || flagOf(largest, "largest"));
+  requireNoTies(c, s.values, d, std::min(k + 1, n), "torch.topk");
+  return returnType(c, "topk", rangeOf(c, s.values, d, 0, k), rangeOf(c, s.indices, d, 0, k));
+}
+
+/// NaN where the last sorted element along `axis` is NaN (any was), else `result`; both
+/// keep `axis`.
+Value nanIfAnyNan(LibraryCall &c, Value sorted, int64_t axis, Value result) {
+  Tracer &t = c.t;
+  Type element = t.elementTypeOf(result);
+  if (!isa<FloatType>(t.elementTypeOf(sorted)))
+    return result;
+  int64_t n = t.typeOf(sorted).getDimSize(axis);
+  Value last = rangeOf(c, sorted, axis, n - 1, n);
+  return t.create<dyn::WhereOp>(
+      {t.create<dyn::NeOp>({last, last}), t.scalarConstant(py::float_(NAN), element), result});
+}
+
+/// np.median(a, axis=None, out=None, overwrite_input=False, keepdims=False): numpy's mean of
+/// the middle one or two sorted elements, NaN where a lane holds one.
+VarPtr numpyMedian(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr axis = c.take(1, {"axis"}), out = c.take(2, {"out"});
+  VarPtr overwrite = c.take(3, {"overwrite_input"}), keep = c.take(4, {"keepdims"});
+  flagOf(overwrite, "overwrite_input"); // a copy or not, the result is the same
+  if (!isNone(out) || (axis && (axis->kind == VK::Tuple || axis->kind == VK::List)))
+    return nullptr;
+  bool keepdims = flagOf(keep, "keepdims");
+  int64_t rank = t.typeOf(x->value).getRank(), d;
+  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::none()), d);
+  int64_t n = t.typeOf(lanes).getDimSize(d);
+  if (n <= 0) // dynamic, or NaN with a warning
+    breakTrace(dyn::BreakKind::unsupported_call, "np.median of an empty or dynamic axis");
+  Value sorted = sortAlong(c, lanes, d, false).values;
+  requireNoTies(c, sorted, d, n, "np.median", true); // numpy partitions, unstably
+  Value middle = rangeOf(c, sorted, d, (n - 1) / 2, n / 2 + 1);
+  VarPtr mean = t.callTensorOp(Lib::Numpy, "mean", {c.result(middle), constVar(py::int_(d))},
+                               {{"keepdims", constVar(py::bool_(true))}});
+  Value median = nanIfAnyNan(c, sorted, d, mean->value);
+  if (keepdims && isNone(axis))
+    median = t.callTensorOp(Lib::Numpy, "reshape",
+                            {c.result(median), intTuple(SmallVector<int64_t>(rank, 1))}, {})
+                 ->value;
+  else if (!keepdims)
+    median = dyn::SqueezeOp::create(t.b, c.loc, median, t.b.getDenseI64ArrayAttr({d}));
+  return c.ufunc(median);
+}
+
+/// torch.median(input): the lower of the two middle elements of all, NaN if one is NaN. (With
+/// a dim it also returns a position, which ties leave to torch: not modelled.)
+VarPtr torchMedian(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  if (c.args.size() > 1 || !c.kwargs.empty() || t.elementTypeOf(x->value).isInteger(1))
+    return nullptr; // torch has no median of bools
+  int64_t d;
+  Value lanes = lanesOf(c, x, constVar(py::none()), d);
+  int64_t n = t.typeOf(lanes).getDimSize(d);
+  if (n <= 0)
+    breakTrace(dyn::BreakKind::unsupported_call, "torch.median of an empty or dynamic tensor");
+  Value sorted = sortAlong(c, lanes, d, false).values;
+  requireNoTies(c, sorted, d, n, "torch.median", true);
+  Value median = nanIfAnyNan(c, sorted, d, rangeOf(c, sorted, d, (n - 1) / 2, (n - 1) / 2 + 1));
+  return c.result(dyn::SqueezeOp::create(t.b, c.loc, median, t.b.getDenseI64ArrayAttr({0})));
+}
+
+/// The handler of `name` for each library.
+template <LibraryHandler Numpy, LibraryHandler Torch> VarPtr byLibrary(LibraryCall &c) {
+  return c.lib == Lib::Numpy ? Numpy(c) : Torch(c);
+}
+
+VarPtr noneSuch(LibraryCall &) { return nullptr; }
+
+} // namespace
+
+std::vector<LibraryFunction> dynamir::frontend::sortingFunctions() {
+  return {{"sort", byLibrary<numpySort, torchSort>},
+          {"argsort", byLibrary<numpyArgsort, torchSort>},
+          {"msort", byLibrary<noneSuch, torchMsort>},
+          {"topk", byLibrary<noneSuch, torchTopk>},
+          {"median", byLibrary<numpyMedian, torchMedian>}};
+}

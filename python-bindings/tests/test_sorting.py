@@ -1,0 +1,135 @@
+"""np.sort / np.argsort / ndarray.sort / np.median and torch.sort / argsort / msort / topk /
+median in the graph: dyn.sort, a stable sort with NaN greater than every number, run by the
+runtime on CPU graphs. Where numpy or torch leave the order of equal elements unspecified
+(numpy's default argsort, torch's stable=False, topk, and -0.0 next to 0.0 in the values of an
+unstable sort), a run-time check sends lanes with such ties to eager numpy or torch, so results
+always equal theirs."""
+
+import numpy as np
+import pytest
+
+import _dynamir
+import dynamir
+from test_library_breadth import check, torch
+
+RNG = np.random.default_rng(11)
+
+NUMPY_DTYPES = [np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+                np.bool_]
+
+
+def distinct(shape, dtype):
+    """Values without ties (bools: as they come), with NaN and infinities among floats."""
+    if np.dtype(dtype) == np.bool_:
+        return RNG.random(shape) > 0.5
+    n = int(np.prod(shape))
+    if np.dtype(dtype).kind == "i":
+        values = RNG.permutation(n) - n // 2
+    else:
+        values = RNG.permutation(n) * 0.75 - n / 3 + 0.125
+    values = values.astype(dtype).reshape(shape)
+    if np.dtype(dtype).kind == "f" and n > 4:
+        values.flat[1], values.flat[3], values.flat[4] = np.nan, np.inf, -np.inf
+    return values
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+def test_numpy_sort_and_argsort(dtype):
+    x = distinct((5, 9), dtype)
+    check(lambda a: (np.sort(a), np.sort(a, axis=0), np.sort(a, axis=None)), x,
+          backends=("llvm", "eager"))
+    if dtype != np.bool_:  # bools tie
+        check(lambda a: (np.argsort(a), np.argsort(a, axis=0), np.argsort(a, axis=None)), x,
+              backends=("llvm", "eager"))
+    check(lambda a: np.argsort(a, kind="stable") + np.argsort(a, axis=0, stable=True), x,
+          backends=("llvm", "eager"))
+
+
+def test_ties_of_an_unstable_sort_run_eagerly():
+    # numpy's default argsort and torch.sort(stable=False) order equal elements their own way
+    # past 16 elements; such lanes fail the graph's check and run in numpy and torch.
+    ties = RNG.integers(0, 3, (4, 40))
+    check(lambda a: np.argsort(a), ties)
+    check(lambda a: np.argsort(a, kind="stable"), ties)  # stable: no check
+    report = dynamir.explain(lambda a: np.argsort(a), ties)
+    assert report.graph_break_count == 0 and "np.argsort of equal elements" in str(report)
+    check(lambda x: torch.sort(x, descending=True), torch.from_numpy(ties))
+    # numpy's vectorized sort makes 0.0 and -0.0 into each other: equal values, other signs.
+    zeros = np.array([0.0, -0.0, 1.0] * 7)
+    check(lambda a: np.sort(a), zeros)
+    check(lambda a: np.sort(a, kind="stable"), zeros)
+
+
+def test_ndarray_sort_sorts_in_place():
+    def f(a):
+        r = a.sort(axis=0)
+        a.sort()
+        return r, a * 2
+
+    x = distinct((4, 6), np.float64)
+    check(f, x.copy())
+    y = x.copy()
+    assert dynamir.compile(f)(y) is not None and np.array_equal(y, np.sort(np.sort(x, 0)),
+                                                                 equal_nan=True)
+    check(lambda a: a.sort(axis=None), x.copy(), breaks=1)  # numpy raises TypeError
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int64,
+                                   torch.int32, torch.int8])
+def test_torch_sort_argsort_msort(dtype):
+    x = torch.from_numpy(distinct((6, 20), np.float64)).to(dtype)
+    check(lambda t: (torch.sort(t), t.sort(dim=0, descending=True), torch.argsort(t, dim=0),
+                     torch.argsort(t, descending=True, stable=True), torch.msort(t)), x,
+          backends=("llvm", "eager"))
+
+
+def test_topk():
+    x = torch.from_numpy(distinct((5, 12), np.float32))
+    check(lambda t: (torch.topk(t, 3), t.topk(2, dim=0, largest=False), torch.topk(t, 0),
+                     torch.topk(t, 12).values.sum(-1)), x, backends=("llvm", "eager"))
+    # a tie at the k-th element decides which position torch returns: eager
+    check(lambda t: torch.topk(t, 2), torch.tensor([[3.0, 1.0, 3.0, 3.0] * 5]))
+    check(lambda t: torch.topk(t, 2, sorted=False), x, breaks=1)
+    check(lambda t: torch.topk(t, 13), x, breaks=1)  # torch raises
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int8,
+                                   np.bool_])
+def test_numpy_median(dtype):
+    odd, even = distinct((5, 7), dtype), distinct((6, 8), dtype)
+    for x in (odd, even):
+        check(lambda a: (np.median(a), np.median(a, axis=0), np.median(a, axis=-1),
+                         np.median(a, axis=1, keepdims=True), np.median(a, keepdims=True)), x,
+              backends=("llvm", "eager"))
+    if np.dtype(dtype).kind == "f":  # NaN lanes are NaN
+        y = distinct((4, 6), dtype)
+        y[2] = np.arange(6)
+        check(lambda a: np.median(a, axis=1), y)
+    check(lambda a: np.median(a, axis=(0, 1)), odd, breaks=1)
+
+
+def test_torch_median():
+    x = torch.from_numpy(distinct((4, 5), np.float32))
+    check(lambda t: (torch.median(t), t[1:, 2:].median(), torch.median(t.int())), x,
+          backends=("llvm", "eager"))
+    check(lambda t: torch.median(t, 0), x, breaks=1)  # a position: not modelled
+
+
+def test_sort_in_a_model():
+    # Mixture-of-experts routing: the top-2 of a softmax per token.
+    def route(x, w):
+        scores = torch.softmax(x @ w, dim=-1)
+        weights, chosen = torch.topk(scores, 2, dim=-1)
+        return weights / weights.sum(-1, keepdim=True), chosen
+
+    x, w = torch.randn(16, 32), torch.randn(32, 4)
+    check(route, x, w, rtol=1e-6, atol=1e-7, backends=("llvm", "eager"))
+
+
+def test_gpu_graphs_have_no_sort():
+    traced = dynamir.trace(lambda a: np.sort(a) * 2, distinct((8,), np.float32))
+    assert "dyn.sort" in str(traced.module)
+    traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+    graph = next(name for name in traced.module.functions if name.endswith("_graph0"))
+    with pytest.raises(RuntimeError, match="the runtime's sort"):
+        _dynamir.compile_graph(traced.module._native, graph, "cuda")
