@@ -171,7 +171,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     // exception handler find it (the break is in the block's handler range, so the rest of the
     // frame runs eagerly: see in_try_block in compiler.py).
     if (v->kind == VK::Object && v->name == "grad_mode.__exit__")
-      return py::make_tuple("grad_mode_exit", v->obj.get_type());
+      return py::make_tuple("grad_mode_exit", py::type::of(v->obj));
     if (!v->obj || v->made)
       throw NotRebuildable{describe(v)};
     return py::make_tuple("const", v->obj);
