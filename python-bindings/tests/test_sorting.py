@@ -133,3 +133,25 @@ def test_gpu_graphs_have_no_sort():
     graph = next(name for name in traced.module.functions if name.endswith("_graph0"))
     with pytest.raises(RuntimeError, match="the runtime's sort"):
         _dynamir.compile_graph(traced.module._native, graph, "cuda")
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+def test_long_lanes_sort_by_keys(dtype):
+    # Lanes of 64 elements and more take the runtime's radix sort of order-preserving keys:
+    # stable, NaN last (first when descending), -0.0 and 0.0 equal and kept in order, the
+    # extremes of every integer width.
+    x = distinct((3, 700), dtype)
+    if np.dtype(dtype).kind == "f":
+        x[0, ::7] = 0.0
+        x[0, ::11] = -0.0
+        x[1, ::5] = np.nan
+    elif np.dtype(dtype).kind == "i":
+        info = np.iinfo(dtype)
+        x[0, ::9], x[0, ::13] = info.min, info.max
+        x[1] = x[1] % 5  # many ties
+    check(lambda a: (np.sort(a, kind="stable"), np.argsort(a, axis=-1, kind="stable"),
+                     np.argsort(a.T, axis=0, kind="stable")), x, backends=("llvm", "eager"))
+    if dtype not in (np.bool_,):
+        t = torch.from_numpy(x)
+        check(lambda t: (torch.sort(t, descending=True, stable=True),
+                         torch.argsort(t, dim=0, stable=True)), t, backends=("llvm", "eager"))
