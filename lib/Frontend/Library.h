@@ -30,7 +30,8 @@
 //   LibraryIndexing.cpp      take, index_select, embedding, gather, take_along_axis: gathers
 //                            at integer indices
 //   LibraryLinalg.cpp        linalg.cholesky and linalg.solve (LAPACK)
-//   LibrarySorting.cpp       sort, argsort, msort, topk, median (dyn.sort)
+//   LibrarySorting.cpp       sort, argsort, msort, topk, median, quantile, percentile
+//                            (dyn.sort)
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,12 +1,14 @@
-//===- LibrarySorting.cpp - sort, argsort, topk and median ----------------===//
+//===- LibrarySorting.cpp - sort, argsort, topk, median and quantiles -----===//
 //
-// np.sort, np.argsort (ndarray.sort, in place, is a store: Calls.cpp), np.median, torch.sort,
-// torch.argsort, torch.msort, torch.topk and torch.median of all elements: dyn.sort, a stable
-// sort with NaN greater than every number. The values never depend on how equal elements are
-// ordered; positions do, and where the library leaves their order unspecified (numpy's default
-// argsort, torch's stable=False and topk: both are unstable past 16 elements) a dyn.check
-// requires that no two sorted elements it returns positions of are equal. A lane with ties runs
-// the frame eagerly, where the library orders them its own way.
+// np.sort, np.argsort (ndarray.sort, in place, is a store: Calls.cpp), np.median,
+// np.quantile, np.percentile, torch.sort, torch.argsort, torch.msort, torch.topk and
+// torch.median of all elements: dyn.sort, a stable sort with NaN greater than every number.
+// The values never depend on how equal elements are ordered; positions do, and where the
+// library leaves their order unspecified (numpy's default argsort, torch's stable=False and
+// topk: both are unstable past 16 elements) a dyn.check requires that no two sorted elements
+// it returns positions of are equal. A lane with ties runs the frame eagerly, where the
+// library orders them its own way. (So do -0.0 and 0.0 side by side in values numpy or torch
+// sort or partition unstably: which comes first shows.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -224,6 +226,116 @@ VarPtr numpyMedian(LibraryCall &c) {
   return c.ufunc(median);
 }
 
+/// The Python value of a constant argument, lists and tuples made in the frame included.
+py::object constantValue(const VarPtr &v, const std::string &what) {
+  needConstant(v);
+  if (v->kind == VK::Tuple || v->kind == VK::List) {
+    py::list items;
+    for (const VarPtr &item : v->items)
+      items.append(constantValue(item, what));
+    return std::move(items);
+  }
+  return py::reinterpret_borrow<py::object>(constant(v, what));
+}
+
+/// np.quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+/// keepdims=False) and np.percentile (q in percent) for constant q, as numpy computes them: q
+/// converted as numpy converts it (a Python float to a's float dtype), the virtual index
+/// (n - 1) * q and its neighbours and weight computed on the host by numpy itself, then per
+/// lane numpy's lerp of the two sorted neighbours in numpy's dtypes (a + (b - a) * g, or
+/// b - (b - a) * (1 - g) where g >= 0.5), and the last element where a lane holds NaN.
+VarPtr numpyQuantile(LibraryCall &c) {
+  Tracer &t = c.t;
+  py::module_ np = py::reinterpret_borrow<py::module_>(t.numpy);
+  VarPtr x = c.tensorArg(0);
+  VarPtr qArg = c.take(1, {"q"}), axis = c.take(2, {"axis"}), out = c.take(3, {"out"});
+  VarPtr overwrite = c.take(4, {"overwrite_input"}), method = c.take(5, {"method"});
+  VarPtr keep = c.take(6, {"keepdims"}), weights = c.take(99, {"weights"});
+  VarPtr interpolation = c.take(99, {"interpolation"});
+  flagOf(overwrite, "overwrite_input"); // a copy or not, the result is the same
+  if (!qArg || !isNone(out) || !isNone(weights) || !isNone(interpolation) ||
+      (axis && (axis->kind == VK::Tuple || axis->kind == VK::List)) ||
+      (method && py::str(constant(method, "method")).cast<std::string>() != "linear"))
+    return nullptr;
+  bool keepdims = flagOf(keep, "keepdims");
+  Type element = t.elementTypeOf(x->value);
+  py::object dtype = t.dtypeObject(Lib::Numpy, element);
+  bool isFloat = isa<FloatType>(element);
+  if (element.isInteger(1))
+    return nullptr; // numpy's lerp subtracts booleans: TypeError
+  // q as numpy makes it: an array of the dtype the interpolation then computes in.
+  py::object q = constantValue(qArg, "q");
+  if (c.name == "percentile")
+    q = np.attr("true_divide")(q, isFloat ? dtype.attr("type")(100) : py::int_(100),
+                               py::arg("out") = py::ellipsis());
+  else if (isFloat && (PyFloat_Check(q.ptr()) || PyLong_Check(q.ptr())))
+    q = np.attr("asanyarray")(q, py::arg("dtype") = dtype);
+  else
+    q = np.attr("asanyarray")(q);
+  int64_t qRank = q.attr("ndim").cast<int64_t>();
+  bool valid = qRank <= 1 && q.attr("dtype").attr("kind").cast<std::string>() == "f" &&
+               np.attr("all")(np.attr("logical_and")(np.attr("greater_equal")(q, 0),
+                                                     np.attr("less_equal")(q, 1)))
+                   .cast<bool>();
+  if (!valid || (qRank && keepdims)) // numpy raises, or takes elements unsorted, or not modelled
+    return nullptr;
+  int64_t rank = t.typeOf(x->value).getRank(), d;
+  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::none()), d);
+  int64_t n = t.typeOf(lanes).getDimSize(d);
+  if (n <= 0)
+    breakTrace(dyn::BreakKind::unsupported_call, "np." + c.name + " of an empty or dynamic axis");
+  Value sorted = sortAlong(c, lanes, d, false).values;
+  requireNoTies(c, sorted, d, n, "np." + c.name, true); // numpy partitions, unstably
+  // numpy's _get_indexes and _get_gamma, on the host.
+  py::object virtualIndex = np.attr("multiply")(n - 1, q);
+  py::object previous = np.attr("floor")(virtualIndex);
+  py::object gamma = np.attr("asanyarray")(np.attr("subtract")(virtualIndex, previous),
+                                           py::arg("dtype") = virtualIndex.attr("dtype"));
+  py::object above = np.attr("greater_equal")(virtualIndex, n - 1);
+  std::vector<Value> results;
+  py::list qs = np.attr("atleast_1d")(q).attr("tolist")();
+  for (size_t j = 0; j < qs.size(); ++j) {
+    py::object g = np.attr("atleast_1d")(gamma)[py::int_(j)];
+    bool last = np.attr("atleast_1d")(above)[py::int_(j)].cast<bool>();
+    int64_t low =
+        last ? n - 1 : py::int_(np.attr("atleast_1d")(previous)[py::int_(j)]).cast<int64_t>();
+    int64_t high = last ? n - 1 : low + 1;
+    VarPtr a = c.result(rangeOf(c, sorted, d, low, low + 1));
+    VarPtr b = c.result(rangeOf(c, sorted, d, high, high + 1));
+    VarPtr diff = t.binary(NB_SUBTRACT, b, a);
+    auto constantArray = [&](py::object value) { // a 0-d array: strong in promotion
+      return c.result(t.scalarConstant(value, t.dtypeToType(value.attr("dtype"))));
+    };
+    VarPtr r = np.attr("greater_equal")(g, 0.5).cast<bool>()
+                   ? t.binary(NB_SUBTRACT, b,
+                              t.binary(NB_MULTIPLY, diff, constantArray(np.attr("subtract")(1, g))))
+                   : t.binary(NB_ADD, a, t.binary(NB_MULTIPLY, diff, constantArray(g)));
+    Value value = r->value;
+    if (isFloat) {
+      Type resultType = t.elementTypeOf(value);
+      // numpy's result of one quantile with a NaN lane is that lane's last element, in a's
+      // dtype: a dtype that would depend on the values is not modelled.
+      if (resultType != element && !qRank && (rank == 0 || isNone(axis) || rank == 1))
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "np." + c.name + " whose dtype depends on NaN in the data");
+      value = nanIfAnyNan(c, sorted, d, value);
+    }
+    if (keepdims && isNone(axis))
+      value = t.callTensorOp(Lib::Numpy, "reshape",
+                             {c.result(value), intTuple(SmallVector<int64_t>(rank, 1))}, {})
+                  ->value;
+    else if (!keepdims)
+      value = dyn::SqueezeOp::create(t.b, c.loc, value, t.b.getDenseI64ArrayAttr({d}));
+    results.push_back(value);
+  }
+  if (!qRank)
+    return c.ufunc(results.front());
+  for (Value &r : results)
+    r = dyn::ExpandDimsOp::create(t.b, c.loc, r, 0);
+  return c.result(results.size() == 1 ? results.front()
+                                      : Value(dyn::ConcatOp::create(t.b, c.loc, results, 0)));
+}
+
 /// torch.median(input): the lower of the two middle elements of all, NaN if one is NaN. (With
 /// a dim it also returns a position, which ties leave to torch: not modelled.)
 VarPtr torchMedian(LibraryCall &c) {
@@ -256,5 +368,7 @@ std::vector<LibraryFunction> dynamir::frontend::sortingFunctions() {
           {"argsort", byLibrary<numpyArgsort, torchSort>},
           {"msort", byLibrary<noneSuch, torchMsort>},
           {"topk", byLibrary<noneSuch, torchTopk>},
-          {"median", byLibrary<numpyMedian, torchMedian>}};
+          {"median", byLibrary<numpyMedian, torchMedian>},
+          {"quantile", byLibrary<numpyQuantile, noneSuch>},
+          {"percentile", byLibrary<numpyQuantile, noneSuch>}};
 }

@@ -155,3 +155,24 @@ def test_long_lanes_sort_by_keys(dtype):
         t = torch.from_numpy(x)
         check(lambda t: (torch.sort(t, descending=True, stable=True),
                          torch.argsort(t, dim=0, stable=True)), t, backends=("llvm", "eager"))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int8])
+def test_numpy_quantile_and_percentile(dtype):
+    # numpy's own steps in numpy's dtypes: a Python float q becomes a's float dtype (the
+    # interpolation of float32 data runs in float32), a list of q float64.
+    for shape in [(7,), (5, 9)]:
+        x = distinct(shape, dtype)
+        if np.dtype(dtype).kind == "f":
+            x.flat[1] = 0.5  # no NaN here: a NaN lane's quantile is NaN, tested below
+        check(lambda a: (np.percentile(a, 37), np.percentile(a, [1, 50, 99]),
+                         np.quantile(a, 0.3), np.quantile(a, (0.0, 0.25, 1.0), axis=-1),
+                         np.percentile(a, 90, axis=0), np.quantile(a, 0.5, axis=-1, keepdims=True),
+                         np.percentile(a, 12.5, keepdims=True)), x, backends=("llvm", "eager"))
+    if np.dtype(dtype).kind == "f":
+        y = distinct((4, 6), dtype)
+        y[2] = np.arange(6)
+        check(lambda a: (np.quantile(a, 0.4, axis=1), np.percentile(a, [10, 60], axis=1)), y)
+    x = distinct((5, 9), dtype)
+    check(lambda a: np.quantile(a, 0.5, method="nearest"), x, breaks=1)
+    check(lambda a: np.quantile(a, 1.5), x, breaks=1)  # numpy raises ValueError

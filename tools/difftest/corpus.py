@@ -2190,6 +2190,13 @@ def f(a):
     return (a - med) / (1.4826 * mad), ranks, np.sort(a, axis=None)[-3:]
 """, "A(9, 4)")
 
+P(N, "np_percentile_clip", """
+def f(a):
+    lo, hi = np.percentile(a, [5, 95], axis=0)
+    iqr = np.quantile(a, 0.75) - np.quantile(a, 0.25)
+    return np.clip(a, lo, hi), iqr, np.percentile(a.astype(np.float32), 50.0).dtype
+""", "A(20, 3)")
+
 P(N, "np_bincount_histogram", """
 def f(a):
     counts = np.bincount(np.abs(a))

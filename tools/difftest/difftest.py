@@ -405,7 +405,8 @@ class Generator:
                     f"np.cumsum({a}, axis={cd})", f"np.flip({a}, 0)",
                     f"np.histogram({a}, bins=4)[0]", f"np.histogram({a}, 3, range=(-1, 1))[1]",
                     f"np.sort({a}, axis={cd})", f"np.argsort({a}, axis=None)",
-                    f"np.median({a}, axis={cd})", f"np.sort({a}, kind='stable')"]
+                    f"np.median({a}, axis={cd})", f"np.sort({a}, kind='stable')",
+                    f"np.percentile({a}, 30)", f"np.quantile({a}, [0.2, 0.9], axis={cd})"]
         return self.rng.choice(opts)
 
     def index_src(self, shape):
