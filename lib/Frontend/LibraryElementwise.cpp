@@ -159,6 +159,16 @@ const llvm::StringMap<int> &binaryFunctions() {
   return functions;
 }
 
+/// np.divmod(x, y): numpy's floor_divide and remainder, the ufunc's two results.
+VarPtr divmod(LibraryCall &c) {
+  if (c.lib != Lib::Numpy || c.args.size() != 2)
+    return nullptr;
+  VarPtr pair = makeVar(VK::Tuple);
+  for (const char *name : {"floor_divide", "remainder"})
+    pair->items.push_back(c.t.callTensorOp(c.lib, name, {c.args[0], c.args[1]}, {}));
+  return pair;
+}
+
 /// The comparison operator (by its Python number, Py_LT .. Py_GE) each function is: np.greater,
 /// torch.gt, x.eq(y), ...
 const llvm::StringMap<int> &comparisonFunctions() {
@@ -351,9 +361,13 @@ VarPtr astype(LibraryCall &c) {
     // x.to(device) keeps the dtype.
     element = device && isNone(dtype) ? t.elementTypeOf(x->value) : t.dtypeArgument(c.lib, dtype);
   }
-  // torch returns the tensor itself when nothing changes; numpy's astype copies (a value of
-  // its own, which a store changes alone).
-  if (c.lib == Lib::Torch && !copy && element == t.elementTypeOf(x->value))
+  // numpy's astype copies (a value of its own, which a store changes alone) unless told not to
+  // (copy=False); torch returns the tensor itself when nothing changes.
+  if (c.lib == Lib::Numpy) {
+    VarPtr copyArg = c.name == "astype" ? c.take(99, {"copy"}) : nullptr;
+    copy = isNone(copyArg) || flagOf(copyArg, "copy");
+  }
+  if (!copy && element == t.elementTypeOf(x->value))
     return x;
   VarPtr r = c.result(dyn::CastOp::create(t.b, c.loc, x->value, TypeAttr::get(element)));
   r->copy = true;
@@ -451,6 +465,7 @@ std::vector<LibraryFunction> dynamir::frontend::elementwiseFunctions() {
       {"neg", negative},
       {"relu", relu},
       {"maximum", maximumMinimum},
+      {"divmod", divmod},
       {"minimum", maximumMinimum},
       {"where", where},
       {"round", roundHalfEven},

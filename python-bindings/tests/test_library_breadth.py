@@ -1033,3 +1033,27 @@ def test_dtype_facts_run_on_constants():
     # np.finfo's eps is a numpy scalar the trace makes: the host cannot rebuild it
     check(lambda x: x * np.finfo(x.dtype).eps, x, breaks=1)
     assert dynamir.explain(lambda x: x.to("meta"), t).graph_break_count == 1
+
+
+@pytest.mark.parametrize("a,b", [(np.arange(-7, 8), 3),
+                                 (np.arange(-7.0, 8.0) * 1.3, np.array(-2.5)),
+                                 (np.arange(-7, 8).astype(np.int8), np.arange(1, 16).astype(np.int8))])
+def test_numpy_divmod(a, b):
+    check(lambda a, b: np.divmod(a, b), a, b, backends=("llvm", "eager"))
+    check(lambda a, b: np.divmod(a.sum(), 2), a, b)  # numpy scalars
+
+
+def test_astype_copy_false_is_the_array_itself():
+    def f(a):
+        b = a.astype(np.float64, copy=False)  # a itself: the store changes a
+        b[0] = 7.0
+        c = a.astype(np.float32, copy=False)  # another dtype: a copy
+        c[1] = 9.0
+        return b is a, c is a, c
+
+    x = np.arange(6.0)
+    want, y = f(x.copy()), x.copy()
+    got = dynamir.compile(f)(y)
+    assert_same(got, want)
+    assert np.array_equal(y, [7.0, 1, 2, 3, 4, 5])
+    assert dynamir.explain(f, x.copy()).graph_break_count == 0

@@ -3905,7 +3905,6 @@ BREAKS = {
     'np_isclose_allclose': 3,
     'np_default_rng_inside': 3,
     'np_tolist_item': 'eager',
-    'np_int_div_mod_negative': 1,
     'np_bincount_histogram': 1,
     'np_nan_functions': 2,
     'np_argmax_unravel': 2,
