@@ -99,30 +99,19 @@ bool numpyStable(LibraryCall &c) {
   return name == "stable" || name == "mergesort";
 }
 
-/// np.sort(a, axis=-1, kind=None, order=None, *, stable=None): the sorted values.
+/// np.sort and np.argsort(a, axis=-1, kind=None, order=None, *, stable=None).
 VarPtr numpySort(LibraryCall &c) {
   VarPtr x = c.tensorArg(0);
   VarPtr axis = c.take(1, {"axis"});
-  bool stable = numpyStable(c);
-  int64_t dim;
-  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::int_(-1)), dim);
-  Value sorted = sortAlong(c, lanes, dim, false).values;
-  if (!stable)
-    requireNoTies(c, sorted, dim, c.t.typeOf(sorted).getDimSize(dim), "np.sort", true);
-  return c.result(sorted);
-}
-
-/// np.argsort(a, axis=-1, kind=None, order=None, *, stable=None): the positions.
-VarPtr numpyArgsort(LibraryCall &c) {
-  VarPtr x = c.tensorArg(0);
-  VarPtr axis = c.take(1, {"axis"});
-  bool stable = numpyStable(c);
+  bool stable = numpyStable(c), positions = c.name == "argsort";
   int64_t dim;
   Value lanes = lanesOf(c, x, axis ? axis : constVar(py::int_(-1)), dim);
   Sorted s = sortAlong(c, lanes, dim, false);
+  // Ties show in positions; in values only as the signs of zeros.
   if (!stable)
-    requireNoTies(c, s.values, dim, c.t.typeOf(s.values).getDimSize(dim), "np.argsort");
-  return c.result(s.indices);
+    requireNoTies(c, s.values, dim, c.t.typeOf(s.values).getDimSize(dim), "np." + c.name,
+                  !positions);
+  return c.result(positions ? s.indices : s.values);
 }
 
 /// The values and positions of torch's sort, argsort and topk.
@@ -139,7 +128,7 @@ VarPtr torchSort(LibraryCall &c) {
   VarPtr x = c.tensorArg(0);
   VarPtr dim = c.take(1, {"dim"}), descending = c.take(2, {"descending"});
   bool stable = flagOf(c.take(99, {"stable"}), "stable");
-  if (t.typeOf(x->value).getRank() == 0)
+  if (t.typeOf(x->value).getRank() == 0 || (dim && isNone(dim))) // torch raises for dim=None
     return nullptr;
   int64_t d;
   Value lanes = lanesOf(c, x, dim ? dim : constVar(py::int_(-1)), d);
@@ -170,7 +159,7 @@ VarPtr torchTopk(LibraryCall &c) {
   VarPtr largest = c.take(3, {"largest"}), sorted = c.take(4, {"sorted"});
   // sorted=False leaves the order to torch, which has no topk of bools.
   if (!kArg || t.typeOf(x->value).getRank() == 0 || (sorted && !flagOf(sorted, "sorted")) ||
-      t.elementTypeOf(x->value).isInteger(1))
+      t.elementTypeOf(x->value).isInteger(1) || (dim && isNone(dim)))
     return nullptr;
   int64_t d;
   Value lanes = lanesOf(c, x, dim ? dim : constVar(py::int_(-1)), d);
@@ -365,7 +354,7 @@ VarPtr noneSuch(LibraryCall &) { return nullptr; }
 
 std::vector<LibraryFunction> dynamir::frontend::sortingFunctions() {
   return {{"sort", byLibrary<numpySort, torchSort>},
-          {"argsort", byLibrary<numpyArgsort, torchSort>},
+          {"argsort", byLibrary<numpySort, torchSort>},
           {"msort", byLibrary<noneSuch, torchMsort>},
           {"topk", byLibrary<noneSuch, torchTopk>},
           {"median", byLibrary<numpyMedian, torchMedian>},

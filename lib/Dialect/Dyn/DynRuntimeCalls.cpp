@@ -64,8 +64,8 @@ LogicalResult SolveOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location
   return success();
 }
 
-/// The builders of a runtime call: i64 arguments, new buffers, the call itself.
 namespace {
+/// The builders of a runtime call: i64 arguments, new buffers, the call itself.
 struct RuntimeCall {
   RewriterBase &rewriter;
   const bufferization::BufferizationOptions &options;
