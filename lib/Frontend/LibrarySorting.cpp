@@ -275,12 +275,14 @@ VarPtr numpyQuantile(LibraryCall &c) {
     breakTrace(dyn::BreakKind::unsupported_call, "np." + c.name + " of an empty or dynamic axis");
   Value sorted = sortAlong(c, lanes, d, false).values;
   requireNoTies(c, sorted, d, n, "np." + c.name, true); // numpy partitions, unstably
-  // numpy's _get_indexes and _get_gamma, on the host.
+  // numpy's _get_indexes and _get_gamma, on the host: an index at or past the last element is
+  // -1 for both neighbours, and the weight is measured from that -1 (it decides the sign of a
+  // zero and whether inf - inf makes NaN).
   py::object virtualIndex = np.attr("multiply")(n - 1, q);
-  py::object previous = np.attr("floor")(virtualIndex);
+  py::object above = np.attr("greater_equal")(virtualIndex, n - 1);
+  py::object previous = np.attr("where")(above, -1, np.attr("floor")(virtualIndex));
   py::object gamma = np.attr("asanyarray")(np.attr("subtract")(virtualIndex, previous),
                                            py::arg("dtype") = virtualIndex.attr("dtype"));
-  py::object above = np.attr("greater_equal")(virtualIndex, n - 1);
   std::vector<Value> results;
   py::list qs = np.attr("atleast_1d")(q).attr("tolist")();
   for (size_t j = 0; j < qs.size(); ++j) {

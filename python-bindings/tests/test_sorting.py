@@ -176,3 +176,12 @@ def test_numpy_quantile_and_percentile(dtype):
     x = distinct((5, 9), dtype)
     check(lambda a: np.quantile(a, 0.5, method="nearest"), x, breaks=1)
     check(lambda a: np.quantile(a, 1.5), x, breaks=1)  # numpy raises ValueError
+
+
+def test_quantile_edges_keep_numpy_signs_and_nans():
+    # At or past the last element numpy measures the weight from index -1: the sign of a zero
+    # and inf - inf (NaN) come out as numpy's (difftest 290600011:12).
+    for x in (np.array([[-0.0], [1.5]]), np.array([[np.inf], [-0.0]]), np.array([1.0, np.inf]),
+              np.array([-np.inf, -0.0, 3.0])):
+        check(lambda a: (np.quantile(a, [0.2, 0.9], axis=-1), np.percentile(a, 100),
+                         np.quantile(a, 1.0, axis=0)), x, backends=("llvm", "eager"))
