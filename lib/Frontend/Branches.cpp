@@ -11,9 +11,46 @@
 
 #include "TracerImpl.h"
 
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
+
+Attribute dynamir::frontend::foldedConstant(Value v, unsigned depth) {
+  Attribute attr;
+  if (matchPattern(v, m_Constant(&attr))) {
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    return dense && !dense.isSplat() && dense.getNumElements() > 4096 ? Attribute() : attr;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 32 || !isPure(op) || op->getNumRegions())
+    return {};
+  SmallVector<Attribute> operands;
+  for (Value operand : op->getOperands()) {
+    operands.push_back(foldedConstant(operand, depth + 1));
+    if (!operands.back())
+      return {};
+  }
+  SmallVector<OpFoldResult> results;
+  if (failed(op->fold(operands, results)) || results.size() != op->getNumResults())
+    return {};
+  OpFoldResult r = results[cast<OpResult>(v).getResultNumber()];
+  if (auto folded = dyn_cast<Attribute>(r))
+    return folded;
+  return foldedConstant(cast<Value>(r), depth + 1);
+}
+
+std::optional<bool> Tracer::constantTruth(const VarPtr &cond) {
+  RankedTensorType type = typeOf(cond->value);
+  if (!type.hasStaticShape() || type.getNumElements() != 1)
+    return std::nullopt; // ambiguous: toPredicate says why
+  auto value = dyn_cast_or_null<DenseElementsAttr>(foldedConstant(toPredicate(cond)));
+  if (!value)
+    return std::nullopt;
+  return value.getSplatValue<bool>();
+}
 
 /// Joins one value from each side of a branch. Tensors that differ become dyn.if results
 /// (recorded in `join.fill` to be replaced once the op exists); anything else must agree.

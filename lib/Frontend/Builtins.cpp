@@ -17,6 +17,8 @@
 
 #include "Library.h"
 
+#include "dynamir/Support/PythonConstants.h"
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -263,10 +265,22 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
       return r;
   if ((isBuiltin(fn, "float") || isBuiltin(fn, "int") || isBuiltin(fn, "bool") ||
        isBuiltin(fn, "complex")) &&
-      args.size() == 1 && args[0]->kind == VK::Tensor)
+      args.size() == 1 && args[0]->kind == VK::Tensor) {
+    // A tensor made of constants alone has its value now (what the call raises, such as
+    // int() of several elements, it raises for real at the break below).
+    if (auto value = dyn_cast_or_null<DenseElementsAttr>(foldedConstant(args[0]->value))) {
+      try {
+        py::object array = python::constantArray(value);
+        if (args[0]->lib == Lib::Torch)
+          array = torch.attr("from_numpy")(array);
+        return constVar(fn(array));
+      } catch (py::error_already_set &) {
+      }
+    }
     breakTrace(dyn::BreakKind::data_dependent_value,
                std::string(py::str(fn.attr("__name__"))) +
                    "() of a tensor needs its real value on the host");
+  }
   if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr")) && args.size() == 1 && kwargs.empty() &&
       args[0]->kind == VK::Instance)
     return instanceText(args[0], isBuiltin(fn, "repr"));

@@ -645,7 +645,9 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     bool jumpIfTrue = in.op == POP_JUMP_IF_TRUE;
     bool isForward = in.target > in.offset;
     int64_t target = in.target;
-    if (cond->kind == VK::Tensor) {
+    std::optional<bool> truth =
+        cond->kind == VK::Tensor ? constantTruth(cond) : std::optional<bool>();
+    if (cond->kind == VK::Tensor && !truth) {
       if (!isForward)
         breakTrace(dyn::BreakKind::data_dependent_loop,
                    "loop whose exit depends on a tensor value");
@@ -653,7 +655,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       out = branchOnTensor(f, pc, cond, jumpIfTrue, target, stopAt);
       return;
     }
-    std::optional<bool> truth = truthOf(cond);
+    if (!truth)
+      truth = truthOf(cond);
     if (!truth)
       breakTrace(dyn::BreakKind::unsupported_call, "truth value of " + describe(cond));
     if (*truth == jumpIfTrue) {

@@ -50,6 +50,11 @@
 
 namespace dynamir::frontend {
 
+/// `v` as a constant attribute when every op it is made of folds on constants, as
+/// canonicalization would fold them (Branches.cpp); null otherwise, or when a constant is
+/// large (folding copies it). Such a value depends on nothing a guard must cover.
+Attribute foldedConstant(Value v, unsigned depth = 0);
+
 //===----------------------------------------------------------------------===//
 // The interpreter state of one frame
 //===----------------------------------------------------------------------===//
@@ -671,6 +676,10 @@ public:
   llvm::DenseMap<Value, LoopArg> loopArgs;
 
   // --- Branches.cpp: data-dependent branches -------------------------------------------------
+  /// The truth value of a tensor made of constants alone (numpy's own checks of constant
+  /// arguments, `if np.any(pad_width < 0)`), folded as canonicalization would: a branch on it
+  /// is no branch on data. Null when it does not fold.
+  std::optional<bool> constantTruth(const VarPtr &cond);
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
                                         int64_t target, int64_t stopAt);
   /// What the two sides of a data-dependent branch hand over where they rejoin: each side's

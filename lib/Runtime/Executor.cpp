@@ -3,6 +3,7 @@
 #include "dynamir/Runtime/Executor.h"
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
+#include "dynamir/Support/PythonConstants.h"
 #include "dynamir/Support/PythonMemory.h"
 #include "dynamir/Support/PythonNames.h"
 
@@ -786,7 +787,8 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
         return;
       }
       if (auto constant = dyn_cast<dyn::ConstantOp>(op)) { // handed to the host at a break
-        env[constant.getResult()] = constantArray(cast<DenseElementsAttr>(constant.getValue()));
+        env[constant.getResult()] =
+            python::constantArray(cast<DenseElementsAttr>(constant.getValue()));
         continue;
       }
       throw std::runtime_error("the CPU runtime cannot run host op " +

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Runtime/Executor.h"
+#include "dynamir/Support/PythonConstants.h"
 #include "dynamir/Support/PythonNames.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
@@ -63,36 +64,6 @@ py::object positions(py::object indices, py::handle x, int64_t axis) {
   return np.attr("clip")(wrapped, 0, size.attr("__sub__")(1));
 }
 } // namespace
-
-py::object dynamir::runtime::constantArray(DenseElementsAttr dense) {
-  py::module_ np = py::module_::import("numpy");
-  std::string dtype = dtypeOf(dense.getElementType());
-  py::tuple shape = ints(dense.getType().getShape());
-  bool isFloat = isa<FloatType>(dense.getElementType());
-  auto number = [&](auto v) -> py::object {
-    if constexpr (std::is_same_v<decltype(v), APFloat>) {
-      bool lost;
-      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-      return py::float_(v.convertToDouble());
-    } else {
-      // i1 is unsigned (true is 1, not -1); every other integer type is signed.
-      return v.getBitWidth() == 1 ? py::int_(v.getZExtValue()) : py::int_(v.getSExtValue());
-    }
-  };
-  if (dense.isSplat())
-    return np.attr("full")(shape,
-                           isFloat ? number(dense.getSplatValue<APFloat>())
-                                   : number(dense.getSplatValue<APInt>()),
-                           dtype);
-  py::list values;
-  if (isFloat)
-    for (APFloat v : dense.getValues<APFloat>())
-      values.append(number(v));
-  else
-    for (APInt v : dense.getValues<APInt>())
-      values.append(number(v));
-  return np.attr("reshape")(np.attr("asarray")(values, dtype), shape);
-}
 
 std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
                                                          const std::vector<py::object> &inputs) {
@@ -227,7 +198,7 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
         result =
             llvm::TypeSwitch<Operation *, py::object>(&op)
                 .Case([&](dyn::ConstantOp c) -> py::object {
-                  return constantArray(cast<DenseElementsAttr>(c.getValue()));
+                  return python::constantArray(cast<DenseElementsAttr>(c.getValue()));
                 })
                 .Case([&](dyn::FullOp f) -> py::object {
                   Attribute v = f.getValue();

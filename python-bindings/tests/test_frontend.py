@@ -206,3 +206,33 @@ def test_module_containers_and_attributes_by_name_are_guarded():
         del m.heads["cls"]
         with pytest.raises(KeyError):
             compiled(x)
+
+
+def test_values_made_of_constants_alone_are_known_while_tracing():
+    # A branch on, or tolist()/item() of, a tensor that folds to a constant (numpy's own code
+    # checks constant arguments this way) is decided while tracing: no break, no guard.
+    torch = pytest.importorskip("torch")
+
+    def f(x):
+        widths = np.asarray(((1, 1), (2, 0)))
+        if np.any(widths < 0):
+            raise ValueError("negative")
+        n = widths.tolist()[1][0] + torch.tensor(2.5).item() + float(np.float32(0.25) * 2)
+        if (torch.ones(3) > 0).all():
+            return x * n
+        return x
+
+    x = torch.arange(3.0)
+    report = dynamir.explain(f, x)
+    assert report.graph_break_count == 0, str(report)
+    assert torch.equal(dynamir.compile(f)(x), f(x))
+
+    # A value of the data still branches or breaks.
+    def g(x):
+        if (x > 0).all():
+            return x.tolist()
+        return x
+
+    positive = x + 1
+    assert dynamir.explain(g, positive).graph_break_count == 2  # the branch, tolist()
+    assert dynamir.compile(g)(positive) == g(positive) == [1.0, 2.0, 3.0]

@@ -3927,7 +3927,6 @@ BREAKS = {
     'range_from_tensor': 1,
     'assert_passes': 1,
     'match_on_shape': 1,
-    'while_with_counter_tensor': 4,
     'loop_accumulates_python_float': 1,
     'loop_over_dict_with_tensor_cond': 2,
     'numpy_while_loop': 2,

@@ -53,9 +53,6 @@ private:
   static std::shared_ptr<Source> parse(const std::string &text, size_t &pos);
 };
 
-/// A dyn.constant's value as a numpy array of its dtype and shape.
-pybind11::object constantArray(mlir::DenseElementsAttr dense);
-
 /// Runs a graph op by op with numpy (backend="eager"); results have the IR's dtypes and
 /// shapes.
 std::vector<pybind11::object> interpretGraph(mlir::func::FuncOp graph,
