@@ -46,10 +46,12 @@ std::optional<bool> Tracer::constantTruth(const VarPtr &cond) {
   RankedTensorType type = typeOf(cond->value);
   if (!type.hasStaticShape() || type.getNumElements() != 1)
     return std::nullopt; // ambiguous: toPredicate says why
-  auto value = dyn_cast_or_null<DenseElementsAttr>(foldedConstant(toPredicate(cond)));
+  auto value = dyn_cast_or_null<DenseElementsAttr>(foldedConstant(cond->value));
   if (!value)
     return std::nullopt;
-  return value.getSplatValue<bool>();
+  if (isa<FloatType>(type.getElementType())) // NaN is true, -0.0 false
+    return !value.getSplatValue<APFloat>().isZero();
+  return !value.getSplatValue<APInt>().isZero();
 }
 
 /// Joins one value from each side of a branch. Tensors that differ become dyn.if results

@@ -218,6 +218,8 @@ def test_values_made_of_constants_alone_are_known_while_tracing():
         if np.any(widths < 0):
             raise ValueError("negative")
         n = widths.tolist()[1][0] + torch.tensor(2.5).item() + float(np.float32(0.25) * 2)
+        if np.array([np.nan]) and not np.array([-0.0]):  # NaN is true, -0.0 false
+            n += 1
         if (torch.ones(3) > 0).all():
             return x * n
         return x
