@@ -11,6 +11,8 @@
 
 #include "TracerImpl.h"
 
+#include "dynamir/Support/PythonConstants.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -52,6 +54,15 @@ std::optional<bool> Tracer::constantTruth(const VarPtr &cond) {
   if (isa<FloatType>(type.getElementType())) // NaN is true, -0.0 false
     return !value.getSplatValue<APFloat>().isZero();
   return !value.getSplatValue<APInt>().isZero();
+}
+
+py::object Tracer::constantObject(const VarPtr &v) {
+  auto value = v->kind == VK::Tensor ? dyn_cast_or_null<DenseElementsAttr>(foldedConstant(v->value))
+                                     : DenseElementsAttr();
+  if (!value || python::numpyDtype(value.getElementType()).empty())
+    return py::object();
+  py::object array = python::constantArray(value);
+  return v->lib == Lib::Torch ? torch.attr("from_numpy")(array) : array;
 }
 
 /// Joins one value from each side of a branch. Tensors that differ become dyn.if results

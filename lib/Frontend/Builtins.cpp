@@ -17,8 +17,6 @@
 
 #include "Library.h"
 
-#include "dynamir/Support/PythonConstants.h"
-
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -268,12 +266,9 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
       args.size() == 1 && args[0]->kind == VK::Tensor) {
     // A tensor made of constants alone has its value now (what the call raises, such as
     // int() of several elements, it raises for real at the break below).
-    if (auto value = dyn_cast_or_null<DenseElementsAttr>(foldedConstant(args[0]->value))) {
+    if (py::object value = constantObject(args[0])) {
       try {
-        py::object array = python::constantArray(value);
-        if (args[0]->lib == Lib::Torch)
-          array = torch.attr("from_numpy")(array);
-        return constVar(fn(array));
+        return constVar(fn(value));
       } catch (py::error_already_set &) {
       }
     }

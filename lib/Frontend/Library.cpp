@@ -7,8 +7,6 @@
 
 #include "Library.h"
 
-#include "dynamir/Support/PythonConstants.h"
-
 #include "llvm/ADT/StringMap.h"
 
 #include <cassert>
@@ -158,13 +156,10 @@ namespace {
 /// item(), tolist() and bool() read the tensor's value on the host, which a tensor made of
 /// constants alone has now (numpy's own code calls tolist() on constant arguments).
 VarPtr hostValue(LibraryCall &c) {
-  if (c.args.size() == 1 && c.kwargs.empty() && c.args[0]->kind == VK::Tensor)
-    if (auto value = dyn_cast_or_null<DenseElementsAttr>(foldedConstant(c.args[0]->value))) {
+  if (c.args.size() == 1 && c.kwargs.empty())
+    if (py::object value = c.t.constantObject(c.args[0])) {
       try { // what the call raises (item() of several elements) it raises at the break below
-        py::object array = python::constantArray(value);
-        if (c.lib == Lib::Torch)
-          array = c.t.torch.attr("from_numpy")(array);
-        return constVar(array.attr(c.name.c_str())());
+        return constVar(value.attr(c.name.c_str())());
       } catch (py::error_already_set &) {
       }
     }

@@ -184,6 +184,33 @@ Value nanIfAnyNan(LibraryCall &c, Value sorted, int64_t axis, Value result) {
       {t.create<dyn::NeOp>({last, last}), t.scalarConstant(py::float_(NAN), element), result});
 }
 
+/// The lanes of numpy's median and quantile along `axis` (None: all), sorted: `d` their axis,
+/// `n` their length. numpy partitions them, which orders -0.0 and 0.0 either way: checked.
+Value sortedForSelection(LibraryCall &c, const VarPtr &x, const VarPtr &axis, int64_t &d,
+                         int64_t &n) {
+  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::none()), d);
+  n = c.t.typeOf(lanes).getDimSize(d);
+  if (n <= 0) // dynamic, or NaN with a warning
+    breakTrace(dyn::BreakKind::unsupported_call, "np." + c.name + " of an empty or dynamic axis");
+  Value sorted = sortAlong(c, lanes, d, false).values;
+  requireNoTies(c, sorted, d, n, "np." + c.name, true);
+  return sorted;
+}
+
+/// A result of numpy's median or quantile that kept axis `d` (of size 1) shaped as numpy
+/// returns it: kept, all `rank` dimensions of size 1 for axis=None, or dropped.
+Value numpyKeptDims(LibraryCall &c, Value v, const VarPtr &axis, int64_t d, int64_t rank,
+                    bool keepdims) {
+  if (keepdims && isNone(axis))
+    return c.t
+        .callTensorOp(Lib::Numpy, "reshape", {c.result(v), intTuple(SmallVector<int64_t>(rank, 1))},
+                      {})
+        ->value;
+  if (!keepdims)
+    return dyn::SqueezeOp::create(c.t.b, c.loc, v, c.t.b.getDenseI64ArrayAttr({d}));
+  return v;
+}
+
 /// np.median(a, axis=None, out=None, overwrite_input=False, keepdims=False): numpy's mean of
 /// the middle one or two sorted elements, NaN where a lane holds one.
 VarPtr numpyMedian(LibraryCall &c) {
@@ -195,24 +222,12 @@ VarPtr numpyMedian(LibraryCall &c) {
   if (!isNone(out) || (axis && (axis->kind == VK::Tuple || axis->kind == VK::List)))
     return nullptr;
   bool keepdims = flagOf(keep, "keepdims");
-  int64_t rank = t.typeOf(x->value).getRank(), d;
-  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::none()), d);
-  int64_t n = t.typeOf(lanes).getDimSize(d);
-  if (n <= 0) // dynamic, or NaN with a warning
-    breakTrace(dyn::BreakKind::unsupported_call, "np.median of an empty or dynamic axis");
-  Value sorted = sortAlong(c, lanes, d, false).values;
-  requireNoTies(c, sorted, d, n, "np.median", true); // numpy partitions, unstably
+  int64_t rank = t.typeOf(x->value).getRank(), d, n;
+  Value sorted = sortedForSelection(c, x, axis, d, n);
   Value middle = rangeOf(c, sorted, d, (n - 1) / 2, n / 2 + 1);
   VarPtr mean = t.callTensorOp(Lib::Numpy, "mean", {c.result(middle), constVar(py::int_(d))},
                                {{"keepdims", constVar(py::bool_(true))}});
-  Value median = nanIfAnyNan(c, sorted, d, mean->value);
-  if (keepdims && isNone(axis))
-    median = t.callTensorOp(Lib::Numpy, "reshape",
-                            {c.result(median), intTuple(SmallVector<int64_t>(rank, 1))}, {})
-                 ->value;
-  else if (!keepdims)
-    median = dyn::SqueezeOp::create(t.b, c.loc, median, t.b.getDenseI64ArrayAttr({d}));
-  return c.ufunc(median);
+  return c.ufunc(numpyKeptDims(c, nanIfAnyNan(c, sorted, d, mean->value), axis, d, rank, keepdims));
 }
 
 /// The Python value of a constant argument, lists and tuples made in the frame included.
@@ -268,13 +283,8 @@ VarPtr numpyQuantile(LibraryCall &c) {
                    .cast<bool>();
   if (!valid || (qRank && keepdims)) // numpy raises, or takes elements unsorted, or not modelled
     return nullptr;
-  int64_t rank = t.typeOf(x->value).getRank(), d;
-  Value lanes = lanesOf(c, x, axis ? axis : constVar(py::none()), d);
-  int64_t n = t.typeOf(lanes).getDimSize(d);
-  if (n <= 0)
-    breakTrace(dyn::BreakKind::unsupported_call, "np." + c.name + " of an empty or dynamic axis");
-  Value sorted = sortAlong(c, lanes, d, false).values;
-  requireNoTies(c, sorted, d, n, "np." + c.name, true); // numpy partitions, unstably
+  int64_t rank = t.typeOf(x->value).getRank(), d, n;
+  Value sorted = sortedForSelection(c, x, axis, d, n);
   // numpy's _get_indexes and _get_gamma, on the host: an index at or past the last element is
   // -1 for both neighbours, and the weight is measured from that -1 (it decides the sign of a
   // zero and whether inf - inf makes NaN).
@@ -283,24 +293,25 @@ VarPtr numpyQuantile(LibraryCall &c) {
   py::object previous = np.attr("where")(above, -1, np.attr("floor")(virtualIndex));
   py::object gamma = np.attr("asanyarray")(np.attr("subtract")(virtualIndex, previous),
                                            py::arg("dtype") = virtualIndex.attr("dtype"));
+  // One entry per quantile, whether q is a number or a list.
+  py::object gammas = np.attr("atleast_1d")(gamma), lows = np.attr("atleast_1d")(previous);
   std::vector<Value> results;
-  py::list qs = np.attr("atleast_1d")(q).attr("tolist")();
-  for (size_t j = 0; j < qs.size(); ++j) {
-    py::object g = np.attr("atleast_1d")(gamma)[py::int_(j)];
-    bool last = np.attr("atleast_1d")(above)[py::int_(j)].cast<bool>();
-    int64_t low =
-        last ? n - 1 : py::int_(np.attr("atleast_1d")(previous)[py::int_(j)]).cast<int64_t>();
-    int64_t high = last ? n - 1 : low + 1;
+  for (int64_t j = 0, count = gammas.attr("size").cast<int64_t>(); j < count; ++j) {
+    py::object g = gammas[py::int_(j)];
+    int64_t low = py::int_(lows[py::int_(j)]).cast<int64_t>(), high = low + 1;
+    if (low < 0) // both neighbours are the last element
+      low = high = n - 1;
     VarPtr a = c.result(rangeOf(c, sorted, d, low, low + 1));
     VarPtr b = c.result(rangeOf(c, sorted, d, high, high + 1));
     VarPtr diff = t.binary(NB_SUBTRACT, b, a);
-    auto constantArray = [&](py::object value) { // a 0-d array: strong in promotion
+    auto strongConstant = [&](py::object value) { // a 0-d array: strong in promotion
       return c.result(t.scalarConstant(value, t.dtypeToType(value.attr("dtype"))));
     };
-    VarPtr r = np.attr("greater_equal")(g, 0.5).cast<bool>()
-                   ? t.binary(NB_SUBTRACT, b,
-                              t.binary(NB_MULTIPLY, diff, constantArray(np.attr("subtract")(1, g))))
-                   : t.binary(NB_ADD, a, t.binary(NB_MULTIPLY, diff, constantArray(g)));
+    VarPtr r =
+        np.attr("greater_equal")(g, 0.5).cast<bool>()
+            ? t.binary(NB_SUBTRACT, b,
+                       t.binary(NB_MULTIPLY, diff, strongConstant(np.attr("subtract")(1, g))))
+            : t.binary(NB_ADD, a, t.binary(NB_MULTIPLY, diff, strongConstant(g)));
     Value value = r->value;
     if (isFloat) {
       Type resultType = t.elementTypeOf(value);
@@ -311,13 +322,7 @@ VarPtr numpyQuantile(LibraryCall &c) {
                    "np." + c.name + " whose dtype depends on NaN in the data");
       value = nanIfAnyNan(c, sorted, d, value);
     }
-    if (keepdims && isNone(axis))
-      value = t.callTensorOp(Lib::Numpy, "reshape",
-                             {c.result(value), intTuple(SmallVector<int64_t>(rank, 1))}, {})
-                  ->value;
-    else if (!keepdims)
-      value = dyn::SqueezeOp::create(t.b, c.loc, value, t.b.getDenseI64ArrayAttr({d}));
-    results.push_back(value);
+    results.push_back(numpyKeptDims(c, value, axis, d, rank, keepdims));
   }
   if (!qRank)
     return c.ufunc(results.front());

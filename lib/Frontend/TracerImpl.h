@@ -680,6 +680,9 @@ public:
   /// arguments, `if np.any(pad_width < 0)`), folded as canonicalization would: a branch on it
   /// is no branch on data. Null when it does not fold.
   std::optional<bool> constantTruth(const VarPtr &cond);
+  /// The real array or tensor a tensor made of constants alone stands for (what item(),
+  /// tolist(), float() of it read), or a null object.
+  py::object constantObject(const VarPtr &v);
   std::optional<Outcome> branchOnTensor(Frame &f, size_t &pc, VarPtr cond, bool jumpIfTrue,
                                         int64_t target, int64_t stopAt);
   /// What the two sides of a data-dependent branch hand over where they rejoin: each side's
