@@ -84,6 +84,10 @@ std::optional<Combiner> combinerOf(Operation *op) {
   auto floatIdentity = [&](double v) -> TypedAttr { return FloatAttr::get(t, v); };
   auto intIdentity = [&](APInt v) -> TypedAttr { return IntegerAttr::get(t, v); };
   unsigned bits = t.getIntOrFloatBitWidth();
+  // Warp shuffles (nvvm.shfl.sync) move 32-bit values: narrower elements (int8, uint16, f16
+  // maxima) reduce in each thread's own loop instead.
+  if (bits < 32)
+    return std::nullopt;
   double inf = std::numeric_limits<double>::infinity();
   return llvm::TypeSwitch<Operation *, std::optional<Combiner>>(op)
       .Case([&](arith::AddFOp) {
@@ -114,6 +118,12 @@ std::optional<Combiner> combinerOf(Operation *op) {
       .Case([&](arith::MinSIOp) {
         return Combiner{gpu::AllReduceOperation::MINSI,
                         intIdentity(APInt::getSignedMaxValue(bits))};
+      })
+      .Case([&](arith::MaxUIOp) {
+        return Combiner{gpu::AllReduceOperation::MAXUI, intIdentity(APInt::getMinValue(bits))};
+      })
+      .Case([&](arith::MinUIOp) {
+        return Combiner{gpu::AllReduceOperation::MINUI, intIdentity(APInt::getMaxValue(bits))};
       })
       .Default([](Operation *) { return std::nullopt; });
 }

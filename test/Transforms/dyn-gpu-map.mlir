@@ -65,6 +65,27 @@ func.func @row_max(%x: memref<64x128xf32>, %out: memref<64xf32>) {
 
 // -----
 
+// A row maximum of 16-bit integers (uint16 here) is no warp all-reduce, whose shuffles move
+// 32-bit values: the generic is left to the parallel-loop mapping (a thread per row).
+// CHECK-LABEL: func.func @row_max_narrow
+// CHECK-NOT: gpu.all_reduce
+// CHECK: arith.maxui
+#id16 = affine_map<(d0, d1) -> (d0, d1)>
+#row16 = affine_map<(d0, d1) -> (d0)>
+func.func @row_max_narrow(%x: memref<64x128xi16>, %out: memref<64xi16>) {
+  %zero = arith.constant 0 : i16
+  linalg.fill ins(%zero : i16) outs(%out : memref<64xi16>)
+  linalg.generic {indexing_maps = [#id16, #row16], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x128xi16>) outs(%out : memref<64xi16>) {
+  ^bb0(%a: i16, %o: i16):
+    %m = arith.maxui %a, %o : i16
+    linalg.yield %m : i16
+  }
+  return
+}
+
+// -----
+
 // Softmax's sum: the row maximum is read once per row; the sum keeps its output's start value.
 // CHECK-LABEL: func.func @sum_exp
 // CHECK: gpu.launch
