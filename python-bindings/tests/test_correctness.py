@@ -1220,3 +1220,22 @@ def test_a_view_before_its_base_in_memory_is_rebuilt_at_a_break():  # difftest 2
     for w, g in zip(want, got):
         assert w.dtype == g.dtype and np.array_equal(w, g)
     assert np.array_equal(want_x, got_x)
+
+
+def test_a_product_of_nothing_is_one_on_the_first_call():  # difftest 292100044:91
+    """`x[::3].prod(-1)` of an empty x: the empty slice lowered to a fill of zeros, the
+    product's body folded to ignore its accumulator, canonicalization dropped the fill of the
+    init, and the loop of no iterations left the result unwritten (the first call returned the
+    bits of a float 1.0 left in the fresh buffer)."""
+    for dtype in [np.int8, np.int64, np.uint8, np.float32]:
+        x = np.zeros(0, dtype)
+
+        def f(x):
+            y = x[::3].prod(-1)
+            return y, x[::2].sum(), x.reshape(0, 4).prod(axis=0)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for got, want in zip(dynamir.compile(f)(x), f(x)):
+                assert got.dtype == want.dtype and np.array_equal(got, want), (got, want)
+

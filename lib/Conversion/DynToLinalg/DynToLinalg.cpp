@@ -169,7 +169,13 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
   }
   Value init = emptyTensor(b, loc, resultType, dynamicSizes);
   init = linalg::FillOp::create(b, loc, initValue, init).getResult(0);
+  // Nothing to reduce: the identity. (As a generic, a body that folds to ignore its
+  // accumulator, `0 * acc` of a product of zeros, lets canonicalization drop the fill of the
+  // init, and a loop of no iterations then leaves the result unwritten.)
+  if (llvm::any_of(dims, [&](int64_t d) { return inType.getDimSize(d) == 0; }))
+    return init;
   SmallVector<utils::IteratorType> iterators;
+
   for (int64_t d = 0; d < rank; ++d)
     iterators.push_back(llvm::is_contained(dims, d) ? utils::IteratorType::reduction
                                                     : utils::IteratorType::parallel);

@@ -101,3 +101,19 @@ func.func @log_softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %0 = dyn.log_softmax %x dim 1 : tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
+
+// -----
+
+// A reduction over an empty dimension is its identity, with no generic: as one, a body that
+// folds to ignore its accumulator (`0 * acc` of the zeros of an empty slice) let
+// canonicalization drop the fill of the init, and the loop of no iterations left the result
+// unwritten (difftest 292100044:91).
+// CHECK-LABEL: func.func @prod_of_nothing
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ONE]] : i64)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[FILL]]
+func.func @prod_of_nothing(%x: tensor<3x0xi64>) -> tensor<3xi64> {
+  %0 = dyn.prod %x dims [1] : tensor<3x0xi64>
+  return %0 : tensor<3xi64>
+}
