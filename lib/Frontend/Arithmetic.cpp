@@ -249,6 +249,12 @@ void Tracer::prepareStore(const VarPtr &x, const std::string &what, ArrayRef<Var
   }
   if (varsHolding.lookup(base) != 1)
     unaliased();
+  // A join that may be this array or a view of it (`if c: v = v * 2` after `v = y[None]`)
+  // would not see the store.
+  for (const std::weak_ptr<Var> &join : eitherJoins)
+    if (VarPtr j = join.lock(); j && llvm::is_contained(j->eitherBases, base))
+      unaliased();
+
   // Every other view of the base sees the store: each is taken again from the new base, so
   // each must be a true view (not a copy that holds a view's value: y = x.T.copy()).
   for (const VarPtr &view : liveViews(base))

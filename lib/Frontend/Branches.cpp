@@ -111,6 +111,11 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, BranchJoin &join) {
     placeholder->lib = a->lib;
     placeholder->scalar = a->scalar;
     placeholder->eitherObject = !ownObject(a) || !ownObject(c);
+    for (const VarPtr &v : {a, c})
+      if (!ownObject(v))
+        placeholder->eitherBases.push_back(viewBase(v->value));
+    if (placeholder->eitherObject)
+      eitherJoins.push_back(placeholder);
     size_t index = join.values[0].size();
     join.fill.emplace_back(placeholder, index);
     for (auto [side, v] : llvm::enumerate(std::array{a, c})) {

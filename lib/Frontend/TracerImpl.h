@@ -741,6 +741,11 @@ public:
   /// Every Var made for a tensor (holderOf), and for a view (liveViews), while something
   /// holds it.
   std::vector<std::weak_ptr<Var>> tensorVars, viewVars;
+  /// The joins of data-dependent branches that may be an array from before the branch or a
+  /// view of one (Var::eitherBases), while something holds them: a store into one of those
+  /// arrays would miss the join.
+  std::vector<std::weak_ptr<Var>> eitherJoins;
+
   /// numpy's read-only views (np.diagonal): a store through one raises.
   llvm::DenseSet<Operation *> readOnlyViews;
   /// The caller's arrays and tensors by source, and those the program stores into, in the

@@ -109,6 +109,8 @@ struct Var {
   /// The join of a data-dependent branch where one side is the caller's object or a view:
   /// at run time it is one object or another, which no rebuild recipe can say.
   bool eitherObject = false;
+  /// Such a join's arrays it may be (or be a view of), from before the branch.
+  SmallVector<Value, 2> eitherBases;
   /// The caller's object that the trace also reached through another source: one Var, so
   /// changing it is a break (the host could not tell which source to replay on).
   bool aliased = false;

@@ -1239,3 +1239,23 @@ def test_a_product_of_nothing_is_one_on_the_first_call():  # difftest 292100044:
             for got, want in zip(dynamir.compile(f)(x), f(x)):
                 assert got.dtype == want.dtype and np.array_equal(got, want), (got, want)
 
+
+@pytest.mark.parametrize("capture", [False, True])
+def test_a_store_after_a_branch_that_kept_a_view_or_not(capture):  # difftest 292200037:85
+    """`v = y[None]`, then `if c: v = v * 2` on tensor values, then `y += x`: v is the view
+    (which sees the store) or a new array (which does not), decided at run time; the join was
+    a value of its own that the store missed. The store now breaks, and the frame runs
+    eagerly from its start."""
+
+    def f(x, y):
+        v = y[None]
+        if (v < 3).all():
+            v = v * 2
+        y += x
+        return v, y
+
+    for y in [np.array([5.0, 6.0]), np.array([1.0, 2.0])]:
+        want = f(np.ones(2), y.copy())
+        got = dynamir.compile(f, capture_control_flow=capture)(np.ones(2), y.copy())
+        for g, w in zip(got, want):
+            assert np.array_equal(g, w), (got, want)
