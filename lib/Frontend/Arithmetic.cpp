@@ -35,8 +35,20 @@ Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
         return f32();
       return wa > wb ? a : other;
     }
-    if (!isFloat(a) && !isFloat(other))
-      return a.getIntOrFloatBitWidth() >= other.getIntOrFloatBitWidth() ? a : other;
+    if (!isFloat(a) && !isFloat(other)) {
+      unsigned wa = a.getIntOrFloatBitWidth(), wb = other.getIntOrFloatBitWidth();
+      if (a.isUnsignedInteger() == other.isUnsignedInteger())
+        return wa >= wb ? a : other;
+      // Mixed signedness (numpy and torch agree): the signed type if it holds every value of
+      // the unsigned one, else the signed type twice the unsigned width; numpy has none for
+      // uint64 and takes float64 (torch has no uint64 arithmetic).
+      Type u = a.isUnsignedInteger() ? a : other, s = a.isUnsignedInteger() ? other : a;
+      if (s.getIntOrFloatBitWidth() > u.getIntOrFloatBitWidth())
+        return s;
+      if (u.getIntOrFloatBitWidth() == 64)
+        return f64();
+      return IntegerType::get(ctx, 2 * u.getIntOrFloatBitWidth());
+    }
     Type fl = isFloat(a) ? a : other, in = isFloat(a) ? other : a;
     if (lib == Lib::Torch)
       return fl;
@@ -62,6 +74,14 @@ Type Tracer::floatFor(Lib lib, Type t) {
   if (isa<FloatType>(t))
     return t;
   return lib == Lib::Numpy ? f64() : f32();
+}
+
+/// Element type integer (and bool) sums, products and their scans accumulate in: numpy's int_,
+/// or its uint for unsigned integers (uint64 on Linux), torch's int64.
+Type Tracer::integerAccumulator(Lib lib, Type t) {
+  if (lib == Lib::Numpy && t.isUnsignedInteger())
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  return i64();
 }
 
 /// Element type of a float ufunc (np.sqrt) on `t`: numpy's first loop `t` casts to safely,
@@ -111,7 +131,7 @@ Type Tracer::promoted(Lib lib, const VarPtr &x, const VarPtr &y) {
   // torch wraps it): the trace needs the value of a dynamic one, and one out of range runs for
   // real.
   if (isPythonInt(scalar) && isa<IntegerType>(element) && !element.isInteger(1)) {
-    if (element.getIntOrFloatBitWidth() < 64)
+    if (element.getIntOrFloatBitWidth() < 64 || element.isUnsignedInteger())
       needConstant(scalar);
     if (scalar->kind == VK::Const && !fitsInteger(scalar->obj, element))
       breakTrace(dyn::BreakKind::unsupported_call,
@@ -129,13 +149,23 @@ bool Tracer::isPythonInt(const VarPtr &v) {
 }
 
 bool Tracer::fitsInteger(py::handle value, Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (element.isUnsignedInteger()) {
+    if (PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_LT) == 1)
+      return false;
+    unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
+    if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    return bits >= 64 || u < (1ULL << bits);
+  }
   int overflow = 0;
   long long i = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
   if (overflow || (i == -1 && PyErr_Occurred())) {
     PyErr_Clear();
     return false;
   }
-  unsigned bits = element.getIntOrFloatBitWidth();
   return bits >= 64 || (i >= -(1LL << (bits - 1)) && i < (1LL << (bits - 1)));
 }
 
@@ -254,7 +284,6 @@ void Tracer::prepareStore(const VarPtr &x, const std::string &what, ArrayRef<Var
   for (const std::weak_ptr<Var> &join : eitherJoins)
     if (VarPtr j = join.lock(); j && llvm::is_contained(j->eitherBases, base))
       unaliased();
-
   // Every other view of the base sees the store: each is taken again from the new base, so
   // each must be a true view (not a copy that holds a view's value: y = x.T.copy()).
   for (const VarPtr &view : liveViews(base))
@@ -466,9 +495,12 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
       }))
     breakTrace(dyn::BreakKind::unsupported_call, "a power of booleans");
   // An integer power with a negative exponent raises in numpy and is 0 (or +-1) in torch,
-  // which graphs do not compute: only constant exponents >= 0 are traced.
-  if (kind == NB_POWER && !isa<FloatType>(element) &&
-      (y->kind == VK::Tensor || !PyLong_Check(y->obj.ptr()) || y->obj.cast<int64_t>() < 0))
+  // which graphs do not compute: only constant exponents >= 0 are traced, and exponents of an
+  // unsigned type, which are never negative.
+  bool unsignedExponent = y->kind == VK::Tensor && elementTypeOf(y->value).isUnsignedInteger();
+  if (kind == NB_POWER && !isa<FloatType>(element) && !unsignedExponent &&
+      (y->kind == VK::Tensor || !PyLong_Check(y->obj.ptr()) ||
+       PyObject_RichCompareBool(y->obj.ptr(), py::int_(0).ptr(), Py_LT) == 1))
     breakTrace(dyn::BreakKind::unsupported_call, "integer power with a non-constant exponent");
   // torch raises for an integer division by zero, which a graph cannot: a tensor divisor
   // (or a zero) runs eagerly.
@@ -604,11 +636,24 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
   // all true for int32; torch wraps the int): in int64, which holds both.
   const VarPtr &array = x->kind == VK::Tensor ? x : y, &other = x->kind == VK::Tensor ? y : x;
   Type element;
-  if (lib == Lib::Numpy && isPythonInt(other) && isa<IntegerType>(elementTypeOf(array->value)) &&
-      !elementTypeOf(array->value).isInteger(1) &&
-      (other->kind == VK::Scalar || !fitsInteger(other->obj, elementTypeOf(array->value)))) {
-    if (other->kind == VK::Const && !fitsInteger(other->obj, i64()))
-      breakTrace(dyn::BreakKind::unsupported_call, "comparison with an integer beyond int64");
+  Type arrayElement = elementTypeOf(array->value);
+  if (lib == Lib::Numpy && isPythonInt(other) && arrayElement.isUnsignedInteger(64))
+    needConstant(other); // int64 does not hold uint64's values
+  if (lib == Lib::Numpy && isPythonInt(other) && isa<IntegerType>(arrayElement) &&
+      !arrayElement.isInteger(1) &&
+      (other->kind == VK::Scalar || !fitsInteger(other->obj, arrayElement))) {
+    // An int below or above every value of the dtype that int64 does not hold with it (2**70,
+    // -1 for uint64): the comparison is known, true or false for every element.
+    if (other->kind == VK::Const &&
+        (!fitsInteger(other->obj, i64()) || arrayElement.isUnsignedInteger(64))) {
+      bool below = PyObject_RichCompareBool(other->obj.ptr(), py::int_(0).ptr(), Py_LT) == 1;
+      bool leftLess = (other == y) != below; // the left operand is the smaller one
+      static const bool known[2][6] = {{false, false, false, true, true, true},  // left > right
+                                       {true, true, false, true, false, false}}; // left < right
+      Value v = array->value;
+      Value r = known[leftLess][kind] ? create<dyn::EqOp>({v, v}) : create<dyn::NeOp>({v, v});
+      return layOut(ufuncResult(r, lib), {x, y}, ResultLayout::Elementwise);
+    }
     element = i64();
   } else {
     element = promoted(lib, x, y);

@@ -12,6 +12,8 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -389,7 +391,7 @@ std::optional<Tracer::AdvancedIndex> Tracer::advancedIndex(const VarPtr &obj, co
     consumed += isEllipsis(p) ? 0 : 1;
     if (isEllipsis(p) || p->kind == VK::Slice)
       continue;
-    Value array = p->scalar ? Value() : integerIndices(p);
+    Value array = p->scalar ? Value() : integerIndices(p, obj->lib);
     if (!array) // None, a mask, floats
       return std::nullopt;
     if (first < 0)
@@ -453,10 +455,14 @@ VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
                 {obj}, ResultLayout::Unknown);
 }
 
-Value Tracer::integerIndices(const VarPtr &v) {
+Value Tracer::integerIndices(const VarPtr &v, Lib lib) {
   if (v->kind == VK::Tensor) {
+    // numpy indexes by any integer array; torch by int64 and int32 ones (uint8 is a mask
+    // there, other integers raise).
     Type element = elementTypeOf(v->value);
-    return element.isInteger(32) || element.isInteger(64) ? v->value : Value();
+    bool index = lib == Lib::Numpy ? isa<IntegerType>(element) && !element.isInteger(1)
+                                   : element.isSignlessInteger(32) || element.isSignlessInteger(64);
+    return index ? v->value : Value();
   }
   auto isInt = [](const VarPtr &i) {
     return i->kind == VK::Const && PyLong_Check(i->obj.ptr()) && !PyBool_Check(i->obj.ptr());
@@ -477,6 +483,19 @@ Value Tracer::checkedIndices(Value indices, int64_t size, bool negative, const s
                what + " by an index array inside a captured loop or branch");
   if (ShapedType::isDynamic(size) || !typeOf(indices).hasStaticShape())
     breakTrace(dyn::BreakKind::unsupported_call, what + " with dynamic sizes");
+  // uint64 indices from 2^63 on would read as negative ones in int64: out of bounds for any
+  // size, as numpy says.
+  if (elementTypeOf(indices).isUnsignedInteger(64) && typeOf(indices).getNumElements() > 0) {
+    Value big =
+        create<dyn::GeOp>({indices, scalarConstant(py::int_(std::numeric_limits<int64_t>::max()),
+                                                   elementTypeOf(indices))});
+    int64_t rank = typeOf(big).getRank();
+    auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    Value most = dyn::MaxOp::create(b, loc(), castTo(big, i64()), all, /*keepdim=*/false);
+    runtimeChecks.emplace_back(create<dyn::EqOp>({most, scalarConstant(py::int_(0), i64())}),
+                               what + " by an index out of bounds for size " +
+                                   std::to_string(size));
+  }
   indices = castTo(indices, i64());
   int64_t low = negative ? -size : 0;
   DenseIntElementsAttr known;

@@ -39,19 +39,23 @@ TypedAttr fillAttr(Type element, py::handle fill) {
   if (element.isInteger(1))
     return IntegerAttr::get(element, PyObject_IsTrue(fill.ptr()) ? 1 : 0);
   unsigned width = element.getIntOrFloatBitWidth();
-  int64_t value;
+  bool isUnsigned = element.isUnsignedInteger();
   if (PyFloat_Check(fill.ptr())) {
     double d = fill.cast<double>();
-    if (!(std::fabs(d) < std::ldexp(1.0, width - 1)))
+    bool fits = isUnsigned ? d >= 0 && d < std::ldexp(1.0, width)
+                           : std::fabs(d) < std::ldexp(1.0, width - 1);
+    if (!fits)
       breakTrace(dyn::BreakKind::unsupported_call, "a float fill the integer dtype cannot hold");
-    value = static_cast<int64_t>(d);
-  } else {
-    value = fill.cast<int64_t>();
-    if (width < 64 &&
-        (value < -(int64_t(1) << (width - 1)) || value >= (int64_t(1) << (width - 1))))
-      breakTrace(dyn::BreakKind::unsupported_call, "a fill value out of the integer dtype's range");
+    return IntegerAttr::get(element,
+                            APInt(width,
+                                  isUnsigned ? static_cast<uint64_t>(d)
+                                             : static_cast<uint64_t>(static_cast<int64_t>(d)),
+                                  /*isSigned=*/!isUnsigned, /*implicitTrunc=*/true));
   }
-  return IntegerAttr::get(element, value);
+  if (!Tracer::fitsInteger(fill, element))
+    breakTrace(dyn::BreakKind::unsupported_call, "a fill value out of the integer dtype's range");
+  return IntegerAttr::get(element, isUnsigned ? APInt(width, fill.cast<uint64_t>())
+                                              : APInt(width, fill.cast<int64_t>(), true, true));
 }
 
 /// np.zeros_like(x), torch.ones_like(x), np.full_like(x, fill), np.empty_like(x) (zeros), with an
@@ -135,6 +139,11 @@ VarPtr arange(LibraryCall &c) {
   VarPtr dtype = c.take(99, {"dtype"});
   Type element = !isNone(dtype) ? t.dtypeArgument(c.lib, dtype)
                                 : (allInts ? t.i64() : (c.lib == Lib::Numpy ? t.f64() : t.f32()));
+  // numpy converts the bounds to the dtype first (torch wraps them, as the values do).
+  if (c.lib == Lib::Numpy && element.isUnsignedInteger() &&
+      llvm::any_of(bounds, [](double bound) { return bound < 0; }))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "arange of an unsigned dtype with a negative bound (numpy raises OverflowError)");
   return c.result(dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({count}, element),
                                         t.b.getF64FloatAttr(start), t.b.getF64FloatAttr(stepSize)));
 }

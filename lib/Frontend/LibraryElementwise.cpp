@@ -369,7 +369,7 @@ VarPtr astype(LibraryCall &c) {
   }
   if (!copy && element == t.elementTypeOf(x->value))
     return x;
-  VarPtr r = c.result(dyn::CastOp::create(t.b, c.loc, x->value, TypeAttr::get(element)));
+  VarPtr r = c.result(t.convertElements(x->value, element));
   r->copy = true;
   return r;
 }
@@ -390,9 +390,10 @@ VarPtr typeAs(LibraryCall &c) {
 
 /// torch's casting methods (x.float(), x.long(), ...) and the dtype each casts to.
 const llvm::StringMap<const char *> &castMethods() {
-  static const llvm::StringMap<const char *> methods = {{"float", "float32"}, {"double", "float64"},
-                                                        {"half", "float16"},  {"long", "int64"},
-                                                        {"int", "int32"},     {"bool", "bool"}};
+  static const llvm::StringMap<const char *> methods = {
+      {"float", "float32"}, {"double", "float64"}, {"half", "float16"},
+      {"long", "int64"},    {"int", "int32"},      {"short", "int16"},
+      {"char", "int8"},     {"byte", "uint8"},     {"bool", "bool"}};
   return methods;
 }
 

@@ -27,7 +27,7 @@ VarPtr take(LibraryCall &c) {
   if (!indexArg || !isNone(out) ||
       (mode && !py::str(constant(mode, "take's mode")).equal(py::str("raise"))))
     return nullptr;
-  Value indices = c.t.integerIndices(indexArg), v = x->value;
+  Value indices = c.t.integerIndices(indexArg, c.lib), v = x->value;
   if (!indices || !t.typeOf(v).hasStaticShape())
     return nullptr;
   int64_t axis = 0;
@@ -50,7 +50,7 @@ VarPtr indexSelect(LibraryCall &c) {
   VarPtr dimArg = c.take(1, {"dim"}), indexArg = c.take(2, {"index"});
   if (!dimArg || !indexArg || indexArg->kind != VK::Tensor)
     return nullptr;
-  Value indices = c.t.integerIndices(indexArg);
+  Value indices = c.t.integerIndices(indexArg, c.lib);
   if (!indices || t.typeOf(indices).getRank() > 1)
     return nullptr; // torch raises
   if (t.typeOf(indices).getRank() == 0)
@@ -81,7 +81,7 @@ VarPtr embedding(LibraryCall &c) {
   if (!input || !weight || input->kind != VK::Tensor || weight->kind != VK::Tensor ||
       !isNone(maxNorm) || t.typeOf(weight->value).getRank() != 2)
     return nullptr;
-  Value indices = c.t.integerIndices(input);
+  Value indices = c.t.integerIndices(input, c.lib);
   if (!indices)
     return nullptr;
   return c.result(t.gather(weight->value, indices, 0, /*negative=*/false, "embedding"));
@@ -136,7 +136,7 @@ bool alongIndex(LibraryCall &c, const VarPtr &x, const VarPtr &dimArg, const Var
   Tracer &t = c.t;
   if (!dimArg || isNone(dimArg) || !indexArg || indexArg->kind != VK::Tensor)
     return false;
-  indices = t.integerIndices(indexArg);
+  indices = t.integerIndices(indexArg, c.lib);
   RankedTensorType type = t.typeOf(x->value);
   int64_t rank = type.getRank();
   if (!indices || !type.hasStaticShape() || t.typeOf(indices).getRank() != rank || rank == 0)
@@ -235,7 +235,7 @@ VarPtr indexUpdate(LibraryCall &c) {
   VarPtr alpha = add ? c.take(4, {"alpha"}) : nullptr;
   if (!dimArg || !indexArg || indexArg->kind != VK::Tensor || !source)
     return nullptr;
-  Value indices = t.integerIndices(indexArg);
+  Value indices = t.integerIndices(indexArg, c.lib);
   RankedTensorType type = t.typeOf(x->value);
   if (!indices || t.typeOf(indices).getRank() > 1 || type.getRank() == 0 ||
       !type.hasStaticShape() || (add && type.getElementType().isInteger(1)))

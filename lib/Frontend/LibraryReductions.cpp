@@ -76,7 +76,7 @@ VarPtr reduction(LibraryCall &c) {
   bool narrowFloat = element.isF16() || element.isBF16();
   if (c.name == "sum" || c.name == "prod") {
     if (!isa<FloatType>(element) && !explicitDtype)
-      v = t.castTo(v, t.i64());
+      v = t.castTo(v, t.integerAccumulator(c.lib, element));
     if (narrowFloat)
       v = t.castTo(v, t.f32());
     Value r = c.name == "sum" ? Value(dyn::SumOp::create(t.b, c.loc, v, attr, keepdim))
@@ -143,7 +143,8 @@ KwArgs keepKwargs(LibraryCall &c, const VarPtr &keep) {
 VarPtr axisOrNone(const VarPtr &axis) { return axis ? axis : constVar(py::none()); }
 
 /// np.any / np.all / torch.any / torch.all and the methods: whether a count of the non-zero
-/// (any) or zero (all) elements is not 0, or is 0; true for all of nothing.
+/// (any) or zero (all) elements is not 0, or is 0; true for all of nothing (torch: 1 for
+/// uint8).
 VarPtr anyAll(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr x = c.tensorArg(0);
@@ -158,8 +159,13 @@ VarPtr anyAll(LibraryCall &c) {
   VarPtr count = t.callTensorOp(
       c.lib, "sum", {c.result(t.castTo(truth, t.i64())), axisOrNone(axis)}, keepKwargs(c, keep));
   Value zero = t.scalarConstant(py::int_(0), t.i64());
-  return c.ufunc(c.name == "any" ? t.create<dyn::NeOp>({count->value, zero})
-                                 : t.create<dyn::EqOp>({count->value, zero}));
+  Value r = c.name == "any" ? t.create<dyn::NeOp>({count->value, zero})
+                            : t.create<dyn::EqOp>({count->value, zero});
+  // torch's any and all of a uint8 tensor are uint8 (0 or 1), as before torch had bools.
+  Type element = t.elementTypeOf(x->value);
+  if (c.lib == Lib::Torch && element.isUnsignedInteger(8))
+    r = t.castTo(r, element);
+  return c.ufunc(r);
 }
 
 /// np.count_nonzero(x, axis, keepdims=) / torch.count_nonzero(x, dim): an int64 count.

@@ -363,7 +363,7 @@ VarPtr scan(LibraryCall &c) {
   if (!isNone(dtype))
     accumulated = t.dtypeArgument(c.lib, dtype);
   else if (isa<IntegerType>(element))
-    accumulated = t.i64();
+    accumulated = t.integerAccumulator(c.lib, element);
   Value v = t.castTo(x->value, accumulated);
   // torch accumulates float32 in float64 (its CPU acc_type) and rounds each output.
   Type result = accumulated;
@@ -642,10 +642,17 @@ std::vector<LibraryFunction> dynamir::frontend::scientificFunctions() {
       {"cumsum", scan},
       {"cumprod", scan},
       {"histogram", histogram},
+      {"float16", scalarType},
       {"float32", scalarType},
       {"float64", scalarType},
-      {"int64", scalarType},
+      {"int8", scalarType},
+      {"int16", scalarType},
       {"int32", scalarType},
+      {"int64", scalarType},
+      {"uint8", scalarType},
+      {"uint16", scalarType},
+      {"uint32", scalarType},
+      {"uint64", scalarType},
       {"bool_", scalarType},
   };
   return functions;

@@ -175,11 +175,12 @@ public:
     return t;
   }
 
+  /// `v` with `element` elements: `v` itself if it has them, else a conversion.
   Value castTo(Value v, Type element) {
-    if (elementTypeOf(v) == element)
-      return v;
-    return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
+    return elementTypeOf(v) == element ? v : convertElements(v, element);
   }
+  /// A new tensor of `v`'s elements converted to `element` (dyn.cast), numpy's astype.
+  Value convertElements(Value v, Type element);
 
   /// An i64 tensor constant of `values` in `shape`.
   Value i64Constant(ArrayRef<int64_t> values, ArrayRef<int64_t> shape) {
@@ -190,13 +191,20 @@ public:
   Value scalarConstant(py::handle value, Type element) {
     auto type = RankedTensorType::get({}, element);
     Attribute attr;
+    // An unsigned integer constant may exceed int64 (uint64); a negative one wraps, as torch
+    // wraps it (numpy raised before the trace got here).
+    bool large = element.isUnsignedInteger() && !isa<FloatType>(element) &&
+                 PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_GE) == 1;
     if (isa<FloatType>(element))
       attr = DenseElementsAttr::get(type, FloatAttr::get(element, value.cast<double>()));
     else
       attr = DenseElementsAttr::get(
-          type, IntegerAttr::get(element, APInt(element.getIntOrFloatBitWidth(),
-                                                value.cast<int64_t>(), /*isSigned=*/true,
-                                                /*implicitTrunc=*/true)));
+          type, IntegerAttr::get(element, large ? APInt(element.getIntOrFloatBitWidth(),
+                                                        value.cast<uint64_t>(), /*isSigned=*/false,
+                                                        /*implicitTrunc=*/true)
+                                                : APInt(element.getIntOrFloatBitWidth(),
+                                                        value.cast<int64_t>(), /*isSigned=*/true,
+                                                        /*implicitTrunc=*/true)));
     return dyn::ConstantOp::create(b, loc(), cast<DenseElementsAttr>(attr));
   }
 
@@ -438,6 +446,7 @@ public:
   // --- Arithmetic.cpp: promotion, operators --------------------------------------------------
   Type promote(Lib lib, Type a, Type other, py::handle scalar);
   Type floatFor(Lib lib, Type t);
+  Type integerAccumulator(Lib lib, Type t);
   Type ufuncFloat(Lib lib, Type t);
   Type promoted(Lib lib, const VarPtr &x, const VarPtr &y);
   /// A Python scalar as promotion sees it: by its type alone (weakly), so a dynamic one as a
@@ -511,10 +520,11 @@ public:
   std::optional<AdvancedIndex> advancedIndex(const VarPtr &obj, const VarPtr &index);
   /// `x[..., idx, ...]` through an advanced index: a gather, or null for other indices.
   VarPtr advancedSubscript(const VarPtr &obj, const VarPtr &index);
-  /// The indices an index argument holds, as an integer tensor: an integer array or tensor (a
-  /// numpy integer scalar too), a list of ints, or an int (0-d); null for anything else (float
-  /// indices raise, bool arrays are masks).
-  Value integerIndices(const VarPtr &v);
+  /// The indices an index argument of `lib`'s function holds, as an integer tensor: an integer
+  /// array (any width and signedness) or an int64 or int32 tensor (a numpy integer scalar too),
+  /// a list of ints, or an int (0-d); null for anything else (float indices raise, bool arrays
+  /// and torch's uint8 tensors are masks).
+  Value integerIndices(const VarPtr &v, Lib lib);
   /// `indices` (any integer type) as i64, with the check that every index is in [-size, size)
   /// (`negative`) or [0, size): at trace time for constant indices, else by a dyn.check at the
   /// end of the trace. `what` names the operation.
@@ -745,7 +755,6 @@ public:
   /// view of one (Var::eitherBases), while something holds them: a store into one of those
   /// arrays would miss the join.
   std::vector<std::weak_ptr<Var>> eitherJoins;
-
   /// numpy's read-only views (np.diagonal): a store through one raises.
   llvm::DenseSet<Operation *> readOnlyViews;
   /// The caller's arrays and tensors by source, and those the program stores into, in the

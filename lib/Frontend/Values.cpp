@@ -122,7 +122,40 @@ Type Tracer::dtypeToType(py::handle dtype) {
     return IntegerType::get(ctx, 8);
   if (name == "bool")
     return i1();
+  if (name == "uint8")
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  // torch has uint16, uint32 and uint64 dtypes but few kernels for them (`+` raises
+  // NotImplementedError): such tensors run eagerly.
+  bool torchDtype = torch && py::isinstance(dtype, torch.attr("dtype"));
+  for (unsigned width : {16u, 32u, 64u})
+    if (name == "uint" + std::to_string(width) && !torchDtype)
+      return IntegerType::get(ctx, width, IntegerType::Unsigned);
   return {};
+}
+
+Value Tracer::convertElements(Value v, Type element) {
+  Type from = elementTypeOf(v);
+  // numpy's float to unsigned conversion of a value outside the type's range (a negative one,
+  // NaN) gives what its loop gives: SIMD and scalar loops differ (-3e9 to uint32 is 2147483648
+  // in a contiguous array, 1294967296 in a strided one). The graph converts the values in
+  // range, which every loop agrees on, and checks that there are no others.
+  if (isa<FloatType>(from) && element.isUnsignedInteger() &&
+      !(typeOf(v).hasStaticShape() && typeOf(v).getNumElements() == 0)) {
+    std::string what =
+        "a float outside " + python::numpyDtype(element) + "'s range converted to it";
+    if (loopDepth || branchDepth)
+      breakTrace(dyn::BreakKind::unsupported_call, what + " inside a loop or branch");
+    double limit = std::ldexp(1.0, static_cast<int>(element.getIntOrFloatBitWidth()));
+    Value inRange = create<dyn::LogicalAndOp>(
+        {create<dyn::GtOp>({v, scalarConstant(py::float_(-1.0), from)}),
+         create<dyn::LtOp>({v, scalarConstant(py::float_(limit), from)})});
+    int64_t rank = typeOf(inRange).getRank();
+    auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    Value fewest = dyn::MinOp::create(b, loc(), castTo(inRange, i64()), all, /*keepdim=*/false);
+    runtimeChecks.emplace_back(create<dyn::EqOp>({fewest, scalarConstant(py::int_(1), i64())}),
+                               what + " (numpy's result depends on its loop)");
+  }
+  return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
 }
 
 /// The numpy dtype or torch dtype object of an element type.

@@ -19,14 +19,17 @@ py::object dynamir::python::constantArray(DenseElementsAttr dense) {
   for (int64_t size : dense.getType().getShape())
     shape.append(size);
   bool isFloat = isa<FloatType>(dense.getElementType());
+  bool isUnsigned = dense.getElementType().isUnsignedInteger();
   auto number = [&](auto v) -> py::object {
     if constexpr (std::is_same_v<decltype(v), APFloat>) {
       bool lost;
       v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
       return py::float_(v.convertToDouble());
     } else {
-      // i1 is unsigned (true is 1, not -1); every other integer type is signed.
-      return v.getBitWidth() == 1 ? py::int_(v.getZExtValue()) : py::int_(v.getSExtValue());
+      // i1 is unsigned (true is 1, not -1), and so are the unsigned types; the others are
+      // signed.
+      return v.getBitWidth() == 1 || isUnsigned ? py::int_(v.getZExtValue())
+                                                : py::int_(v.getSExtValue());
     }
   };
   if (dense.isSplat())

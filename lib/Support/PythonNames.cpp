@@ -27,6 +27,8 @@ std::string dynamir::python::numpyDtype(mlir::Type t) {
     return "float16";
   if (t.isInteger(1))
     return "bool";
+  if (t.isUnsignedInteger())
+    return "uint" + std::to_string(t.getIntOrFloatBitWidth());
   if (t.isInteger(8))
     return "int8";
   if (t.isInteger(16))

@@ -93,7 +93,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Location loc = op.getLoc();
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     int64_t lr = tensorType(lhs).getRank(), rk = tensorType(rhs).getRank();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(signlessType(op.getType()));
     if (lr >= 3 && rk == 2) { // [lead..., m, k] @ [k, n]: one product over all rows
       Value rows = collapseRows(rewriter, loc, lhs);
       Value product = contract(rewriter, loc, rows, rhs, rowsType(rows, resultType));
@@ -198,7 +198,7 @@ struct LinearLowering : OpConversionPattern<LinearOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = adaptor.getInput(), w = adaptor.getWeight(), bias = adaptor.getBias();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(signlessType(op.getType()));
     if (resultType.getRank() <= 2) {
       rewriter.replaceOp(op, linear(rewriter, loc, x, w, bias, resultType));
       return success();
@@ -267,7 +267,7 @@ struct UnfoldLowering : OpConversionPattern<UnfoldOp> {
     MLIRContext *ctx = rewriter.getContext();
     Value x = adaptor.getX();
     RankedTensorType in = tensorType(x);
-    auto out = cast<RankedTensorType>(op.getType());
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     ArrayRef<int64_t> kernel = op.getKernel(), dilation = op.getDilation();
     ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride();
     Type et = in.getElementType();
@@ -309,6 +309,7 @@ struct UnfoldLowering : OpConversionPattern<UnfoldOp> {
 
 } // namespace
 
-void dynamir::populateDynContractionLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulLowering, LinearLowering, UnfoldLowering>(patterns.getContext());
+void dynamir::populateDynContractionLoweringPatterns(const TypeConverter &converter,
+                                                     RewritePatternSet &patterns) {
+  patterns.add<MatmulLowering, LinearLowering, UnfoldLowering>(converter, patterns.getContext());
 }

@@ -32,7 +32,10 @@ struct IfLowering : OpConversionPattern<IfOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value predicate = extractScalar(rewriter, loc, adaptor.getPredicate());
-    auto scfIf = scf::IfOp::create(rewriter, loc, op.getResultTypes(), predicate,
+    SmallVector<Type> resultTypes;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), resultTypes)))
+      return failure();
+    auto scfIf = scf::IfOp::create(rewriter, loc, resultTypes, predicate,
                                    /*addThenBlock=*/false, /*addElseBlock=*/false);
     rewriter.inlineRegionBefore(op.getThenRegion(), scfIf.getThenRegion(),
                                 scfIf.getThenRegion().end());
@@ -54,8 +57,9 @@ struct YieldLowering : OpConversionPattern<YieldOp> {
 
 } // namespace
 
-void dynamir::populateDynControlFlowLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<IfLowering, YieldLowering>(patterns.getContext());
+void dynamir::populateDynControlFlowLoweringPatterns(const TypeConverter &converter,
+                                                     RewritePatternSet &patterns) {
+  patterns.add<IfLowering, YieldLowering>(converter, patterns.getContext());
 }
 
 void dynamir::lowerDynForLoops(Operation *root) {
@@ -78,8 +82,8 @@ void dynamir::lowerDynForLoops(Operation *root) {
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       rewriter.eraseOp(&body->back());
     rewriter.setInsertionPointToStart(body);
-    Value index = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                             loop.getInductionVar());
+    Value index =
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), loop.getInductionVar());
     SmallVector<Value> arguments = {tensor::FromElementsOp::create(
         rewriter, loc, RankedTensorType::get({}, rewriter.getI64Type()), index)};
     arguments.append(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());

@@ -110,14 +110,17 @@ Value elementwise(OpBuilder &b, Location loc, RankedTensorType result, ValueRang
   return generic.getResult(0);
 }
 
-/// The identity of max (lowest) or min (highest) for `type`.
-Value extremeConstant(OpBuilder &b, Location loc, Type type, bool lowest) {
+/// The identity of max (lowest) or min (highest) for the signless `type`, whose integers are
+/// unsigned if `isUnsigned`.
+Value extremeConstant(OpBuilder &b, Location loc, Type type, bool lowest, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
         b, loc, type,
         b.getFloatAttr(type, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/lowest)));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt v = lowest ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
+  APInt v = isUnsigned
+                ? (lowest ? APInt::getMinValue(width) : APInt::getMaxValue(width))
+                : (lowest ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width));
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
 }
 
@@ -127,15 +130,15 @@ Value extremeConstant(OpBuilder &b, Location loc, Type type, bool lowest) {
 
 /// Every elementwise op (unary, binary, comparison, where, cast): one broadcasting generic.
 struct ElementwiseLowering : ConversionPattern {
-  ElementwiseLowering(MLIRContext *ctx)
-      : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  ElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
     auto elementwiseOp = dyn_cast<ElementwiseOpInterface>(op);
     if (!elementwiseOp)
       return failure();
-    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    auto result = cast<RankedTensorType>(signlessType(op->getResult(0).getType()));
     Value lowered = elementwise(rewriter, op->getLoc(), result, operands,
                                 [&](OpBuilder &b, Location loc, ValueRange args) {
                                   return elementwiseOp.buildScalar(b, loc, args);
@@ -175,7 +178,6 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
   if (llvm::any_of(dims, [&](int64_t d) { return inType.getDimSize(d) == 0; }))
     return init;
   SmallVector<utils::IteratorType> iterators;
-
   for (int64_t d = 0; d < rank; ++d)
     iterators.push_back(llvm::is_contained(dims, d) ? utils::IteratorType::reduction
                                                     : utils::IteratorType::parallel);
@@ -208,9 +210,10 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value x = adaptor.getX();
     ArrayRef<int64_t> dims = op.getDims();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(signlessType(op.getType()));
     Type et = tensorType(x).getElementType();
     bool fp = isFloat(et);
+    bool isUnsignedX = isUnsigned(op.getX().getType());
     OpBuilder &b = rewriter;
     // Float sums may reassociate: LLVM then keeps vector partial sums, far faster and more
     // accurate than one serial float accumulator (1% off at 10M elements); dyn-split-reductions
@@ -239,16 +242,20 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
                        });
     } else if constexpr (std::is_same_v<OpTy, MaxOp> || std::is_same_v<OpTy, MinOp>) {
       constexpr bool isMax = std::is_same_v<OpTy, MaxOp>;
-      lowered = reduce(b, loc, x, dims, resultType, extremeConstant(b, loc, et, isMax),
-                       [fp](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
+      lowered = reduce(b, loc, x, dims, resultType, extremeConstant(b, loc, et, isMax, isUnsignedX),
+                       [fp, isUnsignedX](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
                          if (fp)
                            return isMax ? Value(arith::MaximumFOp::create(nb, l, a, acc))
                                         : Value(arith::MinimumFOp::create(nb, l, a, acc));
+                         if (isUnsignedX)
+                           return isMax ? Value(arith::MaxUIOp::create(nb, l, a, acc))
+                                        : Value(arith::MinUIOp::create(nb, l, a, acc));
                          return isMax ? Value(arith::MaxSIOp::create(nb, l, a, acc))
                                       : Value(arith::MinSIOp::create(nb, l, a, acc));
                        });
     } else {
-      lowered = lowerArgReduction(b, loc, x, dims, resultType, std::is_same_v<OpTy, ArgMaxOp>);
+      lowered = lowerArgReduction(b, loc, x, dims, resultType, std::is_same_v<OpTy, ArgMaxOp>,
+                                  isUnsignedX);
     }
     rewriter.replaceOp(op, lowered);
     return success();
@@ -257,7 +264,7 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
   /// argmax/argmin: a generic with two accumulators, the extreme value and its row-major
   /// index within the reduced dimensions. The first extreme wins; NaN is the extreme.
   static Value lowerArgReduction(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
-                                 RankedTensorType resultType, bool isMax) {
+                                 RankedTensorType resultType, bool isMax, bool isUnsignedX) {
     MLIRContext *ctx = b.getContext();
     RankedTensorType inType = tensorType(x);
     Type et = inType.getElementType();
@@ -279,7 +286,7 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
       }
     }
     auto valueType = resultType.clone(et);
-    Value values = linalg::FillOp::create(b, loc, extremeConstant(b, loc, et, isMax),
+    Value values = linalg::FillOp::create(b, loc, extremeConstant(b, loc, et, isMax, isUnsignedX),
                                           emptyTensor(b, loc, valueType, dynamicSizes))
                        .getResult(0);
     Value indices = linalg::FillOp::create(b, loc, scalarConstant(b, loc, b.getI64Type(), 0),
@@ -315,8 +322,11 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
             better = arith::AndIOp::create(nb, l, notBestNaN,
                                            arith::OrIOp::create(nb, l, strictly, vNaN));
           } else {
-            better = arith::CmpIOp::create(
-                nb, l, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, v, best);
+            arith::CmpIPredicate strictly =
+                isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt;
+            if (isUnsignedX)
+              strictly = isMax ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult;
+            better = arith::CmpIOp::create(nb, l, strictly, v, best);
           }
           // Index 0 starts as the answer; an equal later element never replaces it.
           Value first =
@@ -348,7 +358,7 @@ template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
     keptShape[dim] = 1;
     auto keptType = type.clone(keptShape);
     OpBuilder &b = rewriter;
-    Value max = reduce(b, loc, x, {dim}, keptType, extremeConstant(b, loc, et, true),
+    Value max = reduce(b, loc, x, {dim}, keptType, extremeConstant(b, loc, et, true, false),
                        [](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
                          return arith::MaximumFOp::create(nb, l, a, acc);
                        });
@@ -406,7 +416,7 @@ template <typename OpTy> struct ReshapeLowering : OpConversionPattern<OpTy> {
     OpBuilder &b = rewriter;
     Value x = adaptor.getX();
     RankedTensorType in = tensorType(x);
-    auto out = cast<RankedTensorType>(op.getType());
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     SmallVector<Value> sizes;
     // Input dimensions that survive in order (expand_dims and squeeze keep their order).
     SmallVector<int64_t> kept;
@@ -452,7 +462,7 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto out = cast<RankedTensorType>(op.getType());
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     SmallVector<Value> dynamicSizes;
     for (auto [d, p] : llvm::enumerate(op.getPerm()))
       if (out.isDynamicDim(d))
@@ -469,7 +479,7 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto out = cast<RankedTensorType>(op.getType());
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     if (!out.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "broadcast_to a dynamic shape");
     rewriter.replaceOp(op,
@@ -494,13 +504,13 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto out = cast<RankedTensorType>(op.getType());
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     if (out.hasStaticShape() && out.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyResult(rewriter, op.getLoc(), out));
       return success();
     }
-    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(
-        op, op.getType(), static_cast<int64_t>(op.getDim()), adaptor.getInputs());
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, out, static_cast<int64_t>(op.getDim()),
+                                                  adaptor.getInputs());
     return success();
   }
 };
@@ -513,7 +523,7 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     MLIRContext *ctx = rewriter.getContext();
-    auto out = cast<RankedTensorType>(op.getType());
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     auto in = cast<RankedTensorType>(op.getX().getType());
     int64_t rank = out.getRank();
     // Upstream's verifier wants every offset inside its dimension, even for an empty slice
@@ -576,7 +586,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     MLIRContext *ctx = rewriter.getContext();
     Location loc = op.getLoc();
     Value x = adaptor.getX(), indices = adaptor.getIndices();
-    auto out = cast<RankedTensorType>(op.getType());
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     int64_t rank = out.getRank(), axis = op.getAxis();
     int64_t k = tensorType(indices).getRank();
     // Result dimension d is x's d before the axis, the indices' d - axis, then x's d - k + 1.
@@ -685,7 +695,10 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConstantOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(op.getValue()));
+    auto value = cast<DenseElementsAttr>(op.getValue());
+    Type element = signlessType(value.getElementType());
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, element == value.getElementType() ? value : value.bitcast(element));
     return success();
   }
 };
@@ -695,8 +708,12 @@ struct FullLowering : OpConversionPattern<FullOp> {
   LogicalResult matchAndRewrite(FullOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value value = arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(op.getValue()));
-    Value init = emptyTensor(rewriter, loc, op.getType(), {});
+    auto type = cast<RankedTensorType>(signlessType(op.getType()));
+    TypedAttr attr = cast<TypedAttr>(op.getValue());
+    if (auto integer = dyn_cast<IntegerAttr>(attr))
+      attr = IntegerAttr::get(type.getElementType(), integer.getValue());
+    Value value = arith::ConstantOp::create(rewriter, loc, attr);
+    Value init = emptyTensor(rewriter, loc, type, {});
     rewriter.replaceOp(op, linalg::FillOp::create(rewriter, loc, value, init).getResult(0));
     return success();
   }
@@ -707,8 +724,8 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
   LogicalResult matchAndRewrite(ArangeOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType out = op.getType();
-    Type et = out.getElementType();
+    Type et = op.getType().getElementType();
+    auto out = cast<RankedTensorType>(signlessType(op.getType()));
     double start = op.getStart().convertToDouble(), step = op.getStep().convertToDouble();
     Value init = emptyTensor(rewriter, loc, out, {});
     MLIRContext *ctx = rewriter.getContext();
@@ -723,7 +740,7 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
           Value v = arith::AddFOp::create(
               nb, l, scalarConstant(nb, l, nb.getF64Type(), start),
               arith::MulFOp::create(nb, l, f, scalarConstant(nb, l, nb.getF64Type(), step)));
-          linalg::YieldOp::create(nb, l, convertScalar(nb, l, v, et));
+          linalg::YieldOp::create(nb, l, convertScalar(nb, l, v, nb.getF64Type(), et));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -744,7 +761,9 @@ struct ToBoolLowering : OpConversionPattern<ToBoolOp> {
   LogicalResult matchAndRewrite(ToBoolOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Value v = tensor::ExtractOp::create(rewriter, op.getLoc(), adaptor.getX(), ValueRange{});
-    rewriter.replaceOp(op, convertScalar(rewriter, op.getLoc(), v, rewriter.getI1Type()));
+    rewriter.replaceOp(op, convertScalar(rewriter, op.getLoc(), v,
+                                         getElementTypeOrSelf(op.getX().getType()),
+                                         rewriter.getI1Type()));
     return success();
   }
 };
@@ -753,16 +772,14 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
-                           scf::SCFDialect, tensor::TensorDialect, func::FuncDialect>();
+    target.addLegalDialect<scf::SCFDialect>();
     target.addIllegalDialect<DynDialect>();
     // Host-side ops stay for the runtime; the ops the runtime computes for bufferization, which
-    // calls it.
-    target.addLegalOp<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp,
-                      LenEqGuardOp, DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp, CheckOp,
-                      GraphBreakOp, SourceOp, CholeskyOp, SolveOp, SortOp>();
+    // calls it. Both, and the ops of the other legal dialects, once their types are signless.
+    TypeConverter converter;
     RewritePatternSet patterns(ctx);
-    patterns.add<ElementwiseLowering>(ctx);
+    populateDynSignednessConversion(converter, patterns, target);
+    patterns.add<ElementwiseLowering>(converter, ctx);
     patterns
         .add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
              ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
@@ -770,10 +787,10 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
              ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>, ReshapeLowering<SqueezeOp>,
              TransposeLowering, BroadcastToLowering, ConcatLowering, SliceLowering, GatherLowering,
              ScatterLowering, InsertSliceLowering, ConstantLowering, FullLowering, ArangeLowering,
-             ItemLowering, ToBoolLowering>(ctx);
-    populateDynContractionLoweringPatterns(patterns);
-    populateDynScanLoweringPatterns(patterns);
-    populateDynControlFlowLoweringPatterns(patterns);
+             ItemLowering, ToBoolLowering>(converter, ctx);
+    populateDynContractionLoweringPatterns(converter, patterns);
+    populateDynScanLoweringPatterns(converter, patterns);
+    populateDynControlFlowLoweringPatterns(converter, patterns);
     lowerDynForLoops(getOperation());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();

@@ -3,15 +3,16 @@
 // A running sum, product, maximum or minimum along one dimension is a sequence, which no linalg
 // op expresses: the first slice along the dimension is copied, then an scf.for over the rest
 // combines each slice of the input with the result's slice before it (one elementwise generic)
-// and inserts it. The additions happen in numpy's and torch's order (r[k] = r[k-1] + x[k]), so float
-// results round as theirs; copying the first slice keeps a leading -0.0 that 0 + x would lose.
-// Bufferization updates the result in place.
+// and inserts it. The additions happen in numpy's and torch's order (r[k] = r[k-1] + x[k]), so
+// float results round as theirs; copying the first slice keeps a leading -0.0 that 0 + x would
+// lose. Bufferization updates the result in place.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Conversion/DynToLinalg/DynToLinalg.h"
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
+#include "dynamir/Dialect/Dyn/DynScalar.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -29,7 +30,7 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
 
   /// r[k-1] combined with x[k]. maximumf/minimumf propagate NaN, as numpy's maximum does.
-  static Value combine(OpBuilder &b, Location loc, Value previous, Value current) {
+  static Value combine(OpBuilder &b, Location loc, Value previous, Value current, bool isUnsigned) {
     bool isFloat = isa<FloatType>(previous.getType());
     if constexpr (std::is_same_v<OpTy, CumsumOp>)
       return isFloat ? arith::AddFOp::create(b, loc, previous, current).getResult()
@@ -38,11 +39,13 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
       return isFloat ? arith::MulFOp::create(b, loc, previous, current).getResult()
                      : arith::MulIOp::create(b, loc, previous, current).getResult();
     else if constexpr (std::is_same_v<OpTy, CummaxOp>)
-      return isFloat ? arith::MaximumFOp::create(b, loc, previous, current).getResult()
-                     : arith::MaxSIOp::create(b, loc, previous, current).getResult();
+      return isFloat      ? arith::MaximumFOp::create(b, loc, previous, current).getResult()
+             : isUnsigned ? arith::MaxUIOp::create(b, loc, previous, current).getResult()
+                          : arith::MaxSIOp::create(b, loc, previous, current).getResult();
     else
-      return isFloat ? arith::MinimumFOp::create(b, loc, previous, current).getResult()
-                     : arith::MinSIOp::create(b, loc, previous, current).getResult();
+      return isFloat      ? arith::MinimumFOp::create(b, loc, previous, current).getResult()
+             : isUnsigned ? arith::MinUIOp::create(b, loc, previous, current).getResult()
+                          : arith::MinSIOp::create(b, loc, previous, current).getResult();
   }
   using Adaptor = typename OpTy::Adaptor;
 
@@ -97,8 +100,9 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
               linalg::GenericOp::create(
                   b, loc, TypeRange{sliceType}, ValueRange{previous, current}, ValueRange{init},
                   maps, SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-                  [](OpBuilder &nb, Location l, ValueRange args) {
-                    linalg::YieldOp::create(nb, l, combine(nb, l, args[0], args[1]));
+                  [&](OpBuilder &nb, Location l, ValueRange args) {
+                    linalg::YieldOp::create(
+                        nb, l, combine(nb, l, args[0], args[1], isUnsigned(op.getX().getType())));
                   })
                   .getResult(0);
           scf::YieldOp::create(b, loc, insert(b, combined, carried[0], k));
@@ -110,7 +114,8 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
 
 } // namespace
 
-void dynamir::populateDynScanLoweringPatterns(RewritePatternSet &patterns) {
+void dynamir::populateDynScanLoweringPatterns(const TypeConverter &converter,
+                                              RewritePatternSet &patterns) {
   patterns.add<ScanLowering<CumsumOp>, ScanLowering<CumprodOp>, ScanLowering<CummaxOp>,
-               ScanLowering<CumminOp>>(patterns.getContext());
+               ScanLowering<CumminOp>>(converter, patterns.getContext());
 }

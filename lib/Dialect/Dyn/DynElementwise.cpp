@@ -1,8 +1,10 @@
 //===- DynElementwise.cpp - element semantics written in C++ --------------===//
 //
 // `buildScalar` (ElementwiseOpInterface) of the elementwise ops whose element is more than one
-// arith/math op: negation, sigmoid, relu, not, log1p, expm1, floor division, modulo, fmod,
-// shifts, atan2 and cast. The others are generated from their line in DynElementwiseOps.td.
+// arith/math op or depends on the operands' signedness: abs, power, maximum, minimum, negation,
+// sigmoid, relu, not, log1p, expm1, floor division, modulo, fmod, shifts, atan2 and cast. The
+// others are generated from their line in DynElementwiseOps.td. `args` are signless (ui8 is i8
+// in arith); the op's own operand types say whether they are unsigned.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,15 +26,18 @@ namespace {
 bool isFloat(Type t) { return isa<FloatType>(t); }
 
 /// The divisor for numpy's integer `x // y` and `x % y`: 1 where `y` is 0 or where `x` is the
-/// minimum and `y` is -1. Both trap in hardware (SIGFPE on x86) and are undefined in arith, so
-/// they must never reach the division; numpy defines them (x // 0 == x % 0 == 0,
+/// minimum and `y` is -1 (signed only). Both trap in hardware (SIGFPE on x86) and are undefined
+/// in arith, so they must never reach the division; numpy defines them (x // 0 == x % 0 == 0,
 /// MIN // -1 == MIN, MIN % -1 == 0), and dividing by 1 already gives MIN // -1 and both
 /// remainders. The caller selects 0 for x // 0.
-Value safeIntegerDivisor(OpBuilder &b, Location loc, Value x, Value y) {
+Value safeIntegerDivisor(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
   Type t = y.getType();
   unsigned width = t.getIntOrFloatBitWidth();
   Value zero = scalarConstant(b, loc, t, 0);
   Value one = scalarConstant(b, loc, t, 1);
+  if (isUnsigned)
+    return arith::SelectOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero), one, y);
   Value minusOne = scalarConstant(b, loc, t, -1);
   Value min =
       arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, APInt::getSignedMinValue(width)));
@@ -110,12 +115,93 @@ Value dyn::Atan2Scalar::create(OpBuilder &b, Location loc, Value y, Value x) {
   return arith::SelectOp::create(b, loc, bothZero, ofZeros, math::Atan2Op::create(b, loc, y, x));
 }
 
-Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+Type dyn::signlessType(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(signlessType(tensor.getElementType()));
+  if (auto integer = dyn_cast<IntegerType>(type); integer && !integer.isSignless())
+    return IntegerType::get(type.getContext(), integer.getWidth());
+  return type;
+}
+
+bool dyn::isUnsigned(Type type) { return getElementTypeOrSelf(type).isUnsignedInteger(); }
+
+arith::CmpIPredicate dyn::integerPredicate(arith::CmpIPredicate p, Type type) {
+  if (!isUnsigned(type))
+    return p;
+  switch (p) {
+  case arith::CmpIPredicate::slt:
+    return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle:
+    return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt:
+    return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge:
+    return arith::CmpIPredicate::uge;
+  default:
+    return p;
+  }
+}
+
+/// A float to a signed integer of `to`'s width as numpy and torch convert on x86: fptosi
+/// where the value is in range, the integer minimum elsewhere (cvttsd2si's "integer
+/// indefinite"; fptosi itself is poison there).
+static Value floatToSigned(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
+  // A 16-bit float cannot hold -2^63: its lower bound rounds to -inf, which is itself out of
+  // range (difftest 270926049:70 stored -inf into an int64 tensor as 0).
+  unsigned width = to.getIntOrFloatBitWidth();
+  bool lowerInfinite = false;
+  auto bound = [&](bool upper) {
+    APFloat limit(cast<FloatType>(from).getFloatSemantics());
+    bool ignored;
+    APFloat exact = APFloat(std::ldexp(upper ? 1.0 : -1.0, static_cast<int>(width) - 1));
+    exact.convert(limit.getSemantics(), APFloat::rmNearestTiesToEven, &ignored);
+    lowerInfinite |= !upper && exact.isInfinity();
+    return arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, exact)).getResult();
+  };
+  Value lower = bound(false);
+  Value inRange = arith::AndIOp::create(
+      b, loc,
+      arith::CmpFOp::create(
+          b, loc, lowerInfinite ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OGE, v, lower),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, bound(true)));
+  Value min =
+      arith::ConstantOp::create(b, loc, to, b.getIntegerAttr(to, APInt::getSignedMinValue(width)));
+  return arith::SelectOp::create(b, loc, inRange, arith::FPToSIOp::create(b, loc, to, v), min);
+}
+
+/// A float to an unsigned integer of `to`'s (signless) width, as torch converts to uint8:
+/// through int64, keeping the low bits; uint64 takes values from 2^63 to 2^64 exactly and 0
+/// above. numpy agrees on every value in the type's range; outside it numpy's result depends
+/// on which of its loops runs (SIMD or scalar), so the tracer checks the range.
+static Value floatToUnsigned(OpBuilder &b, Location loc, Value v, Type to) {
+  Type i64 = b.getI64Type();
+  Value low = floatToSigned(b, loc, v, i64);
+  if (to.getIntOrFloatBitWidth() < 64)
+    return arith::TruncIOp::create(b, loc, to, low);
+  Type from = v.getType();
+  if (from.getIntOrFloatBitWidth() < 32) // a 16-bit float never reaches 2^63
+    return low;
+  Value twoTo63 = scalarConstant(b, loc, from, std::ldexp(1.0, 63));
+  Value high = arith::XOrIOp::create(
+      b, loc, floatToSigned(b, loc, arith::SubFOp::create(b, loc, v, twoTo63), i64),
+      arith::ConstantOp::create(b, loc, i64, b.getIntegerAttr(i64, APInt::getSignedMinValue(64))));
+  Value inHigh = arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, twoTo63),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v,
+                            scalarConstant(b, loc, from, std::ldexp(1.0, 64))));
+  Value beyond = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v,
+                                       scalarConstant(b, loc, from, std::ldexp(1.0, 64)));
+  Value result = arith::SelectOp::create(b, loc, inHigh, high, low);
+  return arith::SelectOp::create(b, loc, beyond, scalarConstant(b, loc, i64, 0), result);
+}
+
+Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   if (from == to)
     return v;
+  Type target = signlessType(to);
   if (to.isInteger(1)) {
-    Value zero = scalarConstant(b, loc, from, 0);
+    Value zero = scalarConstant(b, loc, v.getType(), 0);
     return isFloat(from) ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero))
                          : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero));
   }
@@ -130,42 +216,83 @@ Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
                                : Value(arith::TruncFOp::create(b, loc, to, v));
   }
   if (isFloat(to))
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
-                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+    return from.isInteger(1) || isUnsigned(from) ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                                                 : Value(arith::SIToFPOp::create(b, loc, to, v));
+  if (isFloat(from) && isUnsigned(to))
+    return floatToUnsigned(b, loc, v, target);
   // numpy and torch convert floats to 8- and 16-bit integers through int32 and keep its low
   // bits (300.0 is 44 in int8, NaN 0).
   if (isFloat(from) && to.getIntOrFloatBitWidth() < 32)
-    return arith::TruncIOp::create(b, loc, to, convertScalar(b, loc, v, b.getI32Type()));
-  if (isFloat(from)) {
-    // fptosi of NaN, an infinity or a value outside the integer's range is poison; numpy and
-    // torch on x86 give the integer minimum there (cvttsd2si's "integer indefinite").
-    // A 16-bit float cannot hold -2^63: its lower bound rounds to -inf, which is itself out of
-    // range (difftest 270926049:70 stored -inf into an int64 tensor as 0).
-    unsigned width = to.getIntOrFloatBitWidth();
-    bool lowerInfinite = false;
-    auto bound = [&](bool upper) {
-      APFloat limit(cast<FloatType>(from).getFloatSemantics());
-      bool ignored;
-      APFloat exact = APFloat(std::ldexp(upper ? 1.0 : -1.0, static_cast<int>(width) - 1));
-      exact.convert(limit.getSemantics(), APFloat::rmNearestTiesToEven, &ignored);
-      lowerInfinite |= !upper && exact.isInfinity();
-      return arith::ConstantOp::create(b, loc, from, b.getFloatAttr(from, exact)).getResult();
-    };
-    Value lower = bound(false);
-    Value inRange = arith::AndIOp::create(
-        b, loc,
-        arith::CmpFOp::create(b, loc,
-                              lowerInfinite ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OGE,
-                              v, lower),
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, bound(true)));
-    Value min = arith::ConstantOp::create(b, loc, to,
-                                          b.getIntegerAttr(to, APInt::getSignedMinValue(width)));
-    return arith::SelectOp::create(b, loc, inRange, arith::FPToSIOp::create(b, loc, to, v), min);
+    return arith::TruncIOp::create(b, loc, target, floatToSigned(b, loc, v, b.getI32Type()));
+  if (isFloat(from))
+    return floatToSigned(b, loc, v, target);
+  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth == toWidth) // int8 and uint8 share their bits
+    return v;
+  if (fromWidth < toWidth)
+    return from.isInteger(1) || isUnsigned(from) ? Value(arith::ExtUIOp::create(b, loc, target, v))
+                                                 : Value(arith::ExtSIOp::create(b, loc, target, v));
+  return arith::TruncIOp::create(b, loc, target, v);
+}
+
+namespace {
+
+/// Unsigned integer power, wrapping like numpy's: math.ipowi reads the exponent as signed, so
+/// narrower types compute in int64 (whose low bits are theirs), and a uint64 exponent of 2^63
+/// or more uses x^(2^63) == 1 for odd x (the units modulo 2^64 have order dividing 2^62) and
+/// 0 for even x.
+Value unsignedPower(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  if (t.getIntOrFloatBitWidth() < 64) {
+    Type i64 = b.getI64Type();
+    Value wide = math::IPowIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, x),
+                                       arith::ExtUIOp::create(b, loc, i64, y));
+    return arith::TruncIOp::create(b, loc, t, wide);
   }
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, v))
-                             : Value(arith::ExtSIOp::create(b, loc, to, v));
-  return arith::TruncIOp::create(b, loc, to, v);
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value signBit =
+      arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, APInt::getSignedMinValue(64)));
+  Value huge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+  Value exponent =
+      arith::SelectOp::create(b, loc, huge, arith::XOrIOp::create(b, loc, y, signBit), y);
+  Value power = math::IPowIOp::create(b, loc, x, exponent);
+  Value odd = arith::TruncIOp::create(b, loc, b.getI1Type(), x);
+  Value hugeEven = arith::AndIOp::create(
+      b, loc, huge, arith::XOrIOp::create(b, loc, odd, arith::ConstantIntOp::create(b, loc, 1, 1)));
+  return arith::SelectOp::create(b, loc, hugeEven, zero, power);
+}
+
+} // namespace
+
+Value AbsOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  if (isFloat(x.getType()))
+    return math::AbsFOp::create(b, loc, x);
+  return isUnsigned(getX().getType()) ? x : Value(math::AbsIOp::create(b, loc, x));
+}
+
+Value PowOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  if (isFloat(args[0].getType()))
+    return math::PowFOp::create(b, loc, args[0], args[1]);
+  if (isUnsigned(getLhs().getType()))
+    return unsignedPower(b, loc, args[0], args[1]);
+  return math::IPowIOp::create(b, loc, args[0], args[1]);
+}
+
+Value MaximumOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  if (isFloat(args[0].getType()))
+    return arith::MaximumFOp::create(b, loc, args[0], args[1]);
+  if (isUnsigned(getLhs().getType()))
+    return arith::MaxUIOp::create(b, loc, args[0], args[1]);
+  return arith::MaxSIOp::create(b, loc, args[0], args[1]);
+}
+
+Value MinimumOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  if (isFloat(args[0].getType()))
+    return arith::MinimumFOp::create(b, loc, args[0], args[1]);
+  if (isUnsigned(getLhs().getType()))
+    return arith::MinUIOp::create(b, loc, args[0], args[1]);
+  return arith::MinSIOp::create(b, loc, args[0], args[1]);
 }
 
 Value NegOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
@@ -188,7 +315,7 @@ Value ReluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   // maximumf propagates NaN like torch.relu.
   if (isFloat(x.getType()))
     return arith::MaximumFOp::create(b, loc, x, zero);
-  return arith::MaxSIOp::create(b, loc, x, zero);
+  return isUnsigned(getX().getType()) ? x : Value(arith::MaxSIOp::create(b, loc, x, zero));
 }
 
 Value NotOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
@@ -247,7 +374,10 @@ Value FloorDivOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   if (isFloat(t))
     return floatFloorDivide(b, loc, x, y);
   // x // 0 is 0 in numpy; the division by the safe divisor 1 gives x there.
-  Value q = arith::FloorDivSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y));
+  bool isUnsignedDivision = isUnsigned(getLhs().getType());
+  Value divisor = safeIntegerDivisor(b, loc, x, y, isUnsignedDivision);
+  Value q = isUnsignedDivision ? Value(arith::DivUIOp::create(b, loc, x, divisor))
+                               : Value(arith::FloorDivSIOp::create(b, loc, x, divisor));
   Value zero = scalarConstant(b, loc, t, 0);
   Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
   return arith::SelectOp::create(b, loc, byZero, zero, q);
@@ -259,8 +389,10 @@ Value ModOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   bool fp = isFloat(t);
   // Python's modulo: the remainder takes the divisor's sign. Integers divide by the safe
   // divisor, whose remainder 0 is numpy's x % 0 and MIN % -1.
+  if (!fp && isUnsigned(getLhs().getType()))
+    return arith::RemUIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y, true));
   Value r = fp ? Value(arith::RemFOp::create(b, loc, x, y))
-               : Value(arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y)));
+               : Value(arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y, false)));
   Value zero = scalarConstant(b, loc, t, 0);
   Value rNeg, yNeg, rNonZero;
   if (fp) {
@@ -290,7 +422,9 @@ Value FModOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   // safe divisor, whose remainder 0 is numpy's fmod by 0 and of MIN by -1.
   if (isFloat(x.getType()))
     return arith::RemFOp::create(b, loc, x, y);
-  return arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y));
+  if (isUnsigned(getLhs().getType()))
+    return arith::RemUIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y, true));
+  return arith::RemSIOp::create(b, loc, x, safeIntegerDivisor(b, loc, x, y, false));
 }
 
 /// Whether the shift amount `amount` is in [0, width) (unsigned: a negative one is not), and
@@ -310,12 +444,18 @@ Value ShiftLeftOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
                                  scalarConstant(b, loc, args[0].getType(), 0));
 }
 
-/// Shifting right by width - 1 fills with the sign, as a longer shift does in numpy and torch.
+/// Shifting right by width - 1 fills with the sign, as a longer shift does in numpy and torch;
+/// unsigned integers shift in zeros, and a longer shift gives 0.
 Value ShiftRightOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
+  if (isUnsigned(getLhs().getType())) {
+    auto [inRange, amount] = shiftAmount(b, loc, args[1], 0);
+    return arith::SelectOp::create(b, loc, inRange, arith::ShRUIOp::create(b, loc, args[0], amount),
+                                   scalarConstant(b, loc, args[0].getType(), 0));
+  }
   Value amount = shiftAmount(b, loc, args[1], args[1].getType().getIntOrFloatBitWidth() - 1).second;
   return arith::ShRSIOp::create(b, loc, args[0], amount);
 }
 
 Value CastOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
-  return convertScalar(b, loc, args[0], getDtype());
+  return convertScalar(b, loc, args[0], getElementTypeOrSelf(getX().getType()), getDtype());
 }

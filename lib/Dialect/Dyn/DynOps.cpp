@@ -105,6 +105,10 @@ static std::optional<ConstantElements> getConstantElements(Attribute attr,
     return std::nullopt;
   ConstantElements c;
   c.type = cast<RankedTensorType>(dense.getType());
+  // The folds compute on sign-extended int64 values with numpy's signed semantics; unsigned
+  // constants are left to the graph.
+  if (c.type.getElementType().isUnsignedInteger())
+    return std::nullopt;
   c.isSplat = dense.isSplat() && !expandSplat;
   if (!c.isSplat && !getFoldableCount(c.type.getShape()))
     return std::nullopt;
@@ -602,11 +606,14 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   if (failed(type))
     return failure();
   Type dtype = adaptor.getDtype();
-  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(dtype) &&
-      !llvm::any_of(ArrayRef<unsigned>{1, 8, 16, 32, 64},
-                    [&](unsigned width) { return dtype.isSignlessInteger(width); }))
-    return emitOptionalError(loc, "cannot cast to ", dtype,
-                             ": expected f16, bf16, f32, f64, i1, i8, i16, i32 or i64");
+  bool isInteger = llvm::any_of(ArrayRef<unsigned>{1, 8, 16, 32, 64},
+                                [&](unsigned width) { return dtype.isSignlessInteger(width); }) ||
+                   llvm::any_of(ArrayRef<unsigned>{8, 16, 32, 64},
+                                [&](unsigned width) { return dtype.isUnsignedInteger(width); });
+  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(dtype) && !isInteger)
+    return emitOptionalError(
+        loc, "cannot cast to ", dtype,
+        ": expected f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64");
   inferred.push_back(type->clone(dtype));
   return success();
 }
@@ -636,10 +643,15 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   // Float to integer truncates toward zero (to 8 and 16 bits through int32, whose low bits
   // they keep, as the lowering does); NaN, infinities and values out of the range converted
   // to are left to run time.
+  // Unsigned integers fold values in their range only (numpy's others depend on its loop).
   SmallVector<int64_t> out;
-  double limit = std::ldexp(1.0, std::max(32u, dtype.getIntOrFloatBitWidth()) - 1);
+  unsigned width = dtype.getIntOrFloatBitWidth();
+  double limit = std::ldexp(1.0, std::max(32u, width) - 1);
+  double lowest = dtype.isUnsignedInteger() ? 0.0 : -limit;
+  if (dtype.isUnsignedInteger())
+    limit = std::ldexp(1.0, std::min(63u, width));
   for (double v : c->floats) {
-    if (!std::isfinite(v) || std::trunc(v) >= limit || std::trunc(v) < -limit)
+    if (!std::isfinite(v) || std::trunc(v) >= limit || std::trunc(v) < lowest)
       return {};
     out.push_back(static_cast<int64_t>(v));
   }
@@ -1067,9 +1079,8 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   if (axis >= dest->getRank())
     return emitOptionalError(loc, "scatter axis ", axis, " is out of range for ", *dest);
   if (updates->getElementType() != dest->getElementType())
-    return emitOptionalError(loc, "scatter updates have element type ",
-                             updates->getElementType(), ", the destination ",
-                             dest->getElementType());
+    return emitOptionalError(loc, "scatter updates have element type ", updates->getElementType(),
+                             ", the destination ", dest->getElementType());
   if (adaptor.getAccumulate() && dest->getElementType().isInteger(1))
     return emitOptionalError(loc, "an accumulating scatter needs numbers, not booleans");
   SmallVector<int64_t> expected(dest->getShape());

@@ -236,8 +236,11 @@ static int64_t sortKind(Type element) {
 LogicalResult SortOp::bufferize(RewriterBase &rewriter,
                                 const bufferization::BufferizationOptions &options,
                                 bufferization::BufferizationState &state) {
-  RuntimeCall call{rewriter, options, state, getLoc(), {}};
   auto type = cast<RankedTensorType>(getX().getType());
+  if (type.getElementType().isUnsignedInteger())
+    return emitOpError("sorts unsigned integers once convert-dyn-to-linalg has made them "
+                       "signless keys");
+  RuntimeCall call{rewriter, options, state, getLoc(), {}};
   call.args.push_back(call.constant(sortKind(type.getElementType())));
   FailureOr<Value> values = call.copyOf(getX());
   if (failed(values))

@@ -419,3 +419,25 @@ func.func @int8_bits() -> (tensor<6xi8>, tensor<6xi8>, tensor<6xi8>, tensor<2xi8
   // CHECK: return %[[SHL]], %[[SHR]], %[[XOR]], %[[CAST]], %[[BIG]]
   return %0, %1, %2, %3, %4 : tensor<6xi8>, tensor<6xi8>, tensor<6xi8>, tensor<2xi8>, tensor<i8>
 }
+
+// -----
+
+// The integer folds compute with signed semantics: unsigned constants are left to the graph
+// (200 // 3 is 66 in ui8, not -56 // 3), except casts of floats in the unsigned range.
+// CHECK-LABEL: func.func @unsigned_not_folded
+func.func @unsigned_not_folded() -> (tensor<ui8>, tensor<i1>, tensor<2xui8>, tensor<ui8>) {
+  %a = dyn.constant dense<200> : tensor<ui8>
+  %b = dyn.constant dense<3> : tensor<ui8>
+  // CHECK-DAG: %[[DIV:.*]] = dyn.floordiv %{{.*}}, %{{.*}} : tensor<ui8>, tensor<ui8>
+  %0 = dyn.floordiv %a, %b : tensor<ui8>, tensor<ui8>
+  // CHECK-DAG: %[[LT:.*]] = dyn.lt %{{.*}}, %{{.*}} : tensor<ui8>, tensor<ui8>
+  %1 = dyn.lt %b, %a : tensor<ui8>, tensor<ui8>
+  %f = dyn.constant dense<[255.9, 0.5]> : tensor<2xf32>
+  // CHECK-DAG: %[[CAST:.*]] = dyn.constant dense<[255, 0]> : tensor<2xui8>
+  %2 = dyn.cast %f to ui8 : tensor<2xf32>
+  %n = dyn.constant dense<-1.0> : tensor<f32>
+  // CHECK-DAG: %[[NEG:.*]] = dyn.cast %{{.*}} to ui8 : tensor<f32>
+  %3 = dyn.cast %n to ui8 : tensor<f32>
+  // CHECK: return %[[DIV]], %[[LT]], %[[CAST]], %[[NEG]]
+  return %0, %1, %2, %3 : tensor<ui8>, tensor<i1>, tensor<2xui8>, tensor<ui8>
+}

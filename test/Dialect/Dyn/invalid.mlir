@@ -32,9 +32,9 @@ func.func @true_div_on_integers(%a: tensor<3xi64>) {
 
 // -----
 
-func.func @unsupported_dtype(%a: tensor<3xui8>) {
+func.func @unsupported_dtype(%a: tensor<3xsi8>) {
   // expected-error@+1 {{'dyn.neg' op operand #0 must be ranked tensor of}}
-  %0 = dyn.neg %a : tensor<3xui8>
+  %0 = dyn.neg %a : tensor<3xsi8>
   return
 }
 
@@ -74,8 +74,8 @@ func.func @where_branch_types(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3x
 // -----
 
 func.func @cast_to_unsupported(%a: tensor<3xf32>) {
-  // expected-error@+1 {{cannot cast to 'ui8': expected f16, bf16, f32, f64, i1, i8, i16, i32 or i64}}
-  %0 = dyn.cast %a to ui8 : tensor<3xf32>
+  // expected-error@+1 {{cannot cast to 'si8': expected f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64}}
+  %0 = dyn.cast %a to si8 : tensor<3xf32>
   return
 }
 
@@ -669,7 +669,7 @@ func.func @sort_axis_out_of_range(%x: tensor<3x4xf32>) {
 // -----
 
 func.func @sort_complex(%x: tensor<3xf16>) {
-  // expected-error@+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  // expected-error@+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values}}
   %v, %i = dyn.sort %x axis 0 : tensor<3xf16>
   return
 }

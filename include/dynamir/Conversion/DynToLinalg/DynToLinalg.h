@@ -8,20 +8,31 @@
 #ifndef DYNAMIR_CONVERSION_DYNTOLINALG_DYNTOLINALG_H
 #define DYNAMIR_CONVERSION_DYNTOLINALG_DYNTOLINALG_H
 
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace dynamir {
 
 /// dyn.matmul and dyn.linear to linalg contractions (rank-2 where the right operand is one
 /// matrix, so that dyn-blas can call BLAS on them), and dyn.unfold to the loop nest that
 /// gathers a convolution's columns.
-void populateDynContractionLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateDynContractionLoweringPatterns(const mlir::TypeConverter &converter,
+                                            mlir::RewritePatternSet &patterns);
 
 /// dyn.cumsum, cumprod, cummax and cummin to an scf.for over the scanned dimension's slices.
-void populateDynScanLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateDynScanLoweringPatterns(const mlir::TypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns);
 
 /// dyn.if (kept on the device) to scf.if, dyn.yield to scf.yield.
-void populateDynControlFlowLoweringPatterns(mlir::RewritePatternSet &patterns);
+void populateDynControlFlowLoweringPatterns(const mlir::TypeConverter &converter,
+                                            mlir::RewritePatternSet &patterns);
+
+/// Unsigned integer types (ui8, tensor<4xui8>) to signless ones in what is not dyn compute:
+/// function signatures, calls and returns, scf's structural ops, the ops of the legal dialects
+/// (legal once their types are signless), the host-side dyn ops the pass keeps (retyped), and
+/// dyn.sort, which sorts unsigned keys as signed ones with the sign bit flipped.
+void populateDynSignednessConversion(mlir::TypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns,
+                                     mlir::ConversionTarget &target);
 
 /// Every dyn.for under `root` to an scf.for whose body holds the dyn ops it had.
 void lowerDynForLoops(mlir::Operation *root);

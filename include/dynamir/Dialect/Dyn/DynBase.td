@@ -54,17 +54,23 @@ def Dyn_PyObjType : TypeDef<Dyn_Dialect, "PyObj"> {
   }];
 }
 
-def Dyn_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64],
-                                "f16, bf16, f32, f64, i1, i8, i16, i32 or i64">;
+// Unsigned integers keep their signedness in the type (ui8, as torch-mlir's ui8): the ops'
+// semantics differ (division, comparison, conversion, shifts), and dyn-to-linalg lowers them to
+// signless tensors with the unsigned arith ops.
+def Dyn_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64],
+                                "f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64">;
 def Dyn_FloatElementType : AnyTypeOf<[F16, BF16, F32, F64]>;
-def Dyn_NumericElementType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>;
-def Dyn_IntegerElementType : AnyTypeOf<[I1, I8, I16, I32, I64]>;
+def Dyn_NumericElementType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64, UI8, UI16, UI32,
+                                        UI64]>;
+def Dyn_IntegerElementType : AnyTypeOf<[I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 
-def Dyn_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>;
+def Dyn_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32,
+                                 UI64]>;
 def Dyn_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
-def Dyn_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>;
-def Dyn_IntegerTensor : RankedTensorOf<[I1, I8, I16, I32, I64]>;
-def Dyn_SignedIntegerTensor : RankedTensorOf<[I8, I16, I32, I64]>;
+def Dyn_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64, UI8, UI16, UI32,
+                                        UI64]>;
+def Dyn_IntegerTensor : RankedTensorOf<[I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
+def Dyn_NonBoolIntegerTensor : RankedTensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 def Dyn_BoolTensor : RankedTensorOf<[I1]>;
 def Dyn_I64Tensor : RankedTensorOf<[I64]>;
 def Dyn_BoolScalarTensor : 0DTensorOf<[I1]>;

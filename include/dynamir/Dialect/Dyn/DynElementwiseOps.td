@@ -101,8 +101,7 @@ class Dyn_FloatFunction<string mnemonic, string floatExpr, string what, string m
 def Dyn_NegOp : Dyn_UnaryOp<"neg", Dyn_NumericTensor, "-v", "wrapNeg(v)", "negation",
                             ufunc = "negative">;
 def Dyn_AbsOp : Dyn_UnaryOp<"abs", Dyn_NumericTensor, "std::fabs(v)", "v < 0 ? wrapNeg(v) : v",
-                            "absolute value", ufunc = "abs", floatOp = "::mlir::math::AbsFOp",
-                            intOp = "::mlir::math::AbsIOp">;
+                            "absolute value", ufunc = "abs">;
 def Dyn_ExpOp : Dyn_FloatFunction<"exp", "std::exp(v)", "exponential", "::mlir::math::ExpOp">;
 def Dyn_LogOp : Dyn_FloatFunction<"log", "std::log(v)", "natural logarithm",
                                   "::mlir::math::LogOp">;
@@ -249,19 +248,16 @@ def Dyn_FModOp : Dyn_BinaryOp<"fmod", Dyn_NumericTensor, "std::fmod(a, b)",
     "remainder with the sign of the dividend (C's fmod; for integers numpy's x fmod 0 == 0)",
     ufunc = "fmod">;
 def Dyn_PowOp : Dyn_BinaryOp<"pow", Dyn_NumericTensor, "std::pow(a, b)",
-    "b < 0 ? std::nullopt : std::optional<int64_t>(intPow(a, b))", "power", ufunc = "power",
-    floatOp = "::mlir::math::PowFOp", intOp = "::mlir::math::IPowIOp">;
+    "b < 0 ? std::nullopt : std::optional<int64_t>(intPow(a, b))", "power", ufunc = "power">;
 def Dyn_Atan2Op : Dyn_BinaryOp<"atan2", Dyn_FloatTensor, "std::atan2(a, b)", "",
     "the arctangent of lhs / rhs in the quadrant of (rhs, lhs) (numpy's arctan2(y, x))", "",
     ufunc = "arctan2", floatOp = "::dynamir::dyn::Atan2Scalar">;
 def Dyn_MaximumOp : Dyn_BinaryOp<"maximum", Dyn_NumericTensor,
     "::llvm::maximum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a > b ? a : b",
-    "maximum (NaN-propagating, -0 < +0)", ufunc = "maximum",
-    floatOp = "::mlir::arith::MaximumFOp", intOp = "::mlir::arith::MaxSIOp">;
+    "maximum (NaN-propagating, -0 < +0)", ufunc = "maximum">;
 def Dyn_MinimumOp : Dyn_BinaryOp<"minimum", Dyn_NumericTensor,
     "::llvm::minimum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a < b ? a : b",
-    "minimum (NaN-propagating, -0 < +0)", ufunc = "minimum",
-    floatOp = "::mlir::arith::MinimumFOp", intOp = "::mlir::arith::MinSIOp">;
+    "minimum (NaN-propagating, -0 < +0)", ufunc = "minimum">;
 def Dyn_LogicalAndOp : Dyn_BinaryOp<"logical_and", Dyn_BoolTensor, "", "a & b", "logical and",
                                     "", "i1", ufunc = "logical_and",
                                     intOp = "::mlir::arith::AndIOp">;
@@ -275,19 +271,21 @@ def Dyn_BitOrOp : Dyn_BinaryOp<"bitor", Dyn_IntegerTensor, "", "a | b", "bitwise
 def Dyn_BitXorOp : Dyn_BinaryOp<"bitxor", Dyn_IntegerTensor, "", "a ^ b", "bitwise xor", "",
                                 "i32", ufunc = "bitwise_xor", intOp = "::mlir::arith::XOrIOp">;
 // Shifts as numpy and torch define them where C and arith do not: by a negative amount or by
-// the width or more, `<<` gives 0 and `>>` the sign (the folder works on sign-extended int64
-// values, whose low bits are the narrower type's).
-def Dyn_ShiftLeftOp : Dyn_BinaryOp<"shl", Dyn_SignedIntegerTensor,
+// the width or more, `<<` gives 0 and `>>` the sign, 0 for unsigned integers (the folder works
+// on sign-extended int64 values, whose low bits are the narrower type's; it folds no unsigned
+// constants).
+def Dyn_ShiftLeftOp : Dyn_BinaryOp<"shl", Dyn_NonBoolIntegerTensor,
     "", "uint64_t(b) < 64 ? int64_t(uint64_t(a) << b) : int64_t(0)",
     "left shift (0 where the shift is negative or at least the width)", "", "i32",
     ufunc = "left_shift">;
-def Dyn_ShiftRightOp : Dyn_BinaryOp<"shr", Dyn_SignedIntegerTensor,
+def Dyn_ShiftRightOp : Dyn_BinaryOp<"shr", Dyn_NonBoolIntegerTensor,
     "", "uint64_t(b) < 64 ? a >> b : (a < 0 ? int64_t(-1) : int64_t(0))",
-    "arithmetic right shift (the sign where the shift is negative or at least the width)", "",
+    "right shift (arithmetic; logical for unsigned integers), the sign (0 for unsigned) where the shift is negative or at least the width", "",
     "i32", ufunc = "right_shift">;
 
 // `ufunc`: numpy's name; `floatPredicate` (an arith::CmpFPredicate) and `intPredicate` (an
-// arith::CmpIPredicate, signed): the comparison of one element.
+// arith::CmpIPredicate, signed; its unsigned twin for unsigned operands): the comparison of one
+// element.
 class Dyn_CompareOp<string mnemonic, string expr, string what, string ufunc,
                     string floatPredicate, string intPredicate>
     : Dyn_BroadcastingOp<mnemonic, [DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
@@ -325,8 +323,9 @@ class Dyn_CompareOp<string mnemonic, string expr, string what, string ufunc,
       if (::llvm::isa<::mlir::FloatType>(args[0].getType()))
         return ::mlir::arith::CmpFOp::create(b, loc, ::mlir::arith::CmpFPredicate::}]
             # floatPredicate # [{, args[0], args[1]);
-      return ::mlir::arith::CmpIOp::create(b, loc, ::mlir::arith::CmpIPredicate::}]
-          # intPredicate # [{, args[0], args[1]);
+      return ::mlir::arith::CmpIOp::create(b, loc,
+          ::dynamir::dyn::integerPredicate(::mlir::arith::CmpIPredicate::}] # intPredicate
+          # [{, getLhs().getType()), args[0], args[1]);
     }
   }];
 }

@@ -587,9 +587,9 @@ def Dyn_SortOp : Dyn_Op<"sort", [Pure, InferTypeOpAdaptor,
     // %v : tensor<4x8xf32>, %i : tensor<4x8xi64>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F64, I1, I8, I16, I32, I64]>:$x,
+  let arguments = (ins RankedTensorOf<[F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$x,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$axis, UnitAttr:$descending);
-  let results = (outs RankedTensorOf<[F32, F64, I1, I8, I16, I32, I64]>:$values,
+  let results = (outs RankedTensorOf<[F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$values,
                       RankedTensorOf<[I64]>:$indices);
   let assemblyFormat = "$x `axis` $axis (`descending` $descending^)? attr-dict `:` type($x)";
 }
@@ -611,7 +611,8 @@ def Dyn_ItemOp : Dyn_Op<"item", [Pure, InferTypeOpAdaptor]> {
     // %v : f32
     ```
   }];
-  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>:$x);
+  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32,
+                                      UI64]>:$x);
   let results = (outs Dyn_ElementType:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
   let hasFolder = 1;
@@ -629,7 +630,8 @@ def Dyn_ToBoolOp : Dyn_Op<"to_bool", [Pure]> {
     %b = dyn.to_bool %p : tensor<i1>
     ```
   }];
-  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>:$x);
+  let arguments = (ins 0DTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32,
+                                      UI64]>:$x);
   let results = (outs I1:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
   let hasFolder = 1;

@@ -8,6 +8,7 @@
 #ifndef DYNAMIR_DIALECT_DYN_DYNSCALAR_H
 #define DYNAMIR_DIALECT_DYN_DYNSCALAR_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 namespace dynamir::dyn {
@@ -21,8 +22,22 @@ struct Atan2Scalar {
   static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value y, mlir::Value x);
 };
 
-/// numpy's astype of one element between dyn element types (dyn.cast).
-mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);
+/// The type that tensor, linalg and arith compute with for a dyn type: unsigned integers (ui8,
+/// tensor<4xui8>) become signless (i8, tensor<4xi8>), other types stay. dyn keeps the signedness
+/// in its types, as numpy and torch dtypes do; the lowerings pick unsigned arith ops by it.
+mlir::Type signlessType(mlir::Type type);
+
+/// Whether `type` (an element type or a tensor of one) holds unsigned integers.
+bool isUnsigned(mlir::Type type);
+
+/// The signed integer predicate `p` (slt, sle, sgt, sge; eq and ne stay) for elements of
+/// `type`'s signedness.
+mlir::arith::CmpIPredicate integerPredicate(mlir::arith::CmpIPredicate p, mlir::Type type);
+
+/// numpy's astype of one element `v` (signless, of dyn element type `from`) to the dyn element
+/// type `to` (dyn.cast); the result is signless.
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type from,
+                          mlir::Type to);
 
 } // namespace dynamir::dyn
 
