@@ -74,18 +74,23 @@ def torch_module():
 # Inputs
 # ================================================================================================
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
-DTYPE_WEIGHTS = [1, 1, 1, 2, 2, 1, 5, 2]
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "uint8",
+          "uint16", "uint32", "uint64"]
+DTYPE_WEIGHTS = [1, 1, 1, 2, 2, 1, 5, 2, 1, 1, 1, 1]
+# torch's uint16, uint32 and uint64 have few kernels (`+` raises): torch programs use uint8.
+TORCH_UNSIGNED = "uint8"
 
 
 def make_array(rng, shape, dtype, special):
     if dtype == "bool":
         a = rng.random(shape) < 0.5
-    elif dtype in ("int8", "int16") and special:  # the whole range: arithmetic wraps
+    elif dtype.startswith(("int8", "int16", "uint")) and special:  # the whole range: wraps
         info = np.iinfo(dtype)
-        a = rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype)
+        a = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
     elif dtype.startswith("int"):
         a = rng.integers(-4, 6, size=shape).astype(dtype)
+    elif dtype.startswith("uint"):
+        a = rng.integers(0, 10, size=shape).astype(dtype)
     else:
         a = np.round(rng.standard_normal(shape) * 2.0, 2).astype(dtype)
         if special and a.size:
@@ -200,7 +205,8 @@ T_RED = ["sum", "sum", "mean", "amax", "amin", "prod", "any", "all", "argmax", "
 PY_LITERALS = ["2", "3", "-1", "0", "1", "0.5", "1.5", "-2.25", "2.0", "True", "False", "10",
                "300"]
 NP_SCALARS = ["np.float32(2.0)", "np.int64(3)", "np.float64(-0.5)", "np.int32(2)",
-              "np.float16(1.5)", "np.bool_(True)", "np.float32(0.25)"]
+              "np.float16(1.5)", "np.bool_(True)", "np.float32(0.25)", "np.uint8(7)",
+              "np.uint64(5)"]
 T_SCALARS = ["torch.tensor(2.0)", "torch.tensor(3)", "torch.tensor(True)",
              "torch.tensor(-0.5, dtype=torch.float64)"]
 
@@ -246,7 +252,8 @@ class Generator:
     def pick_dtype(self, float_only=False):
         if float_only:
             return self.rng.choice(["float16", "float32", "float32", "float64"])
-        return self.rng.choices(DTYPES, DTYPE_WEIGHTS)[0]
+        dtype = self.rng.choices(DTYPES, DTYPE_WEIGHTS)[0]
+        return TORCH_UNSIGNED if self.lib == "torch" and dtype.startswith("uint") else dtype
 
     def literal(self):
         r = self.rng.random()
@@ -499,7 +506,8 @@ class Generator:
         dt = self.pick_dtype()
         if self.lib == "torch":
             return self.rng.choice([f"{a}.to(torch.{dt})", f"{a}.float()", f"{a}.double()",
-                                    f"{a}.long()", f"{a}.bool()", f"{a}.half()", f"{a}.int()"])
+                                    f"{a}.long()", f"{a}.bool()", f"{a}.half()", f"{a}.int()",
+                                    f"{a}.byte()"])
         return self.rng.choice([f"{a}.astype(np.{dt if dt != 'bool' else 'bool_'})",
                                 f"{a}.astype({dt!r})", f"np.asarray({a}, dtype=np.float32)"])
 
@@ -792,7 +800,7 @@ class Generator:
                 elif r < 0.7 and len(shape) == 2:
                     shape = shape[::-1]
             dt = self.pick_dtype() if j == 0 or rng.random() < 0.5 else specs[0]["dtype"]
-            special = dt.startswith(("float", "int8", "int16")) and rng.random() < 0.1
+            special = dt.startswith(("float", "int8", "int16", "uint")) and rng.random() < 0.1
             specs.append({"kind": "array", "shape": shape, "dtype": dt, "special": special})
         if rng.random() < 0.12:
             specs.append({"kind": "py", "value": rng.choice([2, 3, -1, 0.5, 1.5, True])})
