@@ -3,6 +3,7 @@
 // np.sort, np.argsort (ndarray.sort, in place, is a store: Calls.cpp), np.median,
 // np.quantile, np.percentile, torch.sort, torch.argsort, torch.msort, torch.topk and
 // torch.median of all elements: dyn.sort, a stable sort with NaN greater than every number.
+// Also torch.cummax and torch.cummin, running extremes and their positions (dyn.cummax).
 // The values never depend on how equal elements are ordered; positions do, and where the
 // library leaves their order unspecified (numpy's default argsort, torch's stable=False and
 // topk: both are unstable past 16 elements) a dyn.check requires that no two sorted elements
@@ -350,6 +351,61 @@ VarPtr torchMedian(LibraryCall &c) {
   return c.result(dyn::SqueezeOp::create(t.b, c.loc, median, t.b.getDenseI64ArrayAttr({0})));
 }
 
+/// torch.cummax(input, dim) / torch.cummin and the methods: the running maximum (minimum) and
+/// the position it was last taken at. torch takes a new element where it is NaN, or where the
+/// running value is a number and the element is at least (at most) as large: ties move the
+/// position, NaN stays. So position k is the last j <= k that took, a running maximum (dyn
+/// cummax of int64) of `j where it took, else 0`, element j compared with the running value
+/// before it (x[0] for j = 0, which always takes). The values are the running extreme (the
+/// NaN-propagating dyn.cummax), except for the sign of a zero: torch's is the taken element's
+/// (a -0.0 that ties with 0.0 takes), so floats run `2 j + signbit(x[j])` instead, which keeps
+/// the taken element's sign bit beside its position.
+VarPtr torchCumulativeExtreme(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0);
+  VarPtr dimArg = c.take(1, {"dim"});
+  RankedTensorType type = t.typeOf(x->value);
+  Type element = type.getElementType();
+  if (!dimArg || isNone(dimArg) || c.args.size() > 2 || !type.hasStaticShape() ||
+      element.isInteger(1) || type.getRank() == 0 || type.getNumElements() == 0)
+    return nullptr;
+  int64_t dim = singleDim(dimArg, type.getRank()), n = type.getDimSize(dim);
+  bool isMax = c.name == "cummax", isFloat = isa<FloatType>(element);
+  Value v = x->value;
+  Value running = isMax ? Value(dyn::CummaxOp::create(t.b, c.loc, v, dim))
+                        : Value(dyn::CumminOp::create(t.b, c.loc, v, dim));
+  Value before =
+      n == 1 ? v
+             : Value(dyn::ConcatOp::create(
+                   t.b, c.loc,
+                   ValueRange{rangeOf(c, v, dim, 0, 1), rangeOf(c, running, dim, 0, n - 1)}, dim));
+  Value takes = isMax ? t.create<dyn::GeOp>({v, before}) : t.create<dyn::LeOp>({v, before});
+  auto i64 = [&](int64_t value) { return t.scalarConstant(py::int_(value), t.i64()); };
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  shape[dim] = n;
+  Value key = dyn::ReshapeOp::create(
+      t.b, c.loc, RankedTensorType::get(shape, t.i64()),
+      dyn::ArangeOp::create(t.b, c.loc, RankedTensorType::get({n}, t.i64()), t.b.getF64FloatAttr(0),
+                            t.b.getF64FloatAttr(isFloat ? 2 : 1)));
+  if (isFloat) {
+    takes = t.create<dyn::LogicalOrOp>({takes, t.create<dyn::NeOp>({v, v})});
+    Value one = t.scalarConstant(py::float_(1.0), element); // 1 / -0.0 is -inf
+    Value negative = t.create<dyn::LtOp>(
+        {t.create<dyn::DivOp>({one, v}), t.scalarConstant(py::float_(0.0), element)});
+    key = t.create<dyn::AddOp>({key, t.castTo(negative, t.i64())});
+  }
+  Value last = dyn::CummaxOp::create(t.b, c.loc, t.create<dyn::WhereOp>({takes, key, i64(0)}), dim);
+  if (!isFloat)
+    return returnType(c, c.name, running, last);
+  Value zero = t.scalarConstant(py::float_(0.0), element);
+  Value negativeZero = t.scalarConstant(py::float_(-0.0), element);
+  Value signedZero = t.create<dyn::WhereOp>(
+      {t.create<dyn::EqOp>({t.create<dyn::BitAndOp>({last, i64(1)}), i64(1)}), negativeZero, zero});
+  Value values =
+      t.create<dyn::WhereOp>({t.create<dyn::EqOp>({running, zero}), signedZero, running});
+  return returnType(c, c.name, values, t.create<dyn::FloorDivOp>({last, i64(2)}));
+}
+
 /// The handler of `name` for each library.
 template <LibraryHandler Numpy, LibraryHandler Torch> VarPtr byLibrary(LibraryCall &c) {
   return c.lib == Lib::Numpy ? Numpy(c) : Torch(c);
@@ -364,6 +420,8 @@ std::vector<LibraryFunction> dynamir::frontend::sortingFunctions() {
           {"argsort", byLibrary<numpySort, torchSort>},
           {"msort", byLibrary<noneSuch, torchMsort>},
           {"topk", byLibrary<noneSuch, torchTopk>},
+          {"cummax", byLibrary<noneSuch, torchCumulativeExtreme>},
+          {"cummin", byLibrary<noneSuch, torchCumulativeExtreme>},
           {"median", byLibrary<numpyMedian, torchMedian>},
           {"quantile", byLibrary<numpyQuantile, noneSuch>},
           {"percentile", byLibrary<numpyQuantile, noneSuch>}};

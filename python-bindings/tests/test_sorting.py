@@ -185,3 +185,18 @@ def test_quantile_edges_keep_numpy_signs_and_nans():
               np.array([-np.inf, -0.0, 3.0])):
         check(lambda a: (np.quantile(a, [0.2, 0.9], axis=-1), np.percentile(a, 100),
                          np.quantile(a, 1.0, axis=0)), x, backends=("llvm", "eager"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.uint8])
+def test_torch_cummax_and_cummin_with_their_positions(dtype):
+    """The running extreme and where it was last taken: ties move the position, NaN takes it
+    and keeps it (torch's rule)."""
+    x = torch.tensor([[1, 3, 3, 0, 2, 5, 5], [2, 2, 1, 0, 7, 7, 1], [4, 4, 4, 4, 4, 4, 4]],
+                     dtype=torch.float64).to(dtype)
+    if dtype.is_floating_point:
+        x[0, 3] = float("nan")
+        x[1, 1] = -0.0
+    for dim in (0, 1, -1):
+        check(lambda x: (torch.cummax(x, dim), x.cummin(dim=dim), torch.cummax(x, dim).indices),
+              x)
+    check(lambda x: torch.cummin(x, 0), x[:, :1].clone())  # one element per lane

@@ -3879,7 +3879,6 @@ BREAKS = {
     'print_dtype_device': 1,
     'repr_of_containers': 1,
     'attribute_list_mutation': 2,
-    'cumsum_cumprod': 1,
     'boolean_mask_select': 2,
     'nonzero_argwhere': 2,
     'factory_functions': 1,
