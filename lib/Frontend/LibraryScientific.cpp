@@ -560,10 +560,12 @@ VarPtr ufuncAt(Tracer &t, const std::string &name, std::vector<VarPtr> args, con
   if (x->lib != Lib::Numpy || x->scalar || element.isInteger(1))
     return nullptr;
   PyObject *o = values->obj.ptr();
-  bool ofKind = values->kind == VK::Tensor
-                    ? values->lib == Lib::Numpy && t.elementTypeOf(values->value) == element
-                    : values->kind == VK::Const &&
-                          (PyLong_Check(o) || (PyFloat_Check(o) && isa<FloatType>(element)));
+  // (A Python int with uint64, whose common type with int64 numpy takes as float64, is not.)
+  bool ofKind =
+      values->kind == VK::Tensor
+          ? values->lib == Lib::Numpy && t.elementTypeOf(values->value) == element
+          : values->kind == VK::Const && ((PyLong_Check(o) && !element.isUnsignedInteger(64)) ||
+                                          (PyFloat_Check(o) && isa<FloatType>(element)));
   if (!ofKind)
     return nullptr;
   if (name == "subtract") // x - v is x + (-v) exactly, in floats and in wrapping integers

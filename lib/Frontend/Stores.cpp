@@ -233,6 +233,12 @@ Value Tracer::maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool a
                "dimensions");
   ArrayRef<int64_t> element = type.getShape().drop_front(rank);
   RankedTensorType vt = typeOf(v);
+  // A mask of every dimension selects a 1-D array; numpy stores only 0-d and 1-d values into
+  // one (its TypeError runs for real).
+  if (obj->lib == Lib::Numpy && element.empty() && vt.getRank() > 1)
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "a store of a value of more than one dimension through a mask of every "
+               "dimension (numpy raises TypeError)");
   int64_t count = vt.getRank() - static_cast<int64_t>(element.size()) - 1;
   if (count >= 0 && vt.getDimSize(count) != 1)
     breakTrace(dyn::BreakKind::data_dependent_value,

@@ -326,6 +326,11 @@ def fma(a, b, c):
                   return np.attr("concatenate")(parts, py::arg("axis") = c.getDim());
                 })
                 .Case([&](dyn::SliceOp s) -> py::object {
+                  // An empty reversed slice starts at -1, which numpy reads as the last
+                  // element.
+                  if (llvm::is_contained(s.getType().getShape(), 0))
+                    return np.attr("zeros")(ints(s.getType().getShape()),
+                                            dtypeOf(s.getType().getElementType()));
                   return get(s.getX())[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())];
                 })
                 .Case([&](dyn::GatherOp g) -> py::object {

@@ -1259,3 +1259,34 @@ def test_a_store_after_a_branch_that_kept_a_view_or_not(capture):  # difftest 29
         got = dynamir.compile(f, capture_control_flow=capture)(np.ones(2), y.copy())
         for g, w in zip(got, want):
             assert np.array_equal(g, w), (got, want)
+
+
+@pytest.mark.parametrize("backend", ["llvm", "eager"])
+def test_an_empty_reversed_slice(backend):  # difftest 292300019:30
+    """y[-3::-1] of two elements is empty, normalized to start -1: the eager backend read -1
+    as numpy's last element (a reshape error), and the lowering's generic had a negative
+    index map (a verifier error, then a fallback)."""
+
+    def f(y):
+        for _ in range(3):
+            y = y[-3::-1]
+        return y, y[:0]
+
+    y = np.arange(24.0).reshape(4, 3, 2)
+    kwargs = {} if backend == "llvm" else {"backend": backend}
+    for got, want in zip(dynamir.compile(f, **kwargs)(y), f(y)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+
+
+def test_a_mask_of_every_dimension_stores_only_one_dimensional_values():
+    """numpy raises TypeError for `x[mask] = v` when the mask covers x's dimensions and v has
+    more than one (difftest 292300050:24); the store runs for real."""
+
+    def f(x, v):
+        x[x != 0] = v
+        return x
+
+    with pytest.raises(TypeError):
+        dynamir.compile(f)(np.ones((1, 1)), np.ones((1, 1)))
+    x = np.ones((2, 2))
+    assert np.array_equal(dynamir.compile(f)(x, np.full(1, 3.0)), np.full((2, 2), 3.0))

@@ -122,3 +122,16 @@ def test_eager_backend_and_gpu_kernels():
     traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
     for graph in [name for name in traced.module.functions if "_graph" in name]:
         assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
+
+
+def test_ufunc_at_of_uint64_with_a_python_int_runs_for_real():  # difftest 292300013:21
+    """numpy's ufunc.at takes uint64 with a Python int as float64 (rounding values above 2^53);
+    other unsigned types compute in their own."""
+
+    def f(x):
+        np.subtract.at(x, ([0, -1],), 0)
+        np.add.at(x, [1], 7)
+        return x
+
+    check(f, uints(np.uint64), breaks=2)
+    check(f, uints(np.uint8))

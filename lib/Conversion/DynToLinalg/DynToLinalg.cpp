@@ -527,9 +527,9 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     auto in = cast<RankedTensorType>(op.getX().getType());
     int64_t rank = out.getRank();
     // Upstream's verifier wants every offset inside its dimension, even for an empty slice
-    // (`x[6:]` of 6): an empty slice starts at 0, and one of an empty dimension reads nothing
-    // at all.
-    if (llvm::is_contained(in.getShape(), 0)) {
+    // (`x[6:]` of 6; a reversed one starts at -1): a slice of an empty dimension, or to one,
+    // reads nothing at all.
+    if (llvm::is_contained(in.getShape(), 0) || llvm::is_contained(out.getShape(), 0)) {
       rewriter.replaceOp(op, emptyResult(rewriter, op.getLoc(), out));
       return success();
     }
