@@ -170,30 +170,28 @@ static Value floatToSigned(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::SelectOp::create(b, loc, inRange, arith::FPToSIOp::create(b, loc, to, v), min);
 }
 
-/// A float to an unsigned integer of `to`'s (signless) width, as torch converts to uint8:
-/// through int64, keeping the low bits; uint64 takes values from 2^63 to 2^64 exactly and 0
-/// above. numpy agrees on every value in the type's range; outside it numpy's result depends
-/// on which of its loops runs (SIMD or scalar), so the tracer checks the range.
+/// A float to an unsigned integer of `to`'s (signless) width: numpy and torch agree on every
+/// value in the type's range, which is all the tracer lets reach a graph (outside it numpy's
+/// result depends on which of its loops runs, SIMD or scalar: Tracer::convertElements checks).
+/// Narrow types go through int32, whose conversion vectorizes (int64's does not without
+/// AVX-512: 6.9 against 2.2 ms on 6M elements), wider ones through int64, and uint64 takes
+/// values from 2^63 to 2^64 by an offset.
 static Value floatToUnsigned(OpBuilder &b, Location loc, Value v, Type to) {
-  Type i64 = b.getI64Type();
-  Value low = floatToSigned(b, loc, v, i64);
-  if (to.getIntOrFloatBitWidth() < 64)
+  unsigned width = to.getIntOrFloatBitWidth();
+  Type through = width < 32 ? b.getI32Type() : b.getI64Type();
+  Value low = floatToSigned(b, loc, v, through);
+  if (width < 64)
     return arith::TruncIOp::create(b, loc, to, low);
   Type from = v.getType();
   if (from.getIntOrFloatBitWidth() < 32) // a 16-bit float never reaches 2^63
     return low;
+  Type i64 = b.getI64Type();
   Value twoTo63 = scalarConstant(b, loc, from, std::ldexp(1.0, 63));
   Value high = arith::XOrIOp::create(
       b, loc, floatToSigned(b, loc, arith::SubFOp::create(b, loc, v, twoTo63), i64),
       arith::ConstantOp::create(b, loc, i64, b.getIntegerAttr(i64, APInt::getSignedMinValue(64))));
-  Value inHigh = arith::AndIOp::create(
-      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, twoTo63),
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v,
-                            scalarConstant(b, loc, from, std::ldexp(1.0, 64))));
-  Value beyond = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v,
-                                       scalarConstant(b, loc, from, std::ldexp(1.0, 64)));
-  Value result = arith::SelectOp::create(b, loc, inHigh, high, low);
-  return arith::SelectOp::create(b, loc, beyond, scalarConstant(b, loc, i64, 0), result);
+  Value inHigh = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, twoTo63);
+  return arith::SelectOp::create(b, loc, inHigh, high, low);
 }
 
 Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {

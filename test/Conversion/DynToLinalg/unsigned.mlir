@@ -20,17 +20,23 @@ func.func @arithmetic(%a: tensor<4xui8>, %b: tensor<4xui8>)
 
 // -----
 
-// Conversions: zero extension and uitofp from unsigned; float to unsigned through int64.
+// Conversions: zero extension and uitofp from unsigned; a float to a narrow unsigned type
+// through int32 (which vectorizes), to uint64 with an offset from 2^63 on.
 // CHECK-LABEL: func.func @casts
 // CHECK: arith.extui %{{.*}} : i8 to i32
 // CHECK: arith.uitofp %{{.*}} : i8 to f32
-// CHECK: arith.fptosi %{{.*}} : f32 to i64
-// CHECK: arith.trunci %{{.*}} : i64 to i16
-func.func @casts(%a: tensor<4xui8>, %f: tensor<4xf32>) -> (tensor<4xi32>, tensor<4xf32>, tensor<4xui16>) {
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK: arith.constant 9.2233720368547758E+18 : f64
+// CHECK: arith.subf %{{.*}}, %{{.*}} : f64
+// CHECK: arith.xori
+func.func @casts(%a: tensor<4xui8>, %f: tensor<4xf32>, %d: tensor<4xf64>)
+    -> (tensor<4xi32>, tensor<4xf32>, tensor<4xui16>, tensor<4xui64>) {
   %0 = dyn.cast %a to i32 : tensor<4xui8>
   %1 = dyn.cast %a to f32 : tensor<4xui8>
   %2 = dyn.cast %f to ui16 : tensor<4xf32>
-  return %0, %1, %2 : tensor<4xi32>, tensor<4xf32>, tensor<4xui16>
+  %3 = dyn.cast %d to ui64 : tensor<4xf64>
+  return %0, %1, %2, %3 : tensor<4xi32>, tensor<4xf32>, tensor<4xui16>, tensor<4xui64>
 }
 
 // -----
