@@ -1,7 +1,8 @@
 """Scientific numpy kernels: numpy, numba (@njit), jax.jit and Dynamir side by side.
 
 The kind of code numba and JAX exist for: a stencil with a time loop, a triangular solve, a
-correlation matrix, an n-body step, a complex butterfly and a convolution written with slices.
+correlation matrix, an n-body step, a complex butterfly, a convolution written with slices and
+a uint8 image blend.
 Each kernel is written once as plain numpy (what Dynamir compiles and what numba compiles where
 it can); JAX gets the same computation in its functional style (`.at[].set` for stores). One
 run measures every system on the same inputs: the first call (trace or JIT compile plus one
@@ -82,6 +83,13 @@ def conv_slices(img, k):
     return out
 
 
+def image_blend(a, b, xp=np):
+    """Two uint8 images blended 3:1 in uint16, brightened in float32 and saturated to uint8."""
+    mix = (a.astype(np.uint16) * 3 + b.astype(np.uint16)) >> 2
+    return xp.clip(mix.astype(np.float32) * np.float32(1.2) + np.float32(10), 0, 255).astype(
+        np.uint8)
+
+
 # --- numba versions where numba cannot take the numpy code as it is --------------------------
 
 
@@ -138,7 +146,8 @@ def jax_versions(jax):
 
     return {"heat": j_heat, "forward_substitution": j_forward_substitution,
             "correlation": functools.partial(correlation, xp=jnp), "nbody": nbody,
-            "butterfly": functools.partial(butterfly, xp=jnp), "conv_slices": j_conv_slices}
+            "butterfly": functools.partial(butterfly, xp=jnp), "conv_slices": j_conv_slices,
+            "image_blend": functools.partial(image_blend, xp=jnp)}
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -161,6 +170,8 @@ def kernels():
         "butterfly": (butterfly, (x, w)),
         "conv_slices": (conv_slices, (rng.random((1024, 1024)).astype(np.float32),
                                       rng.random((3, 3)).astype(np.float32))),
+        "image_blend": (image_blend, tuple(rng.integers(0, 256, (1080, 1920, 3), np.uint8)
+                                           for _ in range(2))),
     }
 
 
