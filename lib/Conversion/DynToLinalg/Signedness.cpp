@@ -29,27 +29,14 @@ using namespace dynamir::dyn;
 
 namespace {
 
-/// `x` with the sign bit of every element flipped: unsigned order becomes signed order (0 is
-/// the smallest, 2^w - 1 the largest), and flipping again restores the value.
+/// `x` (signless) with the sign bit of every element flipped: unsigned order becomes signed
+/// order (0 is the smallest, 2^w - 1 the largest), and flipping again restores the value. A
+/// dyn.bitxor, which the conversion lowers in turn.
 Value flipSignBits(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  Type element = type.getElementType();
-  Value bit = arith::ConstantOp::create(
-      b, loc, element,
-      b.getIntegerAttr(element, APInt::getSignedMinValue(element.getIntOrFloatBitWidth())));
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(tensor::DimOp::create(b, loc, x, d));
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), element, sizes);
-  auto identity = b.getMultiDimIdentityMap(type.getRank());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, {identity, identity},
-             SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, Value(arith::XOrIOp::create(nb, l, args[0], bit)));
-             })
-      .getResult(0);
+  auto element = cast<IntegerType>(cast<RankedTensorType>(x.getType()).getElementType());
+  auto bit = DenseElementsAttr::get(RankedTensorType::get({}, element),
+                                    APInt::getSignedMinValue(element.getWidth()));
+  return BitXorOp::create(b, loc, x, ConstantOp::create(b, loc, bit));
 }
 
 /// dyn.sort of unsigned integers: the runtime sorts signed keys, so the keys are flipped into

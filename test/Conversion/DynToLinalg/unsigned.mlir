@@ -62,8 +62,8 @@ func.func @reductions(%a: tensor<4x3xui16>) -> (tensor<3xui16>, tensor<3xui16>, 
 
 // The runtime sorts signed keys: unsigned ones are flipped into signed order and back.
 // CHECK-LABEL: func.func @sort
-// CHECK: %[[BIT:.*]] = arith.constant -2147483648 : i32
-// CHECK: arith.xori %{{.*}}, %[[BIT]] : i32
+// CHECK: arith.constant dense<-2147483648> : tensor<i32>
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i32
 // CHECK: %[[V:.*]], %[[I:.*]] = dyn.sort %{{.*}} axis 0 : tensor<5xi32>
 // CHECK: arith.xori
 // CHECK: return %{{.*}}, %[[I]] : tensor<5xi32>, tensor<5xi64>
