@@ -773,9 +773,8 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addLegalDialect<scf::SCFDialect>();
-    target.addIllegalDialect<DynDialect>();
-    // Host-side ops stay for the runtime; the ops the runtime computes for bufferization, which
-    // calls it. Both, and the ops of the other legal dialects, once their types are signless.
+    // The dyn ops the runtime reads or computes stay; the other dialects' ops are legal once
+    // their types are signless (populateDynSignednessConversion).
     TypeConverter converter;
     RewritePatternSet patterns(ctx);
     populateDynSignednessConversion(converter, patterns, target);

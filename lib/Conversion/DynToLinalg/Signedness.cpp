@@ -29,6 +29,14 @@ using namespace dynamir::dyn;
 
 namespace {
 
+/// The dyn ops convert-dyn-to-linalg keeps: the host's (guards, checks, breaks, sources), which
+/// the runtime reads, and those bufferization turns into calls of the runtime.
+bool isKept(Operation *op) {
+  return isa<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp, LenEqGuardOp,
+             DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp, CheckOp, GraphBreakOp, SourceOp,
+             CholeskyOp, SolveOp, SortOp>(op);
+}
+
 /// `x` (signless) with the sign bit of every element flipped: unsigned order becomes signed
 /// order (0 is the smallest, 2^w - 1 the largest), and flipping again restores the value. A
 /// dyn.bitxor, which the conversion lowers in turn.
@@ -55,9 +63,10 @@ struct SortSignedness : OpConversionPattern<SortOp> {
   }
 };
 
-/// A host-side dyn op or an op of a legal dialect with unsigned types: the same op on the
-/// converted operands with signless result types (they compute nothing that depends on the
-/// signedness: guards, checks, tensor.extract_slice, ...).
+/// A kept dyn op or an op of a legal dialect with unsigned types: the same op on the converted
+/// operands with signless result types (they compute nothing that depends on the signedness:
+/// guards, checks, tensor.extract_slice, ...; dyn.sort has its own pattern, of a higher
+/// benefit).
 struct RetypeOp : ConversionPattern {
   RetypeOp(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/0, ctx) {}
@@ -65,7 +74,7 @@ struct RetypeOp : ConversionPattern {
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
     if (op->getNumRegions() || getTypeConverter()->isLegal(op) ||
-        (isa<DynDialect>(op->getDialect()) && !isHostSide(op)))
+        (isa<DynDialect>(op->getDialect()) && !isKept(op)))
       return failure();
     SmallVector<Type> resultTypes;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), resultTypes)))
@@ -73,12 +82,6 @@ struct RetypeOp : ConversionPattern {
     OperationState state(op->getLoc(), op->getName(), operands, resultTypes, op->getAttrs());
     rewriter.replaceOp(op, rewriter.create(state)->getResults());
     return success();
-  }
-
-  static bool isHostSide(Operation *op) {
-    return isa<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp, LenEqGuardOp,
-               DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp, CheckOp, GraphBreakOp, SourceOp>(
-        op);
   }
 };
 
@@ -106,8 +109,7 @@ void dynamir::populateDynSignednessConversion(TypeConverter &converter, RewriteP
   target.addDynamicallyLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
                                     tensor::TensorDialect, func::FuncDialect>(
       [&converter](Operation *op) { return converter.isLegal(op); });
-  target.addDynamicallyLegalOp<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp,
-                               LenEqGuardOp, DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp,
-                               CheckOp, GraphBreakOp, SourceOp, CholeskyOp, SolveOp, SortOp>(
-      [&converter](Operation *op) { return converter.isLegal(op); });
+  // Every other dyn op is lowered.
+  target.addDynamicallyLegalDialect<DynDialect>(
+      [&converter](Operation *op) { return isKept(op) && converter.isLegal(op); });
 }

@@ -26,10 +26,11 @@ void populateDynScanLoweringPatterns(const mlir::TypeConverter &converter,
 void populateDynControlFlowLoweringPatterns(const mlir::TypeConverter &converter,
                                             mlir::RewritePatternSet &patterns);
 
-/// Unsigned integer types (ui8, tensor<4xui8>) to signless ones in what is not dyn compute:
-/// function signatures, calls and returns, scf's structural ops, the ops of the legal dialects
-/// (legal once their types are signless), the host-side dyn ops the pass keeps (retyped), and
-/// dyn.sort, which sorts unsigned keys as signed ones with the sign bit flipped.
+/// The legality of convert-dyn-to-linalg's target, and unsigned integer types (ui8,
+/// tensor<4xui8>) to signless ones in what is not dyn compute: function signatures, calls and
+/// returns, scf's structural ops, the ops of the legal dialects (legal once their types are
+/// signless), the dyn ops the pass keeps (guards, checks, runtime calls; retyped), and dyn.sort,
+/// which sorts unsigned keys as signed ones with the sign bit flipped.
 void populateDynSignednessConversion(mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
                                      mlir::ConversionTarget &target);
