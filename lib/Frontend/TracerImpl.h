@@ -193,7 +193,7 @@ public:
     Attribute attr;
     // An unsigned integer constant may exceed int64 (uint64); a negative one wraps, as torch
     // wraps it (numpy raised before the trace got here).
-    bool large = element.isUnsignedInteger() && !isa<FloatType>(element) &&
+    bool large = element.isUnsignedInteger() &&
                  PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_GE) == 1;
     if (isa<FloatType>(element))
       attr = DenseElementsAttr::get(type, FloatAttr::get(element, value.cast<double>()));

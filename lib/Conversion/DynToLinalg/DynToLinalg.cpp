@@ -255,16 +255,17 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
                        });
     } else {
       lowered = lowerArgReduction(b, loc, x, dims, resultType, std::is_same_v<OpTy, ArgMaxOp>,
-                                  isUnsignedX);
+                                  op.getX().getType());
     }
     rewriter.replaceOp(op, lowered);
     return success();
   }
 
   /// argmax/argmin: a generic with two accumulators, the extreme value and its row-major
-  /// index within the reduced dimensions. The first extreme wins; NaN is the extreme.
+  /// index within the reduced dimensions (`dynType`, x's dyn type, says whether integers compare
+  /// unsigned). The first extreme wins; NaN is the extreme.
   static Value lowerArgReduction(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
-                                 RankedTensorType resultType, bool isMax, bool isUnsignedX) {
+                                 RankedTensorType resultType, bool isMax, Type dynType) {
     MLIRContext *ctx = b.getContext();
     RankedTensorType inType = tensorType(x);
     Type et = inType.getElementType();
@@ -286,9 +287,10 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
       }
     }
     auto valueType = resultType.clone(et);
-    Value values = linalg::FillOp::create(b, loc, extremeConstant(b, loc, et, isMax, isUnsignedX),
-                                          emptyTensor(b, loc, valueType, dynamicSizes))
-                       .getResult(0);
+    Value values =
+        linalg::FillOp::create(b, loc, extremeConstant(b, loc, et, isMax, isUnsigned(dynType)),
+                               emptyTensor(b, loc, valueType, dynamicSizes))
+            .getResult(0);
     Value indices = linalg::FillOp::create(b, loc, scalarConstant(b, loc, b.getI64Type(), 0),
                                            emptyTensor(b, loc, resultType, dynamicSizes))
                         .getResult(0);
@@ -322,11 +324,11 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
             better = arith::AndIOp::create(nb, l, notBestNaN,
                                            arith::OrIOp::create(nb, l, strictly, vNaN));
           } else {
-            arith::CmpIPredicate strictly =
-                isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt;
-            if (isUnsignedX)
-              strictly = isMax ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult;
-            better = arith::CmpIOp::create(nb, l, strictly, v, best);
+            better = arith::CmpIOp::create(
+                nb, l,
+                integerPredicate(isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+                                 dynType),
+                v, best);
           }
           // Index 0 starts as the answer; an equal later element never replaces it.
           Value first =
