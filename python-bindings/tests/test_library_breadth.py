@@ -138,13 +138,17 @@ def test_inverse_and_hyperbolic_functions(name, dtype):
     x = np.concatenate([x, np.tanh(x), 1 + np.abs(x)]).astype(dtype)
     fn, short = getattr(np, name), name.replace("arc", "a")
     tol = ulps(dtype)
-    check(lambda x: fn(x), x, rtol=tol, backends=("llvm", "eager"))
+    # numpy's AVX-512 float16 loops are a subnormal ulp off on subnormals (sinh of 1.8e-7 is
+    # 2.4e-7 there, 1.8e-7 in libm and in its other loops).
+    tiny = 2.0**-23 if dtype == np.float16 else 0.0
+    check(lambda x: fn(x), x, rtol=tol, atol=tiny, backends=("llvm", "eager"))
     t = torch.from_numpy(x)
     for spelling in (short, name):
         tfn = getattr(torch, spelling)
         check(lambda t: tfn(t), t, rtol=tol)
     check(METHODS[short], t, rtol=tol)
-    check(lambda x: fn(x * 3), np.arange(-2, 3))  # integers compute in float64
+    # integers compute in float64 (numpy's AVX-512 loops are an ulp from libm's for some)
+    check(lambda x: fn(x * 3), np.arange(-2, 3), rtol=ulps(np.float64))
 
 
 @pytest.mark.parametrize("name", ["log1p", "expm1"])
