@@ -22,6 +22,10 @@ using namespace dynamir::frontend;
 /// weak Python scalar (`scalar` is the Python value then, `other` null).
 Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
   auto isFloat = [](Type t) { return isa<FloatType>(t); };
+  auto complexOf = [&](Type part) -> Type {
+    return ComplexType::get(part.isF64() ? f64() : f32());
+  };
+  auto partOf = [](Type t) { return cast<ComplexType>(t).getElementType(); };
   if (other) {
     if (a == other)
       return a;
@@ -29,6 +33,13 @@ Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
       return other;
     if (other.isInteger(1))
       return a;
+    // numpy: the complex type whose parts hold the promotion of the real parts (complex64
+    // with int64 or float64 is complex128, with int16 or float16 complex64).
+    if (isa<ComplexType>(a) || isa<ComplexType>(other)) {
+      Type ra = isa<ComplexType>(a) ? partOf(a) : a;
+      Type ro = isa<ComplexType>(other) ? partOf(other) : other;
+      return complexOf(promote(lib, ra, ro, {}));
+    }
     if (isFloat(a) && isFloat(other)) {
       unsigned wa = a.getIntOrFloatBitWidth(), wb = other.getIntOrFloatBitWidth();
       if (wa == wb) // f16 with bf16
@@ -64,14 +75,18 @@ Type Tracer::promote(Lib lib, Type a, Type other, py::handle scalar) {
   if (PyLong_Check(scalar.ptr()))
     return a.isInteger(1) ? i64() : a;
   if (PyFloat_Check(scalar.ptr()))
-    return isFloat(a) ? a : (lib == Lib::Numpy ? f64() : f32());
+    return isFloat(a) || isa<ComplexType>(a) ? a : (lib == Lib::Numpy ? f64() : f32());
+  // A Python complex: complex parts as wide as a float array's (float16 in complex64),
+  // complex128 for integers and bools. (torch's complex tensors are not traced.)
+  if (PyComplex_Check(scalar.ptr()) && lib == Lib::Numpy)
+    return isa<ComplexType>(a) ? a : complexOf(isFloat(a) ? a : f64());
   breakTrace(dyn::BreakKind::unsupported_call,
              "unsupported operand of type " + python::typeName(scalar));
 }
 
 /// Element type of true division and float-only functions on integer inputs.
 Type Tracer::floatFor(Lib lib, Type t) {
-  if (isa<FloatType>(t))
+  if (isa<FloatType, ComplexType>(t))
     return t;
   return lib == Lib::Numpy ? f64() : f32();
 }
@@ -87,7 +102,7 @@ Type Tracer::integerAccumulator(Lib lib, Type t) {
 /// Element type of a float ufunc (np.sqrt) on `t`: numpy's first loop `t` casts to safely,
 /// the narrowest float that holds its values (bool and int8 float16, int16 float32).
 Type Tracer::ufuncFloat(Lib lib, Type t) {
-  if (lib == Lib::Torch || isa<FloatType>(t))
+  if (lib == Lib::Torch || isa<FloatType, ComplexType>(t))
     return floatFor(lib, t);
   return t.isInteger(1) ? Type(Float16Type::get(ctx)) : promote(lib, t, Float16Type::get(ctx), {});
 }
@@ -284,6 +299,16 @@ void Tracer::prepareStore(const VarPtr &x, const std::string &what, ArrayRef<Var
   for (const std::weak_ptr<Var> &join : eitherJoins)
     if (VarPtr j = join.lock(); j && llvm::is_contained(j->eitherBases, base))
       unaliased();
+  // numpy's x.real and x.imag share x's memory, which the trace does not model: a store into
+  // one, or into x while one lives, runs for real.
+  auto partOfBase = [&](const std::weak_ptr<Var> &part) {
+    VarPtr p = part.lock();
+    return p && (p == owner || viewBase(p->partOf) == base);
+  };
+  if (owner->partOf || llvm::any_of(complexParts, partOfBase))
+    breakTrace(dyn::BreakKind::side_effect,
+               what + " an array or the real or imaginary part of one (numpy's x.real and "
+                      "x.imag are views the trace does not model)");
   // Every other view of the base sees the store: each is taken again from the new base, so
   // each must be a true view (not a copy that holds a view's value: y = x.T.copy()).
   for (const VarPtr &view : liveViews(base))

@@ -71,13 +71,17 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     }
     if (name == "dtype")
       return constVar(dtypeObject(obj->lib, type.getElementType()));
+    if ((name == "real" || name == "imag") && obj->lib == Lib::Numpy)
+      return complexPart(*this, loc(), obj, name == "imag");
     if (name == "strides" && obj->lib == Lib::Numpy && !obj->scalar) { // in bytes
       std::optional<SmallVector<int64_t>> strides = reportedStrides(obj->value);
       if (!strides)
         breakTrace(dyn::BreakKind::unsupported_call,
                    "the strides of an array whose memory layout the trace does not model");
       py::tuple bytes(strides->size());
-      int64_t size = std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+      int64_t size = numpy.attr("dtype")(python::numpyDtype(type.getElementType()))
+                         .attr("itemsize")
+                         .cast<int64_t>();
       for (auto [d, stride] : llvm::enumerate(*strides))
         bytes[d] = py::int_(stride * size);
       return constVar(bytes);

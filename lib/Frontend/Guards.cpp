@@ -309,6 +309,10 @@ VarPtr Tracer::wrapObject(py::handle obj, const std::string &source, bool guard)
     v->source = source;
     return v;
   }
+  // A complex constant of the code (1j) is a constant; one read from outside (an argument, a
+  // global) would need a guard on its value, which guards do not compare.
+  if (PyComplex_CheckExact(obj.ptr()) && source.empty())
+    return constVar(py::reinterpret_borrow<py::object>(obj), source);
   if (PyComplex_Check(obj.ptr()))
     throw EagerOnly{source + " is a complex number: complex values are not supported"};
   if (PyTuple_CheckExact(obj.ptr()) || PyList_CheckExact(obj.ptr())) {

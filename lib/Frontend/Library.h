@@ -133,6 +133,11 @@ mlir::Value rangeOf(LibraryCall &c, mlir::Value x, int64_t dim, int64_t start, i
 /// np.copy).
 VarPtr copyOf(Tracer &t, mlir::Location loc, const VarPtr &x);
 
+/// numpy's x.real (`imaginary` false) or x.imag: of a complex x its part, computed as a new
+/// array that shares x's memory in numpy (Var::partOf: a store into either breaks); of a
+/// real x, x itself and read-only zeros.
+VarPtr complexPart(Tracer &t, mlir::Location loc, const VarPtr &x, bool imaginary);
+
 /// Emits the ops of one call and returns its value, or breaks; returns null when the function
 /// is not modelled in this form (torch.size of a numpy array, np.add with three arguments),
 /// which is then a break naming the function.

@@ -58,6 +58,21 @@ TypedAttr fillAttr(Type element, py::handle fill) {
                                               : APInt(width, fill.cast<int64_t>(), true, true));
 }
 
+/// A tensor of `type` filled with the Python number `fill` (dyn.full; complex elements, which
+/// dyn.full does not hold, a splat constant).
+Value fullOf(LibraryCall &c, RankedTensorType type, py::handle fill) {
+  Tracer &t = c.t;
+  Type element = type.getElementType();
+  if (!isa<ComplexType>(element))
+    return dyn::FullOp::create(t.b, c.loc, type, fillAttr(element, fill));
+  if (!PyLong_Check(fill.ptr()) && !PyFloat_Check(fill.ptr()) && !PyComplex_Check(fill.ptr()))
+    breakTrace(dyn::BreakKind::unsupported_call, "a fill value of type " + python::typeName(fill));
+  return dyn::ConstantOp::create(
+      t.b, c.loc,
+      DenseElementsAttr::get(type,
+                             ArrayRef{Tracer::complexElement(cast<ComplexType>(element), fill)}));
+}
+
 /// np.zeros_like(x), torch.ones_like(x), np.full_like(x, fill), np.empty_like(x) (zeros), with an
 /// optional dtype.
 VarPtr fullLike(LibraryCall &c) {
@@ -71,7 +86,7 @@ VarPtr fullLike(LibraryCall &c) {
   py::object fill = py::int_(c.name == "ones_like" ? 1 : 0);
   if (c.name == "full_like")
     fill = py::reinterpret_borrow<py::object>(constant(c.take(1, {"fill_value"}), "fill_value"));
-  return c.result(dyn::FullOp::create(t.b, c.loc, type.clone(element), fillAttr(element, fill)));
+  return c.result(fullOf(c, type.clone(element), fill));
 }
 
 /// np.zeros(shape), torch.ones(shape) (or torch.ones(*sizes)), np.full(shape, fill), np.empty
@@ -110,11 +125,12 @@ VarPtr full(LibraryCall &c) {
     element = t.i64();
   else if (PyFloat_Check(fillValue.ptr()))
     element = c.lib == Lib::Numpy ? t.f64() : t.f32();
+  else if (PyComplex_Check(fillValue.ptr()) && c.lib == Lib::Numpy)
+    element = ComplexType::get(t.f64());
   else
     breakTrace(dyn::BreakKind::unsupported_call,
                c.name + " with a fill of type " + python::typeName(fillValue));
-  auto type = RankedTensorType::get(shape, element);
-  return c.result(dyn::FullOp::create(t.b, c.loc, type, fillAttr(element, fillValue)));
+  return c.result(fullOf(c, RankedTensorType::get(shape, element), fillValue));
 }
 
 /// np.arange / torch.arange with constant bounds.
@@ -341,7 +357,8 @@ bool isNumberData(py::handle obj) {
         return false;
     return true;
   }
-  return PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr());
+  return PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) ||
+         PyComplex_Check(obj.ptr());
 }
 
 /// torch's dtype of Python data: the default float if any number is a float, else int64 if any
@@ -398,6 +415,11 @@ VarPtr constantArray(LibraryCall &c, py::handle data, Type element) {
       f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
       values.push_back(f);
     }
+    attr = DenseElementsAttr::get(tensorType, values);
+  } else if (auto complexType = dyn_cast<ComplexType>(type)) {
+    SmallVector<std::complex<APFloat>> values;
+    for (py::handle v : flat)
+      values.push_back(Tracer::complexElement(complexType, v));
     attr = DenseElementsAttr::get(tensorType, values);
   } else {
     SmallVector<APInt> values;

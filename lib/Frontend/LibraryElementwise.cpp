@@ -101,9 +101,11 @@ VarPtr roundHalfEven(LibraryCall &c) {
   return floatUnaryNamed(c, "rint");
 }
 
-/// abs of bools is a copy in numpy and raises in torch.
+/// abs of bools is a copy in numpy and raises in torch; of complex numbers their magnitude.
 VarPtr absolute(LibraryCall &c) {
   Tracer &t = c.t;
+  if (isa<ComplexType>(t.elementTypeOf(c.tensorArg(0)->value)))
+    return c.ufunc(dyn::CabsOp::create(t.b, c.loc, c.tensorArg(0)->value));
   if (t.elementTypeOf(c.tensorArg(0)->value).isInteger(1)) {
     // numpy: the bools themselves (a new array); torch has no abs of bools.
     if (c.lib == Lib::Torch)
@@ -119,6 +121,25 @@ VarPtr negative(LibraryCall &c) {
   if (t.elementTypeOf(c.tensorArg(0)->value).isInteger(1))
     breakTrace(dyn::BreakKind::unsupported_call, "negation of booleans raises");
   return c.ufunc(dyn::NegOp::create(t.b, c.loc, c.tensorArg(0)->value));
+}
+
+/// np.real(x), np.imag(x) (numpy; x.real and x.imag are Attributes.cpp's).
+VarPtr complexPartFunction(LibraryCall &c) {
+  if (c.lib != Lib::Numpy || c.args.size() != 1)
+    return nullptr;
+  return complexPart(c.t, c.loc, c.tensorArg(0), c.name == "imag");
+}
+
+/// np.conj(x), np.conjugate(x), x.conj(), x.conjugate() (numpy): a new array, of a real x its
+/// copy.
+VarPtr conjugate(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.lib != Lib::Numpy || c.args.size() != 1)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  if (!isa<ComplexType>(t.elementTypeOf(x->value)))
+    return c.ufunc(copyOf(t, c.loc, x)->value);
+  return c.ufunc(dyn::ConjOp::create(t.b, c.loc, x->value));
 }
 
 /// torch.relu(x), F.relu(x).
@@ -450,6 +471,28 @@ VarPtr contiguous(LibraryCall &c) {
 
 } // namespace
 
+VarPtr dynamir::frontend::complexPart(Tracer &t, Location loc, const VarPtr &x, bool imaginary) {
+  Type element = t.elementTypeOf(x->value);
+  if (!isa<ComplexType>(element) && !imaginary)
+    return x; // numpy's x.real of a real array: a view of all of x
+  Value part;
+  if (isa<ComplexType>(element)) {
+    part = imaginary ? Value(dyn::ImagOp::create(t.b, loc, x->value))
+                     : Value(dyn::RealOp::create(t.b, loc, x->value));
+  } else {
+    // numpy's x.imag of a real array: read-only zeros (a store into them raises).
+    RankedTensorType type = t.typeOf(x->value);
+    if (!type.hasStaticShape())
+      breakTrace(dyn::BreakKind::unsupported_call, "x.imag of a dynamically shaped array");
+    part = t.zerosOf(type, loc);
+  }
+  VarPtr v = t.tensorVar(part, Lib::Numpy);
+  v->scalar = x->scalar;
+  v->partOf = x->value;
+  t.complexParts.push_back(v);
+  return v;
+}
+
 VarPtr dynamir::frontend::copyOf(Tracer &t, Location loc, const VarPtr &x) {
   auto cast = dyn::CastOp::create(t.b, loc, x->value, TypeAttr::get(t.elementTypeOf(x->value)));
   // Folded into an argument, or into what a branch on the host hands back (either side's
@@ -463,6 +506,10 @@ std::vector<LibraryFunction> dynamir::frontend::elementwiseFunctions() {
       {"abs", absolute},
       {"absolute", absolute},
       {"negative", negative},
+      {"real", complexPartFunction},
+      {"imag", complexPartFunction},
+      {"conj", conjugate},
+      {"conjugate", conjugate},
       {"neg", negative},
       {"relu", relu},
       {"maximum", maximumMinimum},

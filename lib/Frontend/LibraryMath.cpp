@@ -309,6 +309,8 @@ VarPtr atan2(LibraryCall &c) {
     return nullptr;
   VarPtr y = c.tensorArg(0), x = c.args[1];
   Type element = t.promoted(c.lib, y, x);
+  if (isa<ComplexType>(element))
+    breakTrace(dyn::BreakKind::unsupported_call, "arctan2 of complex numbers (numpy raises)");
   Type floatType = t.ufuncFloat(c.lib, element);
   Type computed = floatType.getIntOrFloatBitWidth() < 32 ? t.f32() : floatType;
   Value a = t.castTo(t.castTo(t.operandAs(y, element), floatType), computed);

@@ -450,10 +450,7 @@ VarPtr diag(LibraryCall &c) {
   Type element = t.elementTypeOf(x->value);
   Value values = x->value;
   if (k != 0) {
-    Value zeros =
-        dyn::FullOp::create(t.b, c.loc, RankedTensorType::get({std::abs(k)}, element),
-                            isa<FloatType>(element) ? TypedAttr(FloatAttr::get(element, 0.0))
-                                                    : TypedAttr(IntegerAttr::get(element, 0)));
+    Value zeros = t.zerosOf(RankedTensorType::get({std::abs(k)}, element), c.loc);
     values = dyn::ConcatOp::create(t.b, c.loc, ValueRange{values, zeros}, 0);
   }
   // values[i] sits at (i, i + k) for k >= 0 (one per row), at (i - k, i) for k < 0 (per column).

@@ -75,7 +75,7 @@ VarPtr reduction(LibraryCall &c) {
   // in f16 loses 2-4 ulp over a few hundred elements.
   bool narrowFloat = element.isF16() || element.isBF16();
   if (c.name == "sum" || c.name == "prod") {
-    if (!isa<FloatType>(element) && !explicitDtype)
+    if (isa<IntegerType>(element) && !explicitDtype)
       v = t.castTo(v, t.integerAccumulator(c.lib, element));
     if (narrowFloat)
       v = t.castTo(v, t.f32());

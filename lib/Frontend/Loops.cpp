@@ -241,9 +241,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         if (!p) { // stored before read: carried from a zero of its type (never read)
           body->addArgument(now->value.getType(), l);
           b.setInsertionPoint(ip.getBlock(), ip.getPoint());
-          inits.push_back(
-              dyn::FullOp::create(b, l, cast<RankedTensorType>(now->value.getType()),
-                                  cast<TypedAttr>(b.getZeroAttr(elementTypeOf(now->value)))));
+          inits.push_back(zerosOf(cast<RankedTensorType>(now->value.getType()), l));
           b.setInsertionPointToEnd(body.get());
         }
       }

@@ -137,7 +137,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       return py::make_tuple("strided", py::make_tuple("source", view->source), view->offset,
                             py::tuple(py::cast(view->shape)), py::tuple(py::cast(view->strides)),
                             view->readOnly);
-    if (isView(v->value.getDefiningOp()))
+    if (isView(v->value.getDefiningOp()) || v->partOf)
       throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
     // The host's array is laid out as eager code's: the graph hands out an array in its order,
     // which the host transposes back (a view).

@@ -85,11 +85,14 @@ Value Tracer::storedValue(const VarPtr &obj, const VarPtr &value) {
   Value v;
   if (value->kind == VK::Const) {
     PyObject *o = value->obj.ptr();
-    bool number = PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o);
+    bool number = PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
+                  (PyComplex_Check(o) && isa<ComplexType>(element));
     if (!number)
       breakTrace(dyn::BreakKind::unsupported_call,
                  "storing " + describe(value) + " into " + describe(obj));
-    if (element.isInteger(1)) {
+    if (isa<ComplexType>(element)) {
+      v = scalarConstant(value->obj, element);
+    } else if (element.isInteger(1)) {
       v = scalarConstant(py::bool_(PyObject_IsTrue(o) == 1), element);
     } else if (isa<FloatType>(element)) {
       double d = PyFloat_AsDouble(o); // an int too large for a double raises, as in numpy

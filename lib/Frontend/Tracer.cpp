@@ -9,6 +9,7 @@
 
 #include "TracerImpl.h"
 
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,7 +28,7 @@ Tracer::Tracer(MLIRContext *ctx, const TraceOptions &options) : ctx(ctx), option
   ctx->getOrLoadDialect<dyn::DynDialect>();
   ctx->getOrLoadDialect<func::FuncDialect>();
   ctx->getOrLoadDialect<arith::ArithDialect>();
-  b.setListener(&gradModeListener);
+  b.setListener(&opListener);
   if (const char *logs = std::getenv("DYNAMIR_LOGS")) {
     llvm::SmallVector<StringRef> parts;
     StringRef(logs).split(parts, ',');
@@ -38,6 +39,31 @@ Tracer::Tracer(MLIRContext *ctx, const TraceOptions &options) : ctx(ctx), option
   torch = importIfLoaded("torch");
   if (torch)
     torchNN = py::module_::import("torch.nn");
+}
+
+void Tracer::checkDefinition(Operation *op) {
+  auto complexElements = [](TypeRange types) {
+    return llvm::any_of(types, [](Type t) { return isa<ComplexType>(getElementTypeOrSelf(t)); });
+  };
+  if (!isa<dyn::DynDialect>(op->getDialect()) || op->getNumRegions() ||
+      op->hasTrait<OpTrait::IsTerminator>() ||
+      !(complexElements(op->getOperandTypes()) || complexElements(op->getResultTypes())))
+    return;
+  std::string message;
+  LogicalResult verified = failure();
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+      if (message.empty())
+        message = d.str();
+      return success();
+    });
+    verified = verify(op, /*verifyRecursively=*/false);
+  }
+  if (succeeded(verified))
+    return;
+  std::string name = op->getName().getStringRef().str();
+  op->erase();
+  breakTrace(dyn::BreakKind::unsupported_call, name + ": " + message);
 }
 
 //===----------------------------------------------------------------------===//

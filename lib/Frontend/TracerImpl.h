@@ -188,6 +188,16 @@ public:
     return dyn::ConstantOp::create(b, loc(), DenseElementsAttr::get(type, values));
   }
 
+  /// The Python number `value` as an element of the complex `type` (numpy's complex(value)).
+  static std::complex<APFloat> complexElement(ComplexType type, py::handle value);
+  /// A tensor of zeros of `type` (dyn.full; a splat dyn.constant of complex zeros, which
+  /// dyn.full does not hold).
+  Value zerosOf(RankedTensorType type, Location at) {
+    if (auto complexType = dyn_cast<ComplexType>(type.getElementType()))
+      return dyn::ConstantOp::create(
+          b, at, DenseElementsAttr::get(type, ArrayRef{complexElement(complexType, py::int_(0))}));
+    return dyn::FullOp::create(b, at, type, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+  }
   Value scalarConstant(py::handle value, Type element) {
     auto type = RankedTensorType::get({}, element);
     Attribute attr;
@@ -195,7 +205,9 @@ public:
     // wraps it (numpy raised before the trace got here).
     bool large = element.isUnsignedInteger() &&
                  PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_GE) == 1;
-    if (isa<FloatType>(element))
+    if (auto complexType = dyn_cast<ComplexType>(element)) {
+      attr = DenseElementsAttr::get(type, ArrayRef{complexElement(complexType, value)});
+    } else if (isa<FloatType>(element))
       attr = DenseElementsAttr::get(type, FloatAttr::get(element, value.cast<double>()));
     else
       attr = DenseElementsAttr::get(
@@ -755,6 +767,8 @@ public:
   /// view of one (Var::eitherBases), while something holds them: a store into one of those
   /// arrays would miss the join.
   std::vector<std::weak_ptr<Var>> eitherJoins;
+  /// numpy's x.real and x.imag (Var::partOf), while something holds them.
+  std::vector<std::weak_ptr<Var>> complexParts;
   /// numpy's read-only views (np.diagonal): a store through one raises.
   llvm::DenseSet<Operation *> readOnlyViews;
   /// The caller's arrays and tensors by source, and those the program stores into, in the
@@ -768,14 +782,25 @@ public:
   llvm::SmallVector<bool> gradModes;
   llvm::DenseSet<Operation *> noGradOps, gradOps;
   std::vector<std::pair<Value, bool>> gradInputs;
-  struct GradModeListener : OpBuilder::Listener {
+  /// Sees every op the tracer builds: checks a dyn op on complex numbers against its
+  /// definition (one that is not defined on them, a sine of complex numbers, breaks with the
+  /// verifier's reason instead of reaching a lowering that cannot build it), and records the
+  /// grad mode it was made in.
+  struct OpListener : OpBuilder::Listener {
     Tracer &t;
-    explicit GradModeListener(Tracer &t) : t(t) {}
+    explicit OpListener(Tracer &t) : t(t) {}
     void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+      t.checkDefinition(op);
       if (!t.gradModes.empty())
         (t.gradModes.back() ? t.gradOps : t.noGradOps).insert(op);
     }
-  } gradModeListener{*this};
+  } opListener{*this};
+  /// Breaks, erasing `op`, if the dyn op `op` (one without regions, whose contents come later)
+  /// has complex operands or results and does not verify. Only those: the tracer makes other
+  /// ops that are invalid for a moment and folded at once (an arange of step 0 for a linspace
+  /// of one point), and complex elements are what the rest of the tracer's int-or-float code
+  /// paths do not know.
+  void checkDefinition(Operation *op);
   /// An eager-only frame if an op records gradients eagerly: it reads an input that requires
   /// grad where autograd is on (the caller's mode outside the trace's blocks, guarded).
   void gradInputsRecordNothing();

@@ -122,11 +122,17 @@ Type Tracer::dtypeToType(py::handle dtype) {
     return IntegerType::get(ctx, 8);
   if (name == "bool")
     return i1();
+  // numpy's complex types; torch's complex tensors are not traced (its complex kernels and
+  // views, x.real, are another model).
+  bool torchDtype = torch && py::isinstance(dtype, torch.attr("dtype"));
+  if (name == "complex64" && !torchDtype)
+    return ComplexType::get(f32());
+  if (name == "complex128" && !torchDtype)
+    return ComplexType::get(f64());
   if (name == "uint8")
     return IntegerType::get(ctx, 8, IntegerType::Unsigned);
   // torch has uint16, uint32 and uint64 dtypes but few kernels for them (`+` raises
   // NotImplementedError): such tensors run eagerly.
-  bool torchDtype = torch && py::isinstance(dtype, torch.attr("dtype"));
   for (unsigned width : {16u, 32u, 64u})
     if (name == "uint" + std::to_string(width) && !torchDtype)
       return IntegerType::get(ctx, width, IntegerType::Unsigned);
@@ -135,6 +141,11 @@ Type Tracer::dtypeToType(py::handle dtype) {
 
 Value Tracer::convertElements(Value v, Type element) {
   Type from = elementTypeOf(v);
+  // numpy warns (ComplexWarning) where astype drops imaginary parts: a warning is the eager
+  // program's to give.
+  if (isa<ComplexType>(from) && !isa<ComplexType>(element) && !element.isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               "a complex array converted to a real type (numpy warns: ComplexWarning)");
   // numpy's float to unsigned conversion of a value outside the type's range (a negative one,
   // NaN) gives what its loop gives: SIMD and scalar loops differ (-3e9 to uint32 is 2147483648
   // in a contiguous array, 1294967296 in a strided one). The graph converts the values in
@@ -173,6 +184,20 @@ Value Tracer::convertElements(Value v, Type element) {
     runtimeChecks.emplace_back(ok, what + " (numpy's result depends on its loop)");
   }
   return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
+}
+
+std::complex<APFloat> Tracer::complexElement(ComplexType type, py::handle value) {
+  Py_complex z = PyComplex_AsCComplex(value.ptr());
+  if (PyErr_Occurred())
+    throw py::error_already_set();
+  auto part = cast<FloatType>(type.getElementType());
+  auto convert = [&](double v) {
+    APFloat f(v);
+    bool lost;
+    f.convert(part.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return f;
+  };
+  return {convert(z.real), convert(z.imag)};
 }
 
 /// The numpy dtype or torch dtype object of an element type.

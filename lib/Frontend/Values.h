@@ -111,6 +111,10 @@ struct Var {
   bool eitherObject = false;
   /// Such a join's arrays it may be (or be a view of), from before the branch.
   SmallVector<Value, 2> eitherBases;
+  /// numpy's x.real or x.imag (the array `partOf` is x's value), which is a view of x's
+  /// memory of a kind the trace computes as a new array: a store into it, or into x while it
+  /// lives, is a break.
+  Value partOf;
   /// The caller's object that the trace also reached through another source: one Var, so
   /// changing it is a break (the host could not tell which source to replay on).
   bool aliased = false;

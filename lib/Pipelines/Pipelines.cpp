@@ -98,6 +98,9 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Complex elements: dyn's lowerings leave complex.create, re, im, add, sub and constant
+  // (DynComplex.cpp writes out the rest on the parts), structs of two floats in LLVM.
+  pm.addPass(createConvertComplexToLLVMPass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = options.useGenericFunctions;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));

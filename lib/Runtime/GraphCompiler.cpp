@@ -52,6 +52,14 @@ using namespace mlir;
 using namespace dynamir::runtime;
 
 namespace {
+/// Bytes of one element in a buffer: i1 is a byte, complex numbers two of their parts.
+int64_t elementBytes(Type t) {
+  if (auto complex = dyn_cast<ComplexType>(t))
+    return 2 * elementBytes(complex.getElementType());
+  unsigned bits = t.getIntOrFloatBitWidth();
+  return bits == 1 ? 1 : bits / 8;
+}
+
 /// The CUDA toolkit (ptxas, libdevice), where upstream's NVVM serializer looks for it.
 std::string cudaToolkit() {
   for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
@@ -775,10 +783,7 @@ bool CompiledGraph::runReturning(llvm::ArrayRef<Buffer> inputBuffers,
     r.sizes.assign(returned.begin() + at + 3, returned.begin() + at + 3 + t.getRank());
     r.strides.assign(returned.begin() + at + 3 + t.getRank(),
                      returned.begin() + at + 3 + 2 * t.getRank());
-    r.data = reinterpret_cast<char *>(returned[at + 1]) +
-             offset * (t.getElementType().getIntOrFloatBitWidth() == 1
-                           ? 1
-                           : t.getElementType().getIntOrFloatBitWidth() / 8);
+    r.data = reinterpret_cast<char *>(returned[at + 1]) + offset * elementBytes(t.getElementType());
     results.push_back(std::move(r));
     at += 3 + 2 * t.getRank();
   }

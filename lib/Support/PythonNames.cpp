@@ -2,6 +2,8 @@
 
 #include "dynamir/Support/PythonNames.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
 namespace py = pybind11;
 
 std::string dynamir::python::typeName(py::handle obj) {
@@ -19,6 +21,10 @@ std::string dynamir::python::dtypeName(py::handle dtype) {
 }
 
 std::string dynamir::python::numpyDtype(mlir::Type t) {
+  if (auto complex = mlir::dyn_cast<mlir::ComplexType>(t)) {
+    mlir::Type part = complex.getElementType();
+    return part.isF32() ? "complex64" : part.isF64() ? "complex128" : "";
+  }
   if (t.isF32())
     return "float32";
   if (t.isF64())

@@ -898,6 +898,19 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
   }
   void runOnOperation() override {
     Operation *root = getOperation();
+    // Complex elements reach the GPU pipeline's LLVM conversion as complex ops it does not
+    // lower (the CPU pipeline runs complex-to-llvm): such a graph runs on the CPU backend's
+    // terms, eagerly, with this reason.
+    WalkResult complexElements = root->walk([](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (isa<ComplexType>(getElementTypeOrSelf(t))) {
+          op->emitOpError("computes complex numbers, which GPU graphs do not have yet");
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (complexElements.wasInterrupted())
+      return signalPassFailure();
     prepare(root);
     SmallVector<linalg::GenericOp> generics;
     root->walk([&](linalg::GenericOp op) {

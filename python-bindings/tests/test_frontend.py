@@ -88,8 +88,8 @@ def test_graph_break_fields():
 
 
 def test_unsupported_arguments_run_eagerly_with_reason():
-    assert dynamir.trace(seed, np.ones(3, dtype=np.complex128)).eager_reason == \
-        "L['x'] has unsupported dtype complex128"
+    assert dynamir.trace(seed, np.ones(3, dtype=np.clongdouble)).eager_reason == \
+        "L['x'] has unsupported dtype complex256"
     assert "unsupported dtype object" in dynamir.trace(seed, np.array([object()])).eager_reason
     assert "has no Python bytecode" in dynamir.trace(len, [1]).eager_reason
     assert "unexpected keyword argument" in dynamir.trace(seed, np.ones(3), y=1).eager_reason

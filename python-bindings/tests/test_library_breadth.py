@@ -38,10 +38,10 @@ def assert_same(got, want, rtol=0.0, atol=0.0):
     if isinstance(want, (np.ndarray, np.generic)):
         assert got.dtype == want.dtype and np.shape(got) == np.shape(want), (
             got.dtype, np.shape(got), want.dtype, np.shape(want))
-        if want.dtype.kind == "f" and (rtol or atol):
+        if want.dtype.kind in "fc" and (rtol or atol):
             assert np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True), (got, want)
         else:
-            assert np.array_equal(got, want, equal_nan=want.dtype.kind == "f"), (got, want)
+            assert np.array_equal(got, want, equal_nan=want.dtype.kind in "fc"), (got, want)
             if want.dtype.kind == "f":  # -0.0 is not 0.0 (the sign of a NaN means nothing)
                 numbers = ~np.isnan(want)
                 assert np.array_equal(np.signbit(got)[numbers], np.signbit(want)[numbers]), (

@@ -157,5 +157,5 @@ show(uses_exceptions, x)
 
 
 # CHECK-LABEL: == <lambda>
-# CHECK: eager: L['x'] has unsupported dtype complex64
-show(lambda x: x * 2, np.ones(3, dtype=np.complex64))
+# CHECK: eager: L['x'] has unsupported dtype complex256
+show(lambda x: x * 2, np.ones(3, dtype=np.clongdouble))

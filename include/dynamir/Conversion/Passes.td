@@ -32,8 +32,9 @@ def ConvertDynToLinalg : Pass<"convert-dyn-to-linalg"> {
     equalities the trace relied on).
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::complex::ComplexDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -16,6 +16,7 @@
 #include "dynamir/Dialect/Dyn/DynShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -39,15 +40,17 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
   return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), sizes);
 }
 
-/// `acc + a * b` in the element type of `acc`. Floats may contract into one fused
-/// multiply-add, as BLAS kernels compute it: with two roundings per term a float32 dot of 8
-/// terms came out an ulp further from the exact sum than torch's (difftest 197577016:11).
+/// `acc + a * b` in the element type of `acc` (complex products as numpy's). Floats may contract
+/// into one fused multiply-add, as BLAS kernels compute it: with two roundings per term a float32
+/// dot of 8 terms came out an ulp further from the exact sum than torch's (difftest 197577016:11).
 Value multiplyAdd(OpBuilder &b, Location loc, Value a, Value x, Value acc) {
   if (isa<FloatType>(acc.getType())) {
     auto contract = arith::FastMathFlags::contract;
     return arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, x, contract), acc,
                                  contract);
   }
+  if (isa<ComplexType>(acc.getType()))
+    return complex::AddOp::create(b, loc, ComplexMulScalar::create(b, loc, a, x), acc);
   return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, a, x), acc);
 }
 

@@ -13,6 +13,7 @@
 #include "dynamir/Dialect/Dyn/DynScalar.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -110,6 +111,16 @@ Value elementwise(OpBuilder &b, Location loc, RankedTensorType result, ValueRang
   return generic.getResult(0);
 }
 
+/// a + b for elements of any kind; float sums may be reassociated (`reassoc`).
+Value addElements(OpBuilder &b, Location loc, Value a, Value acc, bool reassoc = false) {
+  if (isFloat(a.getType()))
+    return arith::AddFOp::create(
+        b, loc, a, acc, reassoc ? arith::FastMathFlags::reassoc : arith::FastMathFlags::none);
+  if (isa<ComplexType>(a.getType()))
+    return complex::AddOp::create(b, loc, a, acc);
+  return arith::AddIOp::create(b, loc, a, acc);
+}
+
 /// The identity of max (lowest) or min (highest) for the signless `type`, whose integers are
 /// unsigned if `isUnsigned`.
 Value extremeConstant(OpBuilder &b, Location loc, Type type, bool lowest, bool isUnsigned) {
@@ -192,13 +203,13 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
   return generic.getResult(0);
 }
 
-/// Number of elements in the reduced dimensions, as a scalar of `type`.
+/// Number of elements in the reduced dimensions, as a scalar of the float or complex `type`.
 Value reducedCount(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims, Type type) {
   Value count = constantIndex(b, loc, 1);
   for (int64_t d : dims)
     count = arith::MulIOp::create(b, loc, count, dimSize(b, loc, input, d));
   Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
-  return arith::SIToFPOp::create(b, loc, type, asInt);
+  return convertScalar(b, loc, asInt, b.getI64Type(), type);
 }
 
 template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
@@ -218,10 +229,8 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
     // Float sums may reassociate: LLVM then keeps vector partial sums, far faster and more
     // accurate than one serial float accumulator (1% off at 10M elements); dyn-split-reductions
     // adds a second level of blocking for numpy's accuracy at any size.
-    auto add = [fp](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
-      if (fp)
-        return arith::AddFOp::create(nb, l, a, acc, arith::FastMathFlags::reassoc);
-      return arith::AddIOp::create(nb, l, a, acc);
+    auto add = [](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
+      return addElements(nb, l, a, acc, /*reassoc=*/true);
     };
     Value lowered;
     if constexpr (std::is_same_v<OpTy, SumOp> || std::is_same_v<OpTy, MeanOp>) {
@@ -230,6 +239,9 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
         Value count = reducedCount(b, loc, x, dims, et);
         lowered = elementwise(b, loc, resultType, ValueRange{lowered},
                               [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                                // numpy divides a complex sum as complex numbers.
+                                if (isa<ComplexType>(et))
+                                  return ComplexDivScalar::create(nb, l, args[0], count);
                                 return arith::DivFOp::create(nb, l, args[0], count);
                               });
       }
@@ -238,6 +250,8 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
                        [fp](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
                          if (fp)
                            return arith::MulFOp::create(nb, l, a, acc);
+                         if (isa<ComplexType>(a.getType()))
+                           return ComplexMulScalar::create(nb, l, acc, a);
                          return arith::MulIOp::create(nb, l, a, acc);
                        });
     } else if constexpr (std::is_same_v<OpTy, MaxOp> || std::is_same_v<OpTy, MinOp>) {
@@ -494,8 +508,7 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
 /// A result without elements, as a fill of a tensor.empty (upstream's
 /// buffer-results-to-out-params cannot return a bare tensor.empty: difftest 20261201:493).
 Value emptyResult(OpBuilder &b, Location loc, RankedTensorType type) {
-  Value zero = arith::ConstantOp::create(b, loc, type.getElementType(),
-                                         b.getZeroAttr(type.getElementType()));
+  Value zero = scalarConstant(b, loc, type.getElementType(), 0);
   return linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, type, {})).result();
 }
 
@@ -664,8 +677,7 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
           Value v = tensor::ExtractOp::create(b, l, updates, from);
           if (accumulate) {
             Value old = tensor::ExtractOp::create(b, l, carried[0], to);
-            v = isFloat(v.getType()) ? Value(arith::AddFOp::create(b, l, old, v))
-                                     : Value(arith::AddIOp::create(b, l, old, v));
+            v = addElements(b, l, old, v);
           }
           return {tensor::InsertOp::create(b, l, v, carried[0], to)};
         });
@@ -698,10 +710,41 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
   LogicalResult matchAndRewrite(ConstantOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto value = cast<DenseElementsAttr>(op.getValue());
+    if (auto complexType = dyn_cast<ComplexType>(value.getElementType())) {
+      rewriter.replaceOp(op, complexConstant(rewriter, op.getLoc(), value, complexType));
+      return success();
+    }
     Type element = signlessType(value.getElementType());
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, element == value.getElementType() ? value : value.bitcast(element));
     return success();
+  }
+
+  /// A complex constant as its parts' float constants joined elementwise: arith constants
+  /// hold no complex elements, and LLVM globals of complex ones do not translate.
+  static Value complexConstant(OpBuilder &b, Location loc, DenseElementsAttr value,
+                               ComplexType complexType) {
+    auto type = cast<RankedTensorType>(value.getType());
+    auto partType = type.clone(complexType.getElementType());
+    SmallVector<APFloat> re, im;
+    auto add = [&](const std::complex<APFloat> &v) {
+      re.push_back(v.real());
+      im.push_back(v.imag());
+    };
+    if (value.isSplat())
+      add(value.getSplatValue<std::complex<APFloat>>());
+    else
+      for (std::complex<APFloat> v : value.getValues<std::complex<APFloat>>())
+        add(v);
+    auto part = [&](ArrayRef<APFloat> values) -> Value {
+      return arith::ConstantOp::create(b, loc,
+                                       value.isSplat() ? DenseElementsAttr::get(partType, values[0])
+                                                       : DenseElementsAttr::get(partType, values));
+    };
+    return elementwise(b, loc, type, {part(re), part(im)},
+                       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                         return complex::CreateOp::create(nb, l, complexType, args[0], args[1]);
+                       });
   }
 };
 

@@ -16,6 +16,7 @@
 #include "dynamir/Dialect/Dyn/DynScalar.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -106,8 +107,9 @@ void dynamir::populateDynSignednessConversion(TypeConverter &converter, RewriteP
   target.addDynamicallyLegalOp<func::FuncOp>([&converter](func::FuncOp f) {
     return converter.isSignatureLegal(f.getFunctionType()) && converter.isLegal(&f.getBody());
   });
-  target.addDynamicallyLegalDialect<arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
-                                    tensor::TensorDialect, func::FuncDialect>(
+  target.addDynamicallyLegalDialect<arith::ArithDialect, complex::ComplexDialect,
+                                    linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect,
+                                    func::FuncDialect>(
       [&converter](Operation *op) { return converter.isLegal(op); });
   // Every other dyn op is lowered.
   target.addDynamicallyLegalDialect<DynDialect>(

@@ -12,6 +12,7 @@
 #include "dynamir/Dialect/Dyn/DynScalar.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
@@ -93,6 +94,11 @@ Value inFloat32(OpBuilder &b, Location loc, Value x, function_ref<Value(Value)> 
 } // namespace
 
 Value dyn::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto complexType = dyn_cast<ComplexType>(type)) {
+    Type part = complexType.getElementType();
+    return complex::ConstantOp::create(
+        b, loc, type, b.getArrayAttr({b.getFloatAttr(part, value), b.getFloatAttr(part, 0.0)}));
+  }
   if (isFloat(type))
     return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
   return arith::ConstantOp::create(b, loc, type,
@@ -197,6 +203,8 @@ static Value floatToUnsigned(OpBuilder &b, Location loc, Value v, Type to) {
 Value dyn::convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   if (from == to)
     return v;
+  if (isa<ComplexType>(from) || isa<ComplexType>(to))
+    return convertComplexScalar(b, loc, v, from, to);
   Type target = signlessType(to);
   if (to.isInteger(1)) {
     Value zero = scalarConstant(b, loc, v.getType(), 0);
@@ -297,6 +305,8 @@ Value NegOp::buildScalar(OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
   if (isFloat(x.getType()))
     return arith::NegFOp::create(b, loc, x);
+  if (isa<ComplexType>(x.getType()))
+    return complexNegate(b, loc, x);
   return arith::SubIOp::create(b, loc, scalarConstant(b, loc, x.getType(), 0), x);
 }
 

@@ -4,6 +4,7 @@
 #include "dynamir/Dialect/Dyn/DynScalar.h"
 #include "dynamir/Dialect/Dyn/DynShapes.h"
 
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -105,9 +106,9 @@ static std::optional<ConstantElements> getConstantElements(Attribute attr,
     return std::nullopt;
   ConstantElements c;
   c.type = cast<RankedTensorType>(dense.getType());
-  // The folds compute on sign-extended int64 values with numpy's signed semantics; unsigned
-  // constants are left to the graph.
-  if (c.type.getElementType().isUnsignedInteger())
+  // The folds compute on sign-extended int64 values with numpy's signed semantics, and on
+  // doubles: unsigned and complex constants are left to the graph.
+  if (c.type.getElementType().isUnsignedInteger() || isa<ComplexType>(c.type.getElementType()))
     return std::nullopt;
   c.isSplat = dense.isSplat() && !expandSplat;
   if (!c.isSplat && !getFoldableCount(c.type.getShape()))
@@ -610,10 +611,12 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                                 [&](unsigned width) { return dtype.isSignlessInteger(width); }) ||
                    llvm::any_of(ArrayRef<unsigned>{8, 16, 32, 64},
                                 [&](unsigned width) { return dtype.isUnsignedInteger(width); });
-  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(dtype) && !isInteger)
-    return emitOptionalError(
-        loc, "cannot cast to ", dtype,
-        ": expected f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64");
+  auto complexType = dyn_cast<ComplexType>(dtype);
+  bool isComplex = complexType && isa<Float32Type, Float64Type>(complexType.getElementType());
+  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(dtype) && !isInteger && !isComplex)
+    return emitOptionalError(loc, "cannot cast to ", dtype,
+                             ": expected f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, "
+                             "ui32, ui64, complex<f32> or complex<f64>");
   inferred.push_back(type->clone(dtype));
   return success();
 }
@@ -622,7 +625,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getX().getType() == getType())
     return getCopy() ? OpFoldResult() : getX();
   std::optional<ConstantElements> c = getConstantElements(adaptor.getX());
-  if (!c)
+  if (!c || isa<ComplexType>(getDtype()))
     return {};
   auto type = cast<RankedTensorType>(getType());
   Type dtype = getDtype();

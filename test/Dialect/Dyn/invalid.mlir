@@ -74,7 +74,7 @@ func.func @where_branch_types(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3x
 // -----
 
 func.func @cast_to_unsupported(%a: tensor<3xf32>) {
-  // expected-error@+1 {{cannot cast to 'si8': expected f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64}}
+  // expected-error@+1 {{cannot cast to 'si8': expected f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, complex<f32> or complex<f64>}}
   %0 = dyn.cast %a to si8 : tensor<3xf32>
   return
 }
@@ -687,5 +687,31 @@ func.func @cholesky_not_square(%a: tensor<3x4xf64>) {
 func.func @solve_batch(%a: tensor<2x3x3xf32>, %b: tensor<3x3x1xf32>) {
   // expected-error@+1 {{solve expects right-hand sides of 2, 3 by k columns and 'f32', got 'tensor<3x3x1xf32>'}}
   %x, %ok = dyn.solve %a, %b : tensor<2x3x3xf32>, tensor<3x3x1xf32>
+  return
+}
+
+// -----
+
+// Complex numbers have no ordering and no sine in dyn (numpy orders them lexicographically):
+// the tracer breaks on such an op with this message.
+func.func @complex_sin(%x: tensor<3xcomplex<f32>>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %y = dyn.sin %x : tensor<3xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @complex_less(%x: tensor<3xcomplex<f64>>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of}}
+  %y = dyn.lt %x, %x : tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>
+  return
+}
+
+// -----
+
+func.func @real_of_floats(%x: tensor<3xf32>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of complex type with 32-bit float elements or complex type with 64-bit float elements values}}
+  %y = dyn.real %x : tensor<3xf32>
   return
 }

@@ -374,3 +374,30 @@ func.func @factorizations(%a: tensor<2x3x3xf64>, %b: tensor<2x3x4xf64>) -> (tens
   %x, %ok2 = dyn.solve %a, %b : tensor<2x3x3xf64>, tensor<2x3x4xf64>
   return %l, %ok, %x, %ok2 : tensor<2x3x3xf64>, tensor<i1>, tensor<2x3x4xf64>, tensor<i1>
 }
+
+// CHECK-LABEL: func.func @complex_numbers
+// CHECK: dyn.constant dense<(1.000000e+00,2.000000e+00)> : tensor<complex<f64>>
+// CHECK: dyn.mul %{{.*}}, %{{.*}} : tensor<3xcomplex<f64>>, tensor<complex<f64>>
+// CHECK: dyn.div
+// CHECK: dyn.exp %{{.*}} : tensor<3xcomplex<f64>>
+// CHECK: dyn.conj %{{.*}} : tensor<3xcomplex<f64>>
+// CHECK: dyn.real %{{.*}} : tensor<3xcomplex<f64>>
+// CHECK: dyn.imag %{{.*}} : tensor<3xcomplex<f64>>
+// CHECK: dyn.cabs %{{.*}} : tensor<3xcomplex<f64>>
+// CHECK: dyn.eq %{{.*}}, %{{.*}} : tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>
+// CHECK: dyn.cast %{{.*}} to complex<f32> : tensor<3xf64>
+// CHECK: dyn.sum %{{.*}} dims [0] : tensor<3xcomplex<f64>>
+func.func @complex_numbers(%z: tensor<3xcomplex<f64>>, %x: tensor<3xf64>) -> (tensor<3xcomplex<f64>>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xi1>, tensor<3xcomplex<f32>>, tensor<complex<f64>>) {
+  %c = dyn.constant dense<(1.0, 2.0)> : tensor<complex<f64>>
+  %0 = dyn.mul %z, %c : tensor<3xcomplex<f64>>, tensor<complex<f64>>
+  %1 = dyn.div %0, %z : tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>
+  %2 = dyn.exp %1 : tensor<3xcomplex<f64>>
+  %3 = dyn.conj %2 : tensor<3xcomplex<f64>>
+  %re = dyn.real %3 : tensor<3xcomplex<f64>>
+  %im = dyn.imag %3 : tensor<3xcomplex<f64>>
+  %abs = dyn.cabs %3 : tensor<3xcomplex<f64>>
+  %eq = dyn.eq %3, %z : tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>
+  %f = dyn.cast %x to complex<f32> : tensor<3xf64>
+  %s = dyn.sum %z dims [0] : tensor<3xcomplex<f64>>
+  return %3, %re, %im, %abs, %eq, %f, %s : tensor<3xcomplex<f64>>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xi1>, tensor<3xcomplex<f32>>, tensor<complex<f64>>
+}

@@ -56,19 +56,24 @@ def Dyn_PyObjType : TypeDef<Dyn_Dialect, "PyObj"> {
 
 // Unsigned integers keep their signedness in the type (ui8, as torch-mlir's ui8): the ops'
 // semantics differ (division, comparison, conversion, shifts), and dyn-to-linalg lowers them to
-// signless tensors with the unsigned arith ops.
+// signless tensors with the unsigned arith ops. Complex elements (numpy's complex64 and
+// complex128) are tensor elements only: no scalar of the host holds one (dyn.item).
 def Dyn_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64],
                                 "f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64">;
-def Dyn_FloatElementType : AnyTypeOf<[F16, BF16, F32, F64]>;
-def Dyn_NumericElementType : AnyTypeOf<[F16, BF16, F32, F64, I8, I16, I32, I64, UI8, UI16, UI32,
-                                        UI64]>;
-def Dyn_IntegerElementType : AnyTypeOf<[I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 
 def Dyn_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32,
-                                 UI64]>;
+                                 UI64, Complex<F32>, Complex<F64>]>;
+def Dyn_RealTensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64, UI8, UI16, UI32,
+                                     UI64]>;
 def Dyn_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def Dyn_ComplexTensor : RankedTensorOf<[Complex<F32>, Complex<F64>]>;
+// Floats and complex numbers: what true division and exp are defined on.
+def Dyn_InexactTensor : RankedTensorOf<[F16, BF16, F32, F64, Complex<F32>, Complex<F64>]>;
 def Dyn_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64, UI8, UI16, UI32,
                                         UI64]>;
+// Numbers with +, - and * (and sums and products): the numeric ones and complex numbers.
+def Dyn_ArithmeticTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64, UI8, UI16,
+                                           UI32, UI64, Complex<F32>, Complex<F64>]>;
 def Dyn_IntegerTensor : RankedTensorOf<[I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 def Dyn_NonBoolIntegerTensor : RankedTensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 def Dyn_BoolTensor : RankedTensorOf<[I1]>;

@@ -21,16 +21,23 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // The ElementwiseOpInterface methods every elementwise op defines: numpy's `ufunc` for the
 // eager backend (empty: the backend composes the op), and `buildScalar` on `operands` (the
 // scalar arguments, `args[i]`). Where one element is one arith/math op, `floatOp` computes it on
-// float elements and `intOp` on integer ones (an op defined on one kind names only that one);
-// with neither, `buildScalar` is written in C++ in lib/Dialect/Dyn/DynElementwise.cpp.
-class Dyn_ElementwiseDefs<string ufunc, string floatOp, string intOp, string operands> {
+// float elements and `intOp` on integer ones (an op defined on one kind names only that one),
+// `complexOp` on complex ones (lib/Dialect/Dyn/DynComplex.cpp, or a complex dialect op); with
+// none, `buildScalar` is written in C++ in lib/Dialect/Dyn/DynElementwise.cpp.
+class Dyn_ElementwiseDefs<string ufunc, string floatOp, string intOp, string operands,
+                          string complexOp = ""> {
   string create = "::create(b, loc, " # operands # ");";
-  string body = !cond(
+  string realBody = !cond(
       !and(!empty(floatOp), !empty(intOp)): "",
       !empty(intOp): "return " # floatOp # create,
       !or(!empty(floatOp), !eq(floatOp, intOp)): "return " # intOp # create,
       true: "if (::llvm::isa<::mlir::FloatType>(args[0].getType()))\n"
             # "      return " # floatOp # create # "\n    return " # intOp # create);
+  string body = !cond(
+      !empty(complexOp): realBody,
+      !empty(realBody): "return " # complexOp # create,
+      true: "if (::llvm::isa<::mlir::ComplexType>(args[0].getType()))\n      return "
+            # complexOp # create # "\n    " # realBody);
   string defs = [{
     ::llvm::StringRef $cppClass::getNumpyUfunc() { return "}] # ufunc # [{"; }
   }] # !if(!empty(body), "", [{
@@ -48,7 +55,7 @@ class Dyn_ElementwiseDefs<string ufunc, string floatOp, string intOp, string ope
 class Dyn_UnaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
                   string what, string exampleType = "tensor<4x?xf32>", string ufunc = "",
                   string floatOp = "", string intOp = "", list<string> functions = [],
-                  bit keepsIntegers = 0>
+                  bit keepsIntegers = 0, string complexOp = "">
     : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor,
                         DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface,
                             ["getFloatFunctionNames", "keepsIntegers"]>]> {
@@ -88,21 +95,24 @@ class Dyn_UnaryOp<string mnemonic, Type tensorType, string floatExpr, string int
       # [{
     }
     bool $cppClass::keepsIntegers() { return }] # !if(keepsIntegers, "true", "false") # [{; }
-  }] # Dyn_ElementwiseDefs<ufunc, floatOp, intOp, "args[0]">.defs;
+  }] # Dyn_ElementwiseDefs<ufunc, floatOp, intOp, "args[0]", complexOp>.defs;
 }
 
 // A float function of one argument that numpy and torch spell by its mnemonic (np.sin,
-// torch.sin, x.sin()), one math op on an element (`mathOp`) and numpy's ufunc `ufunc`.
+// torch.sin, x.sin()), one math op on an element (`mathOp`) and numpy's ufunc `ufunc`; with a
+// `complexOp`, also defined on complex numbers.
 class Dyn_FloatFunction<string mnemonic, string floatExpr, string what, string mathOp,
-                        string ufunc = mnemonic, bit keepsIntegers = 0>
-    : Dyn_UnaryOp<mnemonic, Dyn_FloatTensor, floatExpr, "", what, ufunc = ufunc,
-                  floatOp = mathOp, functions = [mnemonic], keepsIntegers = keepsIntegers>;
+                        string ufunc = mnemonic, bit keepsIntegers = 0, string complexOp = "">
+    : Dyn_UnaryOp<mnemonic, !if(!empty(complexOp), Dyn_FloatTensor, Dyn_InexactTensor),
+                  floatExpr, "", what, ufunc = ufunc, floatOp = mathOp, functions = [mnemonic],
+                  keepsIntegers = keepsIntegers, complexOp = complexOp>;
 
-def Dyn_NegOp : Dyn_UnaryOp<"neg", Dyn_NumericTensor, "-v", "wrapNeg(v)", "negation",
+def Dyn_NegOp : Dyn_UnaryOp<"neg", Dyn_ArithmeticTensor, "-v", "wrapNeg(v)", "negation",
                             ufunc = "negative">;
 def Dyn_AbsOp : Dyn_UnaryOp<"abs", Dyn_NumericTensor, "std::fabs(v)", "v < 0 ? wrapNeg(v) : v",
                             "absolute value", ufunc = "abs">;
-def Dyn_ExpOp : Dyn_FloatFunction<"exp", "std::exp(v)", "exponential", "::mlir::math::ExpOp">;
+def Dyn_ExpOp : Dyn_FloatFunction<"exp", "std::exp(v)", "exponential", "::mlir::math::ExpOp",
+                                  complexOp = "::dynamir::dyn::ComplexExpScalar">;
 def Dyn_LogOp : Dyn_FloatFunction<"log", "std::log(v)", "natural logarithm",
                                   "::mlir::math::LogOp">;
 def Dyn_SqrtOp : Dyn_FloatFunction<"sqrt", "std::sqrt(v)", "square root", "::mlir::math::SqrtOp">;
@@ -169,6 +179,52 @@ def Dyn_NotOp : Dyn_UnaryOp<"not", Dyn_IntegerTensor, "", "~v",
                             "logical not (i1) or bitwise not (integers)", "tensor<4x?xi1>",
                             ufunc = "invert">;
 
+def Dyn_ConjOp : Dyn_UnaryOp<"conj", Dyn_ComplexTensor, "", "", "complex conjugation",
+                            "tensor<4xcomplex<f32>>", ufunc = "conjugate",
+                            complexOp = "::dynamir::dyn::ConjScalar">;
+
+// A real function of complex elements: the result has the operand's shape and its parts' float
+// type. `complexOp` computes one element.
+class Dyn_ComplexPartOp<string mnemonic, string what, string ufunc, string complexOp>
+    : Dyn_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                        DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
+  let summary = "elementwise " # what # " of complex numbers";
+  let description = [{
+    Computes }] # what # [{ of every element (numpy's `}] # ufunc # [{`). The result is a
+    tensor of the operand's shape whose elements have the float type of its parts.
+
+    Example:
+
+    ```mlir
+    %y = dyn.}] # mnemonic # [{ %z : tensor<4xcomplex<f64>>
+    // %y : tensor<4xf64>
+    ```
+  }];
+  let arguments = (ins Dyn_ComplexTensor:$x);
+  let results = (outs Dyn_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      auto type = ::llvm::dyn_cast<::mlir::RankedTensorType>(adaptor.getX().getType());
+      auto element = type ? ::llvm::dyn_cast<::mlir::ComplexType>(type.getElementType())
+                          : ::mlir::ComplexType();
+      if (!element)
+        return ::mlir::emitOptionalError(loc, "operand #0 must be ranked tensor of complex type "
+                                         "with 32-bit float elements or complex type with "
+                                         "64-bit float elements values");
+      inferred.push_back(type.clone(element.getElementType()));
+      return ::mlir::success();
+    }
+  }] # Dyn_ElementwiseDefs<ufunc, "", "", "args[0]", complexOp>.defs;
+}
+
+def Dyn_RealOp : Dyn_ComplexPartOp<"real", "the real part", "real", "::mlir::complex::ReOp">;
+def Dyn_ImagOp : Dyn_ComplexPartOp<"imag", "the imaginary part", "imag", "::mlir::complex::ImOp">;
+def Dyn_CabsOp : Dyn_ComplexPartOp<"cabs", "the magnitude (C's cabs, hypot of the parts)",
+                                   "absolute", "::dynamir::dyn::ComplexAbsScalar">;
+
 //===----------------------------------------------------------------------===//
 // Elementwise binary ops with broadcasting
 //===----------------------------------------------------------------------===//
@@ -183,7 +239,8 @@ class Dyn_BroadcastingOp<string mnemonic, list<Trait> traits = []>
 // `ufunc`, `floatOp` and `intOp`: see Dyn_ElementwiseDefs.
 class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string intExpr,
                    string what, string identity = "", string exampleElement = "f32",
-                   string ufunc = "", string floatOp = "", string intOp = "">
+                   string ufunc = "", string floatOp = "", string intOp = "",
+                   string complexOp = "">
     : Dyn_BroadcastingOp<mnemonic, [DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
   let summary = "elementwise " # what # " with broadcasting";
   let description = [{
@@ -222,20 +279,24 @@ class Dyn_BinaryOp<string mnemonic, Type tensorType, string floatExpr, string in
             "[](int64_t a, int64_t b) -> std::optional<int64_t> { return " # intExpr # "; }")
       # [{);
     }
-  }] # Dyn_ElementwiseDefs<ufunc, floatOp, intOp, "args[0], args[1]">.defs;
+  }] # Dyn_ElementwiseDefs<ufunc, floatOp, intOp, "args[0], args[1]", complexOp>.defs;
 }
 
-def Dyn_AddOp : Dyn_BinaryOp<"add", Dyn_NumericTensor, "a + b", "wrapAdd(a, b)", "addition",
+def Dyn_AddOp : Dyn_BinaryOp<"add", Dyn_ArithmeticTensor, "a + b", "wrapAdd(a, b)", "addition",
                              "AddZero", ufunc = "add", floatOp = "::mlir::arith::AddFOp",
-                             intOp = "::mlir::arith::AddIOp">;
-def Dyn_SubOp : Dyn_BinaryOp<"sub", Dyn_NumericTensor, "a - b", "wrapSub(a, b)", "subtraction",
-                             "SubZero", ufunc = "subtract", floatOp = "::mlir::arith::SubFOp",
-                             intOp = "::mlir::arith::SubIOp">;
-def Dyn_MulOp : Dyn_BinaryOp<"mul", Dyn_NumericTensor, "a * b", "wrapMul(a, b)",
+                             intOp = "::mlir::arith::AddIOp",
+                             complexOp = "::mlir::complex::AddOp">;
+def Dyn_SubOp : Dyn_BinaryOp<"sub", Dyn_ArithmeticTensor, "a - b", "wrapSub(a, b)",
+                             "subtraction", "SubZero", ufunc = "subtract",
+                             floatOp = "::mlir::arith::SubFOp", intOp = "::mlir::arith::SubIOp",
+                             complexOp = "::mlir::complex::SubOp">;
+def Dyn_MulOp : Dyn_BinaryOp<"mul", Dyn_ArithmeticTensor, "a * b", "wrapMul(a, b)",
                              "multiplication", "MulOne", ufunc = "multiply",
-                             floatOp = "::mlir::arith::MulFOp", intOp = "::mlir::arith::MulIOp">;
-def Dyn_DivOp : Dyn_BinaryOp<"div", Dyn_FloatTensor, "a / b", "", "true division", "DivOne",
-                             ufunc = "true_divide", floatOp = "::mlir::arith::DivFOp">;
+                             floatOp = "::mlir::arith::MulFOp", intOp = "::mlir::arith::MulIOp",
+                             complexOp = "::dynamir::dyn::ComplexMulScalar">;
+def Dyn_DivOp : Dyn_BinaryOp<"div", Dyn_InexactTensor, "a / b", "", "true division", "DivOne",
+                             ufunc = "true_divide", floatOp = "::mlir::arith::DivFOp",
+                             complexOp = "::dynamir::dyn::ComplexDivScalar">;
 def Dyn_FloorDivOp : Dyn_BinaryOp<"floordiv", Dyn_NumericTensor, "pyFloatFloorDiv(a, b)",
     "pyFloorDiv(a, b)",
     "floor division (Python's //; for integers numpy's x // 0 == 0 and MIN // -1 == MIN)",
@@ -287,13 +348,14 @@ def Dyn_ShiftRightOp : Dyn_BinaryOp<"shr", Dyn_NonBoolIntegerTensor,
 // arith::CmpIPredicate, signed; its unsigned twin for unsigned operands): the comparison of one
 // element.
 class Dyn_CompareOp<string mnemonic, string expr, string what, string ufunc,
-                    string floatPredicate, string intPredicate>
+                    string floatPredicate, string intPredicate, Type operandType = Dyn_RealTensor,
+                    string complexOp = "">
     : Dyn_BroadcastingOp<mnemonic, [DeclareOpInterfaceMethods<Dyn_ElementwiseOpInterface>]> {
   let summary = "elementwise " # what # " comparison with broadcasting";
   let description = [{
     Compares the operands elementwise after numpy broadcasting and returns an i1 tensor.
     Floating-point comparisons are ordered except `ne`, which is true when either side is NaN,
-    as in numpy.
+    as in numpy. Complex numbers have `eq` and `ne` only (both parts compared).
 
     Example:
 
@@ -302,7 +364,7 @@ class Dyn_CompareOp<string mnemonic, string expr, string what, string ufunc,
     // %m : tensor<3xi1>
     ```
   }];
-  let arguments = (ins Dyn_Tensor:$lhs, Dyn_Tensor:$rhs);
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs Dyn_BoolTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
   let hasFolder = 1;
@@ -320,6 +382,9 @@ class Dyn_CompareOp<string mnemonic, string expr, string what, string ufunc,
   }] # Dyn_ElementwiseDefs<ufunc, "", "", "">.defs # [{
     ::mlir::Value $cppClass::buildScalar(::mlir::OpBuilder &b, ::mlir::Location loc,
                                          ::mlir::ValueRange args) {
+      }] # !if(!empty(complexOp), "", "if (::llvm::isa<::mlir::ComplexType>(args[0].getType()))\n"
+                                      # "        return " # complexOp # "::create(b, loc, args[0], "
+                                      # "args[1]);\n      ") # [{
       if (::llvm::isa<::mlir::FloatType>(args[0].getType()))
         return ::mlir::arith::CmpFOp::create(b, loc, ::mlir::arith::CmpFPredicate::}]
             # floatPredicate # [{, args[0], args[1]);
@@ -330,8 +395,10 @@ class Dyn_CompareOp<string mnemonic, string expr, string what, string ufunc,
   }];
 }
 
-def Dyn_EqOp : Dyn_CompareOp<"eq", "a == b", "equality", "equal", "OEQ", "eq">;
-def Dyn_NeOp : Dyn_CompareOp<"ne", "a != b", "inequality", "not_equal", "UNE", "ne">;
+def Dyn_EqOp : Dyn_CompareOp<"eq", "a == b", "equality", "equal", "OEQ", "eq", Dyn_Tensor,
+                             "::dynamir::dyn::ComplexEqScalar">;
+def Dyn_NeOp : Dyn_CompareOp<"ne", "a != b", "inequality", "not_equal", "UNE", "ne", Dyn_Tensor,
+                             "::dynamir::dyn::ComplexNeScalar">;
 def Dyn_LtOp : Dyn_CompareOp<"lt", "a < b", "less-than", "less", "OLT", "slt">;
 def Dyn_LeOp : Dyn_CompareOp<"le", "a <= b", "less-or-equal", "less_equal", "OLE", "sle">;
 def Dyn_GtOp : Dyn_CompareOp<"gt", "a > b", "greater-than", "greater", "OGT", "sgt">;

@@ -118,9 +118,9 @@ class Dyn_ReductionOp<string mnemonic, Type tensorType, string what, string resu
   }];
 }
 
-def Dyn_SumOp : Dyn_ReductionOp<"sum", Dyn_NumericTensor, "summation", "Sum">;
-def Dyn_MeanOp : Dyn_ReductionOp<"mean", Dyn_FloatTensor, "the arithmetic mean", "Mean">;
-def Dyn_ProdOp : Dyn_ReductionOp<"prod", Dyn_NumericTensor, "the product", "Prod">;
+def Dyn_SumOp : Dyn_ReductionOp<"sum", Dyn_ArithmeticTensor, "summation", "Sum">;
+def Dyn_MeanOp : Dyn_ReductionOp<"mean", Dyn_InexactTensor, "the arithmetic mean", "Mean">;
+def Dyn_ProdOp : Dyn_ReductionOp<"prod", Dyn_ArithmeticTensor, "the product", "Prod">;
 def Dyn_MaxOp : Dyn_ReductionOp<"max", Dyn_NumericTensor, "the maximum", "Max">;
 def Dyn_MinOp : Dyn_ReductionOp<"min", Dyn_NumericTensor, "the minimum", "Min">;
 def Dyn_ArgMaxOp : Dyn_ReductionOp<"argmax", Dyn_NumericTensor,
@@ -220,8 +220,8 @@ def Dyn_MatmulOp : Dyn_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
     // %c : tensor<8x3x4x6xf32>
     ```
   }];
-  let arguments = (ins Dyn_NumericTensor:$lhs, Dyn_NumericTensor:$rhs);
-  let results = (outs Dyn_NumericTensor:$result);
+  let arguments = (ins Dyn_ArithmeticTensor:$lhs, Dyn_ArithmeticTensor:$rhs);
+  let results = (outs Dyn_ArithmeticTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
 }
 

@@ -13,7 +13,8 @@
 
 namespace dynamir::dyn {
 
-/// An arith constant `value` of the integer or float type `type`.
+/// A constant `value` of the integer, float or complex type `type` (an arith constant, or a
+/// complex one with a zero imaginary part).
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value);
 
 /// numpy's arctan2 of one element (dyn.atan2): math.atan2, except where y and x are both ±0,
@@ -38,6 +39,53 @@ mlir::arith::CmpIPredicate integerPredicate(mlir::arith::CmpIPredicate p, mlir::
 /// type `to` (dyn.cast); the result is signless.
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type from,
                           mlir::Type to);
+
+//===----------------------------------------------------------------------===//
+// Complex elements (DynComplex.cpp): numpy's complex64 and complex128 loops, written out on the
+// parts so that only complex.create, re, im, add, sub and constant reach complex-to-llvm.
+//===----------------------------------------------------------------------===//
+
+/// numpy's complex product: (ar·br − ai·bi) + (ar·bi + ai·br)i.
+struct ComplexMulScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
+};
+
+/// numpy's complex division: Smith's algorithm, as its loop writes it.
+struct ComplexDivScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
+};
+
+/// numpy's complex exp (C's cexp): e^re·(cos im + i·sin im), with im kept where it is zero.
+struct ComplexExpScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+};
+
+/// numpy's complex absolute value (C's hypot of the parts).
+struct ComplexAbsScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+};
+
+/// The complex conjugate re − im·i.
+struct ConjScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+};
+
+/// Complex equality (both parts equal) and inequality (either part differs, or is NaN).
+struct ComplexEqScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
+};
+struct ComplexNeScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
+};
+
+/// The negation −re − im·i.
+mlir::Value complexNegate(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// numpy's astype of one element from or to a complex type (the other side any dyn element
+/// type): a real number gets a zero imaginary part; a complex number converts to a real type
+/// by its real part, and to bool by whether either part is non-zero.
+mlir::Value convertComplexScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                                 mlir::Type from, mlir::Type to);
 
 } // namespace dynamir::dyn
 
