@@ -214,3 +214,35 @@ def test_loops_and_diagonals_of_complex_arrays():
 
     x = complexes(np.complex128, shape=(3, 4))
     check(f, x, rtol=tol(np.complex128))
+
+
+def assert_parts_close(got, want, rtol):
+    """Real and imaginary parts each equal within rtol (NaN where numpy has NaN, part by part:
+    np.isclose calls a complex number NaN if either part is), subnormal results within the
+    smallest normal number (exp(-745 + 1e300i) is -5e-324 or -0 by the order of glibc's
+    roundings)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    tiny = float(np.finfo(np.real(want).dtype).smallest_normal)
+    for take in (np.real, np.imag):
+        g, w = take(got).astype(np.float64), take(want).astype(np.float64)
+        ok = np.isclose(g, w, rtol=rtol, atol=tiny, equal_nan=True)
+        assert ok.all(), (take.__name__, got[~ok][:4], want[~ok][:4])
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_special_values_as_numpy(dtype):
+    """Every pair of parts from infinities, NaN, signed zeros, huge and subnormal values:
+    products (fused as numpy's SIMD loop), quotients, exp (C99's infinities; difftest
+    293000020:2: exp(inf + inf·i) is inf + NaN·i, exp(-inf - inf·i) is 0 - 0i) and magnitudes."""
+    parts = (np.inf, -np.inf, np.nan, 0.0, -0.0, 1.5, -3.0, 1e300, 1e-310, 710.0, -745.0)
+    z = np.array([complex(a, b) for a in parts for b in parts])
+    if dtype == np.complex64:
+        z = np.where(np.isfinite(z) & (np.abs(z) > 1e30), z * 1e-270, z)
+    z = z.astype(dtype)
+    a, b = np.repeat(z, z.size), np.tile(z, z.size)
+    with np.errstate(all="ignore"):
+        for fn, args in [(lambda a, b: a * b, (a, b)), (lambda a, b: a / b, (a, b)),
+                         (lambda z: np.exp(z), (z,))]:
+            assert_parts_close(dynamir.compile(fn)(*args), fn(*args), tol(dtype))
+        got, want = dynamir.compile(lambda z: np.abs(z))(z), np.abs(z)
+        assert np.allclose(got, want, rtol=tol(dtype), atol=0, equal_nan=True)

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -47,9 +48,12 @@ Value select(OpBuilder &b, Location loc, Value c, Value x, Value y) {
 Value dyn::ComplexMulScalar::create(OpBuilder &b, Location loc, Value x, Value y) {
   auto [ar, ai] = parts(b, loc, x);
   auto [br, bi] = parts(b, loc, y);
-  auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, loc, l, r); };
-  Value re = arith::SubFOp::create(b, loc, mul(ar, br), mul(ai, bi));
-  Value im = arith::AddFOp::create(b, loc, mul(ar, bi), mul(ai, br));
+  // numpy's SIMD loop (AVX2/AVX-512 fmaddsub) fuses the first product of each part: only
+  // ai·bi and ai·br round on their own. (Its scalar loop for strided arrays rounds all four;
+  // the two agree within an ulp, and differ where a product overflows.)
+  Value re = math::FmaOp::create(
+      b, loc, ar, br, arith::NegFOp::create(b, loc, arith::MulFOp::create(b, loc, ai, bi)));
+  Value im = math::FmaOp::create(b, loc, ar, bi, arith::MulFOp::create(b, loc, ai, br));
   return make(b, loc, x.getType(), re, im);
 }
 
@@ -85,13 +89,42 @@ Value dyn::ComplexDivScalar::create(OpBuilder &b, Location loc, Value x, Value y
 Value dyn::ComplexExpScalar::create(OpBuilder &b, Location loc, Value x) {
   auto [re, im] = parts(b, loc, x);
   Type t = re.getType();
-  Value e = math::ExpOp::create(b, loc, re);
-  Value cosine = arith::MulFOp::create(b, loc, e, math::CosOp::create(b, loc, im));
-  Value sine = arith::MulFOp::create(b, loc, e, math::SinOp::create(b, loc, im));
+  Value zero = scalarConstant(b, loc, t, 0.0);
+  Value inf = scalarConstant(b, loc, t, std::numeric_limits<double>::infinity());
+  // Beyond t = (max exponent - 1)·ln 2 (truncated, 709 for float64, 88 for float32, as glibc
+  // takes it), e^re overflows before cos and sin scale it down: as glibc does, e^±t multiplies
+  // cos and sin first and e^(re ∓ t) the result (e^710·cos 2 is -9.3e307, not -inf).
+  auto semantics = &cast<FloatType>(t).getFloatSemantics();
+  double threshold = std::trunc((APFloat::semanticsMaxExponent(*semantics) - 1) * M_LN2);
+  Value magnitude = math::AbsFOp::create(b, loc, re);
+  Value large =
+      cmp(b, loc, arith::CmpFPredicate::OGT, magnitude, scalarConstant(b, loc, t, threshold));
+  Value negative = cmp(b, loc, arith::CmpFPredicate::OLT, re, zero);
+  Value factor = select(b, loc, negative, scalarConstant(b, loc, t, 1.0 / std::exp(threshold)),
+                        scalarConstant(b, loc, t, std::exp(threshold)));
+  Value scale = select(b, loc, large, factor, scalarConstant(b, loc, t, 1.0));
+  Value reduced = math::CopySignOp::create(
+      b, loc, arith::SubFOp::create(b, loc, magnitude, scalarConstant(b, loc, t, threshold)), re);
+  Value scaledExp = math::ExpOp::create(b, loc, select(b, loc, large, reduced, re));
+  auto scaled = [&](Value part) {
+    return arith::MulFOp::create(b, loc, scaledExp, arith::MulFOp::create(b, loc, part, scale));
+  };
+  Value cosine = scaled(math::CosOp::create(b, loc, im));
+  Value sine = scaled(math::SinOp::create(b, loc, im));
   // cexp(re ± 0i) is e^re ± 0i even where e^re is infinite (inf · sin 0 would be NaN).
-  Value realArgument = cmp(b, loc, arith::CmpFPredicate::OEQ, im, scalarConstant(b, loc, t, 0.0));
-  return make(b, loc, x.getType(), select(b, loc, realArgument, e, cosine),
-              select(b, loc, realArgument, im, sine));
+  Value realArgument = cmp(b, loc, arith::CmpFPredicate::OEQ, im, zero);
+  Value outIm = select(b, loc, realArgument, im, sine);
+  // C99's (glibc's) cexp of ±inf with an infinite or NaN imaginary part: inf + NaN·i for
+  // +inf, 0 ± 0i (im's sign) for -inf, where cos and sin of im would make both parts NaN.
+  Value reInfinite = cmp(b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, re), inf);
+  Value imNotFinite = cmp(b, loc, arith::CmpFPredicate::UGE, math::AbsFOp::create(b, loc, im), inf);
+  Value special = arith::AndIOp::create(b, loc, reInfinite, imNotFinite);
+  Value positive = cmp(b, loc, arith::CmpFPredicate::OGT, re, zero);
+  Value specialRe = select(b, loc, positive, inf, zero);
+  Value specialIm = select(b, loc, positive, arith::SubFOp::create(b, loc, im, im),
+                           math::CopySignOp::create(b, loc, zero, im));
+  return make(b, loc, x.getType(), select(b, loc, special, specialRe, cosine),
+              select(b, loc, special, specialIm, outIm));
 }
 
 Value dyn::ComplexAbsScalar::create(OpBuilder &b, Location loc, Value x) {

@@ -13,12 +13,12 @@
 // CHECK:   %[[AI:.*]] = complex.im %{{.*}} : complex<f32>
 // CHECK:   %[[BR:.*]] = complex.re %{{.*}} : complex<f32>
 // CHECK:   %[[BI:.*]] = complex.im %{{.*}} : complex<f32>
-// CHECK:   %[[RR:.*]] = arith.mulf %[[AR]], %[[BR]] : f32
+// numpy's SIMD product fuses ar·br and ar·bi: fma(ar, br, -(ai·bi)), fma(ar, bi, ai·br).
 // CHECK:   %[[II:.*]] = arith.mulf %[[AI]], %[[BI]] : f32
-// CHECK:   %[[R:.*]] = arith.subf %[[RR]], %[[II]] : f32
-// CHECK:   %[[RI:.*]] = arith.mulf %[[AR]], %[[BI]] : f32
+// CHECK:   %[[NII:.*]] = arith.negf %[[II]] : f32
+// CHECK:   %[[R:.*]] = math.fma %[[AR]], %[[BR]], %[[NII]] : f32
 // CHECK:   %[[IR:.*]] = arith.mulf %[[AI]], %[[BR]] : f32
-// CHECK:   %[[I:.*]] = arith.addf %[[RI]], %[[IR]] : f32
+// CHECK:   %[[I:.*]] = math.fma %[[AR]], %[[BI]], %[[IR]] : f32
 // CHECK:   complex.create %[[R]], %[[I]] : complex<f32>
 func.func @product_and_constant(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
   %c = dyn.constant dense<(0.0, 1.0)> : tensor<complex<f32>>

@@ -45,7 +45,8 @@ mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 // parts so that only complex.create, re, im, add, sub and constant reach complex-to-llvm.
 //===----------------------------------------------------------------------===//
 
-/// numpy's complex product: (ar·br − ai·bi) + (ar·bi + ai·br)i.
+/// numpy's complex product: (ar·br − ai·bi) + (ar·bi + ai·br)i, the first product of each part
+/// fused, as numpy's SIMD loop computes it.
 struct ComplexMulScalar {
   static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
 };
@@ -55,7 +56,8 @@ struct ComplexDivScalar {
   static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
 };
 
-/// numpy's complex exp (C's cexp): e^re·(cos im + i·sin im), with im kept where it is zero.
+/// numpy's complex exp (C's cexp): e^re·(cos im + i·sin im), with im kept where it is zero and
+/// C99's values for an infinite real part with an infinite or NaN imaginary one.
 struct ComplexExpScalar {
   static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 };
