@@ -576,10 +576,26 @@ class Generator:
         if self.lib == "numpy" and ":" not in idx and "None" not in idx and \
                 self.rng.random() < 0.3:
             # np.add.at / np.subtract.at: every repeated index adds again. (numpy 2.3's
-            # ufunc.at crashes on None in an index, in the generator's own eager run.)
+            # ufunc.at crashes on None in an index, and on values that do not broadcast to
+            # the indexed shape (np.add.at(bool_4x4, (..., -3), int16_5x4x4) segfaults), in the
+            # generator's own eager run: those stay plain stores.)
             f = self.rng.choice(["np.add.at", "np.subtract.at"])
-            return f"{f}({x}, ({idx[1:-1]},), {val})"
+            if self._broadcasts_into(val, f"{x}{idx}"):
+                return f"{f}({x}, ({idx[1:-1]},), {val})"
         return f"{x}{idx} = {val}"
+
+    def _broadcasts_into(self, value_src, target_src):
+        """Whether the value `value_src` broadcasts to the shape of `target_src`, both evaluated
+        on the current values (False where either raises)."""
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                scope = dict(self.env)
+                value = eval(value_src, self.G, scope)
+                target = eval(target_src, self.G, scope)
+            return np.broadcast_shapes(np.shape(value), np.shape(target)) == np.shape(target)
+        except Exception:  # noqa: BLE001 - any failure: not a ufunc.at candidate
+            return False
 
     def s_view(self):
         """A name for a view of an array, so that stores reach it through its base and the base
