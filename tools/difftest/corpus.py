@@ -1982,6 +1982,28 @@ def f(a):
     return q, q.astype(np.float64) * scale, packed >> 8, ~q & 0x0F, q.sum(), q.max()
 """, "A(3, 4)")
 
+P(N, "np_complex_phasors_and_spectrum", """
+def f(t, x):
+    # a complex tone, its product with a signal, the power and phase of the result
+    w = 2 * np.pi * 3.0
+    tone = np.exp(1j * w * t)
+    y = x * tone.conj()
+    power = (y * y.conj()).real
+    return y.mean(), power.sum(), np.abs(y).max(), np.angle(y[:3]), y.real - y.imag
+""", "np.linspace(0, 1, 16), A(16)")
+
+P(N, "np_complex_butterfly_stage", """
+def f(x):
+    n = x.shape[0]
+    w = np.exp(-2j * np.pi * np.arange(n // 2) / n)
+    even, odd = x[0::2], x[1::2]
+    t = w * odd
+    out = np.empty(n, dtype=np.complex128)
+    out[: n // 2] = even + t
+    out[n // 2 :] = even - t
+    return out, abs(out).sum(), out == out.conj()
+""", "A(8) + 1j * A(8)[::-1]")
+
 P(N, "np_index_stores_and_add_at", """
 def f(a, labels):
     counts = np.zeros(3)
