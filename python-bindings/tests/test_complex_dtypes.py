@@ -246,3 +246,13 @@ def test_special_values_as_numpy(dtype):
             assert_parts_close(dynamir.compile(fn)(*args), fn(*args), tol(dtype))
         got, want = dynamir.compile(lambda z: np.abs(z))(z), np.abs(z)
         assert np.allclose(got, want, rtol=tol(dtype), atol=0, equal_nan=True)
+
+
+def test_long_complex_sums_are_as_accurate_as_numpy():
+    """A complex sum is its parts' float sums (vectorized and blocked as numpy's pairwise sum):
+    one serial complex accumulator was 6.5e-15 from the exact sum of 2^22 normals, numpy 2.3e-16."""
+    rng = np.random.default_rng(1)
+    z = rng.standard_normal(1 << 20) + 1j * rng.standard_normal(1 << 20)
+    got, want = dynamir.compile(lambda z: (z.sum(), z.mean()))(z), (z.sum(), z.mean())
+    for g, w in zip(got, want):
+        assert abs(g - w) <= 1e-14 * abs(w), (g, w)

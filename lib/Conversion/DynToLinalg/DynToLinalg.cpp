@@ -234,7 +234,26 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
     };
     Value lowered;
     if constexpr (std::is_same_v<OpTy, SumOp> || std::is_same_v<OpTy, MeanOp>) {
-      lowered = reduce(b, loc, x, dims, resultType, scalarConstant(b, loc, et, 0), add);
+      if (auto complexType = dyn_cast<ComplexType>(et)) {
+        // A complex sum is the sums of its parts (numpy sums the parts pairwise): two float
+        // reductions that vectorize and that dyn-split-reductions blocks. One serial complex
+        // accumulator was 28x further from the exact sum on 2^22 elements.
+        Type part = complexType.getElementType();
+        auto sumOf = [&](bool imaginary) {
+          return reduce(b, loc, x, dims, resultType.clone(part), scalarConstant(b, loc, part, 0),
+                        add, [imaginary](OpBuilder &nb, Location l, Value z) -> Value {
+                          if (imaginary)
+                            return complex::ImOp::create(nb, l, z);
+                          return complex::ReOp::create(nb, l, z);
+                        });
+        };
+        lowered = elementwise(b, loc, resultType, {sumOf(false), sumOf(true)},
+                              [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                                return complex::CreateOp::create(nb, l, et, args[0], args[1]);
+                              });
+      } else {
+        lowered = reduce(b, loc, x, dims, resultType, scalarConstant(b, loc, et, 0), add);
+      }
       if constexpr (std::is_same_v<OpTy, MeanOp>) {
         Value count = reducedCount(b, loc, x, dims, et);
         lowered = elementwise(b, loc, resultType, ValueRange{lowered},

@@ -60,13 +60,17 @@ func.func @magnitude(%a: tensor<4xcomplex<f32>>) -> tensor<4xf32> {
 
 // -----
 
-// Sums start from a complex zero and add with complex.add; a mean divides the sum by the
-// count as a complex number, as numpy's true_divide does.
+// A complex sum is the sums of its parts, two float reductions that may reassociate (numpy
+// sums the parts pairwise); a mean divides the sum by the count as a complex number, as numpy's
+// true_divide does.
 // CHECK-LABEL: func.func @mean
-// CHECK: %[[ZERO:.*]] = complex.constant [0.000000e+00, 0.000000e+00] : complex<f64>
-// CHECK: linalg.fill ins(%[[ZERO]] : complex<f64>)
-// CHECK: linalg.generic
-// CHECK:   complex.add
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+// CHECK:   complex.re
+// CHECK:   arith.addf {{.*}} fastmath<reassoc> : f64
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+// CHECK:   complex.im
+// CHECK:   arith.addf {{.*}} fastmath<reassoc> : f64
+// CHECK: complex.create
 // CHECK: arith.sitofp
 // CHECK: complex.create
 // CHECK: linalg.generic
