@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Library.h"
 #include "TracerImpl.h"
 
 #include <limits>
@@ -620,6 +621,25 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
   }
   return layOut(ufuncResult(r, lib), {x, y},
                 kind == NB_MATRIX_MULTIPLY ? ResultLayout::RowMajor : ResultLayout::Elementwise);
+}
+
+VarPtr Tracer::positive(const VarPtr &x) {
+  if (VarPtr r = callDunder(x, "__pos__", {}))
+    return r;
+  if (x->kind == VK::Scalar)
+    return x;
+  if (x->kind == VK::Const)
+    return constVar(x->obj.attr("__pos__")());
+  if (x->kind != VK::Tensor)
+    breakTrace(dyn::BreakKind::unsupported_call, "`+` of " + describe(x));
+  if (elementTypeOf(x->value).isInteger(1))
+    breakTrace(dyn::BreakKind::unsupported_call, "`+` of booleans (numpy and torch raise)");
+  if (x->lib == Lib::Torch)
+    return x;
+  // np.positive's new array (a 0-d one a numpy scalar, as ufuncs return it).
+  VarPtr y = copyOf(*this, loc(), x);
+  y->scalar = typeOf(y->value).getRank() == 0;
+  return layOut(y, {x}, ResultLayout::Elementwise);
 }
 
 Value Tracer::bitwiseNot(Value x) {

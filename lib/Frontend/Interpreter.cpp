@@ -426,6 +426,9 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       breakTrace(dyn::BreakKind::unsupported_call, "negation of " + describe(x));
     break;
   }
+  case UNARY_POSITIVE:
+    f.stack.push_back(positive(f.pop()));
+    break;
   case UNARY_NOT: {
     VarPtr x = f.pop();
     std::optional<bool> truth = x->kind == VK::Tensor ? std::nullopt : truthOf(x);
@@ -491,7 +494,11 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   }
   case CALL_INTRINSIC_1:
-    // 3.12 moved LIST_TO_TUPLE (6) here; UNARY_POSITIVE (5) and the rest are not modelled.
+    // 3.12 moved UNARY_POSITIVE (5) and LIST_TO_TUPLE (6) here; the rest are not modelled.
+    if (in.arg == 5) {
+      f.stack.push_back(positive(f.pop()));
+      break;
+    }
     if (in.arg != 6)
       breakTrace(dyn::BreakKind::unsupported_bytecode,
                  "unsupported bytecode CALL_INTRINSIC_1 " + std::to_string(in.arg));

@@ -613,6 +613,9 @@ public:
   void storeInstanceAttr(const VarPtr &obj, const std::string &name, const VarPtr &value);
   /// The class's `name` method inlined on obj, or null when the class does not define it.
   VarPtr callDunder(const VarPtr &obj, const char *name, std::vector<VarPtr> args);
+  /// `+x`: numpy's np.positive (a new array), torch's tensor itself, a Python number's own
+  /// __pos__ (+True is 1); of bools numpy and torch raise.
+  VarPtr positive(const VarPtr &x);
   /// x op y through __op__ / __rop__ (__iop__ first for in-place forms) of instances, or null.
   VarPtr binaryDunder(int kind, const VarPtr &x, const VarPtr &y);
   /// x < y ... through the rich comparisons of instances, or null.

@@ -37,7 +37,7 @@ def test_arithmetic_and_division_as_numpy(dtype):
     x, y = complexes(dtype), complexes(dtype, seed=4)
     y.flat[0] = 0  # numpy's division by a zero divisor: inf and nan per part
     y.flat[1] = 1e-30j
-    fn = lambda x, y: (x + y, x - y, x * y, x / y, -x, x * 2, 1j * x, x / 3 + 2.5j)  # noqa
+    fn = lambda x, y: (x + y, x - y, x * y, x / y, -x, +x, x * 2, 1j * x, x / 3 + 2.5j)  # noqa
     compiled_whole(fn, x, y)
     with np.errstate(all="ignore"):
         check(fn, x, y, rtol=tol(dtype))

@@ -238,3 +238,25 @@ def test_values_made_of_constants_alone_are_known_while_tracing():
     positive = x + 1
     assert dynamir.explain(g, positive).graph_break_count == 2  # the branch, tolist()
     assert dynamir.compile(g)(positive) == g(positive) == [1.0, 2.0, 3.0]
+
+
+def test_unary_plus():
+    """`+x` (UNARY_POSITIVE; 3.12's CALL_INTRINSIC_1 5): numpy's np.positive makes a new array
+    (a store into it leaves x alone), torch returns the tensor itself, Python numbers their
+    __pos__ (+True is 1); `+` of bools raises in both libraries, and so the frame does too."""
+    import torch
+    from test_library_breadth import check
+
+    x = np.arange(6.0).reshape(2, 3)
+    check(lambda x: (+x, +x.T, +(x * 2), +x[0, 1], +np.float32(2), +3, +True,
+                     +x.astype(np.complex64)), x)
+
+    def store_into_plus(x):
+        y = +x
+        y[0] = 100
+        return x, y
+
+    check(store_into_plus, x.copy())
+    check(lambda t: (+t is t, +t * 2), torch.arange(6.0))
+    check(lambda x: +(x > 1), x)
+    check(lambda t: +(t > 1), torch.arange(6.0))
