@@ -256,3 +256,17 @@ def test_long_complex_sums_are_as_accurate_as_numpy():
     got, want = dynamir.compile(lambda z: (z.sum(), z.mean()))(z), (z.sum(), z.mean())
     for g, w in zip(got, want):
         assert abs(g - w) <= 1e-14 * abs(w), (g, w)
+
+
+def test_mean_over_no_dimension_divides_as_complex_numbers():
+    """difftest 293400001:63: the mean of a 0-d complex array is x / (1 + 0i), NaN + NaN·i for
+    inf + inf·i; the fold that makes a reduction over no dimension its input keeps off complex
+    means, and the lowering divides without a reduction loop (consumers stay exact)."""
+    for x in [np.array(complex(np.inf, np.inf)), np.array(1.5 + 2j),
+              np.array([complex(np.inf, 1), 2j])]:
+        for fn in [lambda x: (x.mean(),), lambda x: (np.stack([x, x]) * x.mean(),),
+                   lambda x: (x.sum(), x.mean(axis=()))]:
+            with np.errstate(all="ignore"):
+                want, got = fn(x), dynamir.compile(fn)(x)
+            for g, w in zip(got, want):
+                assert_parts_close(np.asarray(g), np.asarray(w), tol(np.complex128))

@@ -247,10 +247,14 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
                           return complex::ReOp::create(nb, l, z);
                         });
         };
-        lowered = elementwise(b, loc, resultType, {sumOf(false), sumOf(true)},
-                              [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                                return complex::CreateOp::create(nb, l, et, args[0], args[1]);
-                              });
+        // Over no dimension (a complex mean's fold declines), the sum is x itself: not a
+        // generic without reduction loops, an accumulator that fused consumers add into.
+        lowered = dims.empty()
+                      ? x
+                      : elementwise(b, loc, resultType, {sumOf(false), sumOf(true)},
+                                    [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                                      return complex::CreateOp::create(nb, l, et, args[0], args[1]);
+                                    });
       } else {
         lowered = reduce(b, loc, x, dims, resultType, scalarConstant(b, loc, et, 0), add);
       }

@@ -355,6 +355,19 @@ func.func @empty_reductions(%x: tensor<f32>, %y: tensor<3xf32>) -> (tensor<f32>,
 
 // -----
 
+// A complex mean over no dimension divides by 1 + 0i, which is not x where a part is infinite
+// ((inf + inf·i) / (1 + 0i) is NaN + NaN·i in numpy): not folded. A complex sum is.
+// CHECK-LABEL: func.func @empty_complex_mean
+// CHECK: %[[MEAN:.*]] = dyn.mean %arg0 dims [] : tensor<complex<f64>>
+// CHECK: return %[[MEAN]], %arg0
+func.func @empty_complex_mean(%z: tensor<complex<f64>>) -> (tensor<complex<f64>>, tensor<complex<f64>>) {
+  %0 = dyn.mean %z dims [] : tensor<complex<f64>>
+  %1 = dyn.sum %z dims [] : tensor<complex<f64>>
+  return %0, %1 : tensor<complex<f64>>, tensor<complex<f64>>
+}
+
+// -----
+
 // trunc rounds toward zero, rint to the nearest integer with ties to even.
 // CHECK-LABEL: func.func @trunc
 func.func @trunc() -> (tensor<4xf32>, tensor<4xf32>) {

@@ -111,7 +111,7 @@ class Dyn_ReductionOp<string mnemonic, Type tensorType, string what, string resu
       // reduction it was an accumulator that a fused consumer loop kept adding into
       // (`np.stack([x, x]) * np.sum(x)` of a 0-d x doubled the second element).
       if (getDims().empty())
-        return foldEmptyReduction(getX(), getType(), }] # !if(returnsIndex, "true", "false") # [{);
+        return foldEmptyReduction(getX(), getType(), ReductionKind::}] # resultKind # [{);
       return constFoldReduction(adaptor.getX(), getDims(), getType(), ReductionKind::}]
           # resultKind # [{);
     }
