@@ -947,7 +947,7 @@ def _close(e, g, dt, ref=None):
     square of a float32 matmul whose summation order differs). Complex numbers compare by
     their parts."""
     if dt.startswith("complex"):
-        part = "float32" if dt == "complex64" else "float64"
+        part = {"complex32": "float16", "complex64": "float32"}.get(dt, "float64")
         for take in (np.real, np.imag):
             r = None if ref is None else take(np.asarray(ref))
             if (bad := _close(take(e), take(g), part, r)) is not None:
@@ -1050,9 +1050,15 @@ def diff(e, g, path="result", ref=None):
             return f"dtype: {path}: expected {e.dtype}, got {g.dtype}"
         if tuple(e.shape) != tuple(g.shape):
             return f"shape: {path}: expected {tuple(e.shape)}, got {tuple(g.shape)}"
+        # numpy has no complex32 (torch's ComplexHalf: a float16 tensor - 1j): compared as
+        # complex64, at float16's tolerance (_close's "complex32").
+        def host(t):
+            t = t.detach().cpu()
+            return (t.to(torch.complex64) if t.dtype == torch.complex32 else t).numpy()
         if isinstance(ref, torch.Tensor):
-            ref = ref.detach().cpu().numpy()
-        d = _close(e.detach().cpu().numpy(), g.detach().cpu().numpy(), _dt(e), ref)
+            ref = host(ref)
+        dt = "complex32" if e.dtype == torch.complex32 else _dt(e)
+        d = _close(host(e), host(g), dt, ref)
         return f"value: {path}: {d}" if d else None
     if isinstance(e, (np.ndarray, np.generic)):
         if e.dtype != g.dtype:
