@@ -67,10 +67,7 @@ Value fullOf(LibraryCall &c, RankedTensorType type, py::handle fill) {
     return dyn::FullOp::create(t.b, c.loc, type, fillAttr(element, fill));
   if (!PyLong_Check(fill.ptr()) && !PyFloat_Check(fill.ptr()) && !PyComplex_Check(fill.ptr()))
     breakTrace(dyn::BreakKind::unsupported_call, "a fill value of type " + python::typeName(fill));
-  return dyn::ConstantOp::create(
-      t.b, c.loc,
-      DenseElementsAttr::get(type,
-                             ArrayRef{Tracer::complexElement(cast<ComplexType>(element), fill)}));
+  return t.complexSplat(type, fill, c.loc);
 }
 
 /// np.zeros_like(x), torch.ones_like(x), np.full_like(x, fill), np.empty_like(x) (zeros), with an

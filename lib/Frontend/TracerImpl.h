@@ -190,12 +190,13 @@ public:
 
   /// The Python number `value` as an element of the complex `type` (numpy's complex(value)).
   static std::complex<APFloat> complexElement(ComplexType type, py::handle value);
-  /// A tensor of zeros of `type` (dyn.full; a splat dyn.constant of complex zeros, which
-  /// dyn.full does not hold).
+  /// A dyn.constant of complex `type` whose every element is the Python number `value`
+  /// (numpy's complex(value)): dyn.full holds no complex fill.
+  Value complexSplat(RankedTensorType type, py::handle value, Location at);
+  /// A tensor of zeros of `type` (dyn.full, or complexSplat).
   Value zerosOf(RankedTensorType type, Location at) {
-    if (auto complexType = dyn_cast<ComplexType>(type.getElementType()))
-      return dyn::ConstantOp::create(
-          b, at, DenseElementsAttr::get(type, ArrayRef{complexElement(complexType, py::int_(0))}));
+    if (isa<ComplexType>(type.getElementType()))
+      return complexSplat(type, py::int_(0), at);
     return dyn::FullOp::create(b, at, type, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
   }
   Value scalarConstant(py::handle value, Type element) {
@@ -205,9 +206,9 @@ public:
     // wraps it (numpy raised before the trace got here).
     bool large = element.isUnsignedInteger() &&
                  PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_GE) == 1;
-    if (auto complexType = dyn_cast<ComplexType>(element)) {
-      attr = DenseElementsAttr::get(type, ArrayRef{complexElement(complexType, value)});
-    } else if (isa<FloatType>(element))
+    if (isa<ComplexType>(element))
+      return complexSplat(type, value, loc());
+    if (isa<FloatType>(element))
       attr = DenseElementsAttr::get(type, FloatAttr::get(element, value.cast<double>()));
     else
       attr = DenseElementsAttr::get(

@@ -200,6 +200,11 @@ std::complex<APFloat> Tracer::complexElement(ComplexType type, py::handle value)
   return {convert(z.real), convert(z.imag)};
 }
 
+Value Tracer::complexSplat(RankedTensorType type, py::handle value, Location at) {
+  auto element = complexElement(cast<ComplexType>(type.getElementType()), value);
+  return dyn::ConstantOp::create(b, at, DenseElementsAttr::get(type, ArrayRef{element}));
+}
+
 /// The numpy dtype or torch dtype object of an element type.
 py::object Tracer::dtypeObject(Lib lib, Type t) {
   std::string n = t.isBF16() ? "bfloat16" : python::numpyDtype(t);

@@ -116,7 +116,7 @@ Value dyn::ComplexExpScalar::create(OpBuilder &b, Location loc, Value x) {
   Value outIm = select(b, loc, realArgument, im, sine);
   // C99's (glibc's) cexp of ±inf with an infinite or NaN imaginary part: inf + NaN·i for
   // +inf, 0 ± 0i (im's sign) for -inf, where cos and sin of im would make both parts NaN.
-  Value reInfinite = cmp(b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, re), inf);
+  Value reInfinite = cmp(b, loc, arith::CmpFPredicate::OEQ, magnitude, inf);
   Value imNotFinite = cmp(b, loc, arith::CmpFPredicate::UGE, math::AbsFOp::create(b, loc, im), inf);
   Value special = arith::AndIOp::create(b, loc, reInfinite, imNotFinite);
   Value positive = cmp(b, loc, arith::CmpFPredicate::OGT, re, zero);
