@@ -237,6 +237,11 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
       for (size_t i = 0; i < fallLocals.size(); ++i)
         mergedLocals.push_back(merge(fallLocals[i], f.locals[i], sides));
     }
+    // dynamic=True: a result's sizes are those of both sides.
+    for (auto [a, b] : llvm::zip(sides.values[0], sides.values[1]))
+      if (!sameSymbols(a, b))
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "the sides yield tensors of dynamic sizes the trace cannot relate");
   } catch (Break &inner) {
     fallBlock->dropAllReferences();
     jumpBlock->dropAllReferences();
@@ -263,6 +268,9 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
     dyn::YieldOp::create(yields, ifLoc, sides.values[side], positions(sides.fresh[side]),
                          positions(sides.traced[side]));
   }
+  for (auto [result, value] : llvm::zip(ifOp.getResults(), sides.values[0]))
+    if (std::optional<SmallVector<int64_t>> symbols = symbolsOfValue(value))
+      setSymbols(result, *symbols);
   for (auto &[placeholder, index] : sides.fill)
     placeholder->value = ifOp.getResult(index);
   layOutResults(ifOp, sides.values[0], sides.values[1]);

@@ -158,11 +158,16 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
   if (element.isBF16())
     throw EagerOnly{source + " is a bfloat16 tensor: compiled graphs take arrays numpy can "
                              "hold, and numpy has no bfloat16"};
-  SmallVector<int64_t> shape;
-  for (py::handle d : obj.attr("shape"))
-    shape.push_back(options.dynamic ? ShapedType::kDynamic : d.cast<int64_t>());
+  // With dynamic=True, sizes of 0 and 1 stay static, as Dynamo specializes them (Symbols.cpp).
+  SmallVector<int64_t> shape, sizes;
+  for (py::handle d : obj.attr("shape")) {
+    sizes.push_back(d.cast<int64_t>());
+    shape.push_back(options.dynamic && sizes.back() >= 2 ? ShapedType::kDynamic : sizes.back());
+  }
   auto type = RankedTensorType::get(shape, element);
   Value arg = entry->addArgument(type, b.getUnknownLoc());
+  SmallVector<int64_t> symbols = inputSymbols(type, sizes);
+  setSymbols(arg, symbols);
   deviceArrayInputs |= isDeviceArray(obj);
   // A numpy scalar has no layout to guard (the runtime turns it into a 0-d array).
   bool contiguous = isTorch || isDeviceArray(obj)
@@ -174,7 +179,8 @@ VarPtr Tracer::tensorInput(py::handle obj, const std::string &source) {
     setGuardInsertionPoint();
     auto guard = dyn::TensorMatchGuardOp::create(
         b, b.getUnknownLoc(), source, arg, python::typeName(obj), contiguous, /*written=*/false,
-        /*requires_grad=*/false, /*no_grad=*/false, /*strides=*/nullptr);
+        /*requires_grad=*/false, /*no_grad=*/false, /*strides=*/nullptr,
+        type.hasStaticShape() ? nullptr : b.getDenseI64ArrayAttr(symbols));
     if (!contiguous && type.hasStaticShape() && type.getRank() > 0 && !isDeviceArray(obj))
       if (std::optional<SmallVector<int64_t>> strides = inputStrides(obj, isTorch))
         guard.setStrides(*strides);
@@ -212,7 +218,7 @@ VarPtr Tracer::scalarInput(py::handle obj, const std::string &source) {
     dyn::TensorMatchGuardOp::create(b, b.getUnknownLoc(), source, arg, python::typeName(obj),
                                     /*contiguous=*/false, /*written=*/false,
                                     /*requires_grad=*/false, /*no_grad=*/false,
-                                    /*strides=*/nullptr);
+                                    /*strides=*/nullptr, /*symbols=*/nullptr);
   }
   VarPtr v = makeVar(VK::Scalar);
   v->value = arg;

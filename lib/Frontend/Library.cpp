@@ -141,6 +141,13 @@ std::pair<int64_t, int64_t> intPair(const VarPtr &v, std::pair<int64_t, int64_t>
 
 } // namespace dynamir::frontend
 
+ArrayRef<int64_t> dynamir::frontend::staticShape(LibraryCall &c, Value x) {
+  RankedTensorType type = c.t.typeOf(x);
+  if (!type.hasStaticShape())
+    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a dynamically shaped array");
+  return type.getShape();
+}
+
 VarPtr LibraryCall::tensorArg(size_t i) const {
   if (i >= args.size() || args[i]->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call,

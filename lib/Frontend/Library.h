@@ -123,6 +123,11 @@ struct LibraryCall {
   VarPtr ufunc(Value v) const { return t.ufuncResult(v, lib); }
 };
 
+/// The static shape of x; a dynamic one (dynamic=True) is a break naming the call. Sizes a
+/// handler computes with (slice bounds, counts, loop bounds) must come from here, or be checked
+/// with ShapedType::isDynamic: a dynamic size reads as a large negative number.
+llvm::ArrayRef<int64_t> staticShape(LibraryCall &c, mlir::Value x);
+
 /// x[start:stop] along `dim` (0 <= start <= stop <= size) of a static-shaped x; a dynamic shape
 /// is a break (LibraryRearrange.cpp).
 mlir::Value rangeOf(LibraryCall &c, mlir::Value x, int64_t dim, int64_t start, int64_t stop);

@@ -139,7 +139,8 @@ bool alongIndex(LibraryCall &c, const VarPtr &x, const VarPtr &dimArg, const Var
   indices = t.integerIndices(indexArg, c.lib);
   RankedTensorType type = t.typeOf(x->value);
   int64_t rank = type.getRank();
-  if (!indices || !type.hasStaticShape() || t.typeOf(indices).getRank() != rank || rank == 0)
+  if (!indices || !type.hasStaticShape() || !t.typeOf(indices).hasStaticShape() ||
+      t.typeOf(indices).getRank() != rank || rank == 0)
     return false;
   dim = singleDim(dimArg, rank);
   return true;
@@ -238,7 +239,8 @@ VarPtr indexUpdate(LibraryCall &c) {
   Value indices = t.integerIndices(indexArg, c.lib);
   RankedTensorType type = t.typeOf(x->value);
   if (!indices || t.typeOf(indices).getRank() > 1 || type.getRank() == 0 ||
-      !type.hasStaticShape() || (add && type.getElementType().isInteger(1)))
+      !type.hasStaticShape() || !t.typeOf(indices).hasStaticShape() ||
+      (add && type.getElementType().isInteger(1)))
     return nullptr; // torch raises for a 2-D index
   if (t.typeOf(indices).getRank() == 0)
     indices = dyn::ExpandDimsOp::create(t.b, c.loc, indices, 0);

@@ -50,7 +50,7 @@ VarPtr poolTiles(LibraryCall &c, const VarPtr &x, int64_t kh, int64_t kw, bool i
     breakTrace(dyn::BreakKind::unsupported_call, c.name + ": the output would be empty (raises)");
   Value v = x->value;
   if (oh * kh != h || ow * kw != w) { // floor mode drops the rows and columns left over
-    SmallVector<int64_t> starts(rank, 0), stops(type.getShape()), steps(rank, 1);
+    SmallVector<int64_t> starts(rank, 0), stops(staticShape(c, v)), steps(rank, 1);
     stops[rank - 2] = oh * kh;
     stops[rank - 1] = ow * kw;
     v = dyn::SliceOp::create(t.b, c.loc, v, t.b.getDenseI64ArrayAttr(starts),

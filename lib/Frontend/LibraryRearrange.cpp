@@ -24,14 +24,6 @@ Value freshCopy(LibraryCall &c, Value v) {
 /// The value of a computed result: a copy where it would still be a view.
 Value fresh(LibraryCall &c, Value v) { return isView(v.getDefiningOp()) ? freshCopy(c, v) : v; }
 
-/// The static shape of x; a dynamic one is a break.
-ArrayRef<int64_t> staticShape(LibraryCall &c, Value x) {
-  RankedTensorType type = c.t.typeOf(x);
-  if (!type.hasStaticShape())
-    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of a dynamically shaped array");
-  return type.getShape();
-}
-
 /// A slice of x with explicit bounds per dimension.
 Value sliceOf(LibraryCall &c, Value x, ArrayRef<int64_t> starts, ArrayRef<int64_t> stops,
               ArrayRef<int64_t> steps) {

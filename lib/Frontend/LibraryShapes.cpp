@@ -291,13 +291,9 @@ int64_t splitDim(LibraryCall &c, size_t position, llvm::ArrayRef<const char *> n
   return isNone(dim) ? 0 : singleDim(dim, c.t.typeOf(x).getRank());
 }
 
-/// The split dimension's static size; a dynamic one is a break.
-int64_t splitSize(LibraryCall &c, Value x, int64_t dim) {
-  int64_t size = c.t.typeOf(x).getDimSize(dim);
-  if (ShapedType::isDynamic(size))
-    breakTrace(dyn::BreakKind::unsupported_call, c.name + " along a dynamic dimension");
-  return size;
-}
+/// The split dimension's static size. A dynamic size, along `dim` or any other dimension, is a
+/// break: the pieces are slices, whose bounds are static sizes.
+int64_t splitSize(LibraryCall &c, Value x, int64_t dim) { return staticShape(c, x)[dim]; }
 
 /// `sections` pieces as even as they go, the first `size % sections` one element longer
 /// (torch.tensor_split, np.array_split).

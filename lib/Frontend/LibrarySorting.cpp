@@ -39,11 +39,18 @@ Sorted sortAlong(LibraryCall &c, Value x, int64_t axis, bool descending) {
 /// Requires that the first `count` sorted elements along `axis` hold no two equal ones whose
 /// order shows (two NaNs are equal here), or the frame runs eagerly. With `zerosOnly`, only
 /// ties that show in the values: -0.0 next to 0.0, which an unstable sort orders either way.
+/// A dynamic `count` (dynamic=True) is a break: the check slices at static bounds.
 void requireNoTies(LibraryCall &c, Value sorted, int64_t axis, int64_t count,
                    const std::string &what, bool zerosOnly = false) {
   Tracer &t = c.t;
   bool isFloat = isa<FloatType>(t.elementTypeOf(sorted));
-  if (count < 2 || (zerosOnly && !isFloat))
+  if (zerosOnly && !isFloat)
+    return;
+  if (ShapedType::isDynamic(count))
+    breakTrace(dyn::BreakKind::unsupported_call,
+               what + " along a dimension of dynamic size (the order of equal elements is the "
+                      "library's)");
+  if (count < 2)
     return;
   if (t.loopDepth || t.branchDepth)
     breakTrace(dyn::BreakKind::unsupported_call,

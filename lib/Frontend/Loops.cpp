@@ -134,6 +134,8 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
     } forget{*this, *body};
     auto carry = [&](Value init, bool sameObject) {
       BlockArgument arg = body->addArgument(init.getType(), l);
+      if (std::optional<SmallVector<int64_t>> symbols = symbolsOfValue(init))
+        setSymbols(arg, *symbols);
       loopArgs[arg] = {init, sameObject};
       if (sameObject)
         varsHolding[arg] = varsHolding.lookup(init);
@@ -221,6 +223,8 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       auto keepsLayout = [&](Value init, Value end) {
         if (!sameLayout(init, end))
           throw NotCaptured{"a tensor the loop carries changes its layout"};
+        if (!sameSymbols(init, end)) // dynamic=True: sizes the trace cannot relate
+          throw NotCaptured{"a tensor the loop carries changes its dynamic sizes"};
       };
       SmallVector<Value> yields;
       for (auto [i, v] : llvm::enumerate(carried)) {
@@ -235,6 +239,8 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
           throw NotCaptured{"a variable the loop rebinds changes its type"};
         if (isView(now->value.getDefiningOp()))
           throw NotCaptured{"a variable the loop rebinds holds a view"};
+        if (!p && !typeOf(now->value).hasStaticShape()) // no zeros to start it from
+          throw NotCaptured{"a variable the body binds first holds a tensor of dynamic sizes"};
         if (p)
           keepsLayout(p->value, now->value);
         yields.push_back(now->value);

@@ -433,6 +433,12 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
         return "_v(" + view->source + ", " + std::to_string(view->offset) + ", " +
                pythonTuple(view->shape) + ", " + pythonTuple(view->strides) +
                (view->readOnly ? ", True)" : ")");
+      // dynamic=True: eager code hands out a view of the caller's array, whose strides the
+      // trace does not know (a copy would not see later stores into it).
+      if (isView(v->value.getDefiningOp()) && isa<BlockArgument>(viewBase(v->value)) &&
+          !typeOf(viewBase(v->value)).hasStaticShape())
+        breakTrace(dyn::BreakKind::unsupported_call,
+                   "returning a view of an array of dynamic sizes (dynamic=True)");
       // The caller's array (or another array from before the branch) on one side of a device
       // branch and a new one on the other: the graph's result is a new array either way, and
       // `f(x) is x` would change. (A branch on the host hands back the object each side had.)
@@ -489,10 +495,13 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     }
     if (v->kind == VK::Null) // an attribute the frame deleted (deleteAttr)
       return "_del";
-    // The very objects the trace read (a module, a function, a layer).
+    // The very objects the trace read (a module, a function, a layer), read back from the
+    // caller where they have a source: a namedtuple, torch.return_types, a plain object or a
+    // module is guarded by its type only, so a later call's is another object (returning the
+    // first call's one handed out torch.max's values of another call, difftest 20261201:414).
     if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) && v->obj &&
         !v->made)
-      return constant(v->obj);
+      return v->source.empty() ? constant(v->obj) : v->source;
     breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
   };
   std::string text = flatten(out);

@@ -39,10 +39,12 @@ void Tracer::torchStoreOverlap(const VarPtr &obj, const BasicIndex &ix, const Va
                       ArrayRef<int64_t> steps) -> std::optional<std::vector<int64_t>> {
     std::optional<SmallVector<int64_t>> strides = stridesOf(v);
     std::optional<int64_t> offset = offsetOf(v);
+    if (!strides || !offset) // none for a dynamic shape, whose sizes are no numbers
+      return std::nullopt;
     int64_t count = 1;
     for (int64_t size : sizes)
       count *= size;
-    if (!strides || !offset || count > (1 << 16))
+    if (count > (1 << 16))
       return std::nullopt;
     std::vector<int64_t> at = {*offset};
     for (auto [d, stride] : llvm::enumerate(*strides)) {

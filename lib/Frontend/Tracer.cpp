@@ -215,6 +215,7 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
     func.erase();
     return result;
   }
+  finishSymbols();
   SmallVector<Type> outputs;
   if (auto ret = dyn_cast<func::ReturnOp>(entry->getTerminator()))
     outputs.append(ret.getOperandTypes().begin(), ret.getOperandTypes().end());
@@ -255,6 +256,7 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
       result.graphBreaks.push_back(
           {std::string(dyn::stringifyBreakKind(brk.kind)), brk.reason, file, locInstr.line});
       func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {}));
+      finishSymbols();
       return result;
     }
     if (out->kind != VK::Tensor)
@@ -265,6 +267,7 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
     func::ReturnOp::create(b, loc(), results);
     func->setAttr("dyn.output", b.getStringAttr(output));
     func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(), {results[0].getType()}));
+    finishSymbols();
   } catch (EagerOnly &eager) {
     result.eagerReason = eager.reason;
     func.erase();

@@ -788,17 +788,41 @@ public:
   std::vector<std::pair<Value, bool>> gradInputs;
   /// Sees every op the tracer builds: checks a dyn op on complex numbers against its
   /// definition (one that is not defined on them, a sine of complex numbers, breaks with the
-  /// verifier's reason instead of reaching a lowering that cannot build it), and records the
-  /// grad mode it was made in.
+  /// verifier's reason instead of reaching a lowering that cannot build it), derives its
+  /// dynamic sizes (Symbols.cpp), and records the grad mode it was made in.
   struct OpListener : OpBuilder::Listener {
     Tracer &t;
     explicit OpListener(Tracer &t) : t(t) {}
     void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
       t.checkDefinition(op);
+      t.deriveSymbols(op);
       if (!t.gradModes.empty())
         (t.gradModes.back() ? t.gradOps : t.noGradOps).insert(op);
     }
   } opListener{*this};
+  // --- Symbols.cpp: the sizes of dynamic=True ------------------------------------------------
+  /// The symbols of a value's dimensions (-1 for a static one), each a root: equal symbols are
+  /// sizes the trace relies on being equal. Symbols are either an input's size (guarded: at
+  /// least 2, and equal to the sizes of its root's other inputs), known by its size in this
+  /// trace, or a size the graph computes (size -1).
+  int64_t newSymbol(int64_t size);
+  int64_t findSymbol(int64_t s);
+  /// Fresh guarded symbols for the dynamic dimensions of an input of `type`, whose sizes in
+  /// this trace are `sizes`.
+  SmallVector<int64_t> inputSymbols(RankedTensorType type, ArrayRef<int64_t> sizes);
+  void setSymbols(Value v, ArrayRef<int64_t> symbols);
+  /// The roots for each dimension of `v`; none where a dynamic dimension has no symbol.
+  std::optional<SmallVector<int64_t>> symbolsOfValue(Value v);
+  bool sameSymbols(Value a, Value b);
+  /// The symbols of the results of the dyn op `op` from its operands', by a rule of its kind;
+  /// breaks, erasing it, where there is none or it would need sizes the guards cannot relate.
+  void deriveSymbols(Operation *op);
+  /// Writes each tensor guard's symbols as their roots, numbered from 0.
+  void finishSymbols();
+  llvm::DenseMap<Value, SmallVector<int64_t>> symbolsOf;
+  SmallVector<int64_t> symbolParent;
+  SmallVector<int64_t> symbolSize;
+
   /// Breaks, erasing `op`, if the dyn op `op` (one without regions, whose contents come later)
   /// has complex operands or results and does not verify. Only those: the tracer makes other
   /// ops that are invalid for a moment and folded at once (an arange of step 0 for a linspace

@@ -166,6 +166,7 @@ struct Entry::Guard {
   RankedTensorType tensorType;
   bool contiguous = false;
   SmallVector<int64_t> strides; // of a strided tensor, in elements, checked exactly
+  SmallVector<int64_t> symbols; // of each dimension (dynamic=True), -1 for a static one
   bool requiresGrad = false;    // a torch tensor's requires_grad, checked exactly
   bool mayRecordGrad = false;   // read only inside `with torch.no_grad()`
   bool gradMode = false;        // GradMode: what torch.is_grad_enabled() must return
@@ -189,7 +190,9 @@ struct Entry::Guard {
 
   /// Resolves the source and checks the guard; `resolved` receives the object. On failure,
   /// `failure` explains what differed.
-  bool check(py::dict locals, py::dict globals, std::string &failure, py::object &resolved) const {
+  /// `sizes` holds each symbol's size, bound by the first tensor guard that has it.
+  bool check(py::dict locals, py::dict globals, std::string &failure, py::object &resolved,
+             SmallVectorImpl<int64_t> &sizes) const {
     if (kind == GradMode) {
       if (gradEnabled() == gradMode)
         return true;
@@ -208,10 +211,10 @@ struct Entry::Guard {
       failure = source->text() + " could not be read: " + std::string(e.what());
       return false;
     }
-    return checkObject(resolved, failure);
+    return checkObject(resolved, failure, sizes);
   }
 
-  bool checkObject(py::handle obj, std::string &failure) const {
+  bool checkObject(py::handle obj, std::string &failure, SmallVectorImpl<int64_t> &sizes) const {
     auto fail = [&](const std::string &what) {
       failure = source->text() + ": " + what;
       return false;
@@ -256,7 +259,10 @@ struct Entry::Guard {
                       : PyFloat_Check(v)   ? PyFloat_Check(o)
                       : PyUnicode_Check(v) ? PyUnicode_Check(o)
                                            : o == Py_None;
-      if (!sameKind || !obj.equal(value))
+      // -0.0 == 0.0, but the trace may have handed the constant out or divided by it.
+      if (!sameKind || !obj.equal(value) ||
+          (PyFloat_Check(v) &&
+           std::signbit(PyFloat_AS_DOUBLE(v)) != std::signbit(PyFloat_AS_DOUBLE(o))))
         return fail("expected the value " + std::string(py::repr(value)) + ", got " +
                     std::string(py::repr(obj)));
       return true;
@@ -290,11 +296,28 @@ struct Entry::Guard {
         if (rank != tensorType.getRank())
           return fail("expected rank " + std::to_string(tensorType.getRank()) + ", got " +
                       std::to_string(rank));
-        for (int64_t d = 0; d < rank; ++d)
-          if (!tensorType.isDynamicDim(d) && sizeOf(d) != tensorType.getDimSize(d))
-            return fail("expected size " + std::to_string(tensorType.getDimSize(d)) +
-                        " in dimension " + std::to_string(d) + ", got " +
-                        std::to_string(sizeOf(d)));
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t size = sizeOf(d);
+          if (!tensorType.isDynamicDim(d)) {
+            if (size != tensorType.getDimSize(d))
+              return fail("expected size " + std::to_string(tensorType.getDimSize(d)) +
+                          " in dimension " + std::to_string(d) + ", got " + std::to_string(size));
+            continue;
+          }
+          // A dynamic size: at least 2 (never broadcast), and the size of its symbol.
+          if (size < 2)
+            return fail("expected a size of at least 2 in dimension " + std::to_string(d) +
+                        " (dynamic), got " + std::to_string(size));
+          int64_t symbol = symbols[d];
+          if (static_cast<size_t>(symbol) >= sizes.size())
+            sizes.resize(symbol + 1, -1);
+          if (sizes[symbol] < 0)
+            sizes[symbol] = size;
+          else if (sizes[symbol] != size)
+            return fail("expected size " + std::to_string(sizes[symbol]) + " in dimension " +
+                        std::to_string(d) + " (dynamic, the size of another input's), got " +
+                        std::to_string(size));
+        }
         return true;
       };
       if (isArray) {
@@ -405,6 +428,8 @@ Entry::Entry(OwningOpRef<ModuleOp> owned, const std::string &function, Backend b
           g.contiguous = tensor.getContiguous();
           if (std::optional<ArrayRef<int64_t>> strides = tensor.getStrides())
             g.strides.assign(strides->begin(), strides->end());
+          if (std::optional<ArrayRef<int64_t>> symbols = tensor.getSymbols())
+            g.symbols.assign(symbols->begin(), symbols->end());
           g.requiresGrad = tensor.getRequiresGrad();
           g.mayRecordGrad = tensor.getNoGrad();
           if (auto arg = dyn_cast<BlockArgument>(tensor.getValue())) {
@@ -427,8 +452,9 @@ Entry::~Entry() = default;
 
 bool Entry::check(py::dict locals, py::dict globals, std::string &failure) const {
   py::object resolved;
+  SmallVector<int64_t, 8> sizes;
   for (const Guard &g : guards)
-    if (!g.check(locals, globals, failure, resolved))
+    if (!g.check(locals, globals, failure, resolved, sizes))
       return false;
   if (writtenArgs.empty())
     return true;
@@ -458,8 +484,9 @@ py::object Entry::call(py::dict locals, py::dict globals) {
   std::vector<py::object> args(argSources.size());
   std::string failure;
   py::object resolved;
+  SmallVector<int64_t, 8> sizes;
   for (const Guard &g : guards) {
-    if (!g.check(locals, globals, failure, resolved))
+    if (!g.check(locals, globals, failure, resolved, sizes))
       return py::str(failure);
     if (g.argIndex >= 0)
       args[g.argIndex] = std::move(resolved);
@@ -513,6 +540,13 @@ Buffer toBuffer(const py::array &array) {
     b.sizes.push_back(array.shape(d));
     b.strides.push_back(array.strides(d) / array.itemsize());
   }
+  // numpy's stride of a dimension of size 1 is anything (x[None] has 0): no element is read
+  // through it, but a BLAS call takes it for a leading dimension and rejects one smaller than
+  // a row (SGEMM's parameter 10 of a (1, ?) operand, dynamic=True). It gets the row's length.
+  for (py::ssize_t d = array.ndim() - 1; d >= 0; --d)
+    if (b.sizes[d] == 1)
+      b.strides[d] =
+          d + 1 < array.ndim() ? b.strides[d + 1] * std::max<int64_t>(b.sizes[d + 1], 1) : 1;
   return b;
 }
 } // namespace
@@ -705,14 +739,22 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
           std::string error;
           if (!site.graph->runReturning(inputs, owned, error))
             throw std::runtime_error(error);
+          // Results may share an allocation (`x` and `x.ravel()`) or be an input's memory
+          // (a view of it): each allocation is released once, by the first array over it,
+          // which the others keep alive as their base.
+          llvm::SmallDenseMap<void *, py::object, 4> owners;
+          for (auto [input, array] : llvm::zip(inputs, keepAlive))
+            owners.try_emplace(input.data, array);
           for (auto [result, dtype, buffer] :
                llvm::zip(call.getResults(), site.outputDtypes, owned)) {
-            py::capsule release(buffer.allocated, [](void *p) { poolFree(p); });
+            auto [owner, isNew] = owners.try_emplace(buffer.allocated);
+            if (isNew)
+              owner->second = py::capsule(buffer.allocated, [](void *p) { poolFree(p); });
             std::vector<py::ssize_t> shape(buffer.sizes.begin(), buffer.sizes.end());
             std::vector<py::ssize_t> strides;
             for (int64_t s : buffer.strides)
               strides.push_back(s * dtype.itemsize());
-            env[result] = py::array(dtype, shape, strides, buffer.data, release);
+            env[result] = py::array(dtype, shape, strides, buffer.data, owner->second);
           }
           continue;
         }

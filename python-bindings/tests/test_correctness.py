@@ -1290,3 +1290,42 @@ def test_a_mask_of_every_dimension_stores_only_one_dimensional_values():
         dynamir.compile(f)(np.ones((1, 1)), np.ones((1, 1)))
     x = np.ones((2, 2))
     assert np.array_equal(dynamir.compile(f)(x, np.full(1, 3.0)), np.full((2, 2), 3.0))
+
+
+def test_objects_read_from_the_caller_are_returned_from_the_caller():
+    """A namedtuple, torch.return_types value or nn.Module is guarded by its type only: the
+    result hands out the new call's object, not the first trace's (difftest 20261201:414 got
+    the first call's torch.max across a break)."""
+    torch = pytest.importorskip("torch")
+
+    def across_a_break(y):
+        return y.max(dim=0), bool(y.sum() > 0)
+
+    compiled = dynamir.compile(across_a_break)
+    compiled(torch.tensor([27.0, 1.0]))
+    assert compiled(torch.tensor([3.0, 1.0]))[0].values.item() == 3.0
+
+    Pair = collections.namedtuple("Pair", "a b")
+
+    def returned(p, t):
+        return p, t * 2
+
+    compiled = dynamir.compile(returned)
+    compiled(Pair(0, 0), torch.ones(1))
+    assert compiled(Pair(1, 1), torch.ones(1))[0] == Pair(1, 1)
+    compiled = dynamir.compile(returned)
+    m1, m2 = torch.nn.ReLU(), torch.nn.ReLU()
+    compiled(m1, torch.ones(1))
+    assert compiled(m2, torch.ones(1))[0] is m2
+
+
+def test_a_float_guard_tells_negative_zero():
+    torch = pytest.importorskip("torch")
+
+    def f(a, t):
+        return a, t * a
+
+    compiled = dynamir.compile(f)
+    compiled(0.0, torch.ones(1))
+    a, t = compiled(-0.0, torch.ones(1))
+    assert np.signbit(a) and torch.signbit(t).all()

@@ -81,7 +81,7 @@ def shapes(x):
 # CHECK-LABEL: == dynamic
 # CHECK: func.func @shapes
 # CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32>)
-# CHECK: dyn.guard.tensor_match "L['x']", %[[X]] type "numpy.ndarray" contiguous : tensor<?x?xf32>
+# CHECK: dyn.guard.tensor_match "L['x']", %[[X]] type "numpy.ndarray" contiguous symbols [0, 1] : tensor<?x?xf32>
 # CHECK: dyn.graph_break data_dependent_value "reading a dynamic dimension of a tensor traced with dynamic=True"
 show("dynamic", dynamir.trace(shapes, x, dynamic=True))
 

@@ -52,8 +52,13 @@ MODES = [
     ("default", {}),
     ("ccf", {"capture_control_flow": True}),
     ("eager-backend", {"backend": "eager"}),
+    ("dynamic", {"dynamic": True}),
 ]
 CALLS = 2
+# dynamic=True: the calls' inputs, by how their sizes change from the program's: as traced,
+# every size of 2 or more one larger (the sizes that were equal stay equal: the trace holds),
+# and only the first array's (sizes that were equal differ: numpy raises, or broadcasts).
+DYNAMIC_CALLS = (None, "all", "first")
 MAX_ELEMENTS = 400
 # The fraction of generated programs that mix Python constructs (pygen.py) into the tensor code.
 PY_FRACTION = 0.3
@@ -121,10 +126,17 @@ def make_value(rng, spec, lib):
     return a
 
 
-def make_inputs(program):
-    """Fresh inputs for one call, deterministic in the program's input seed."""
+def make_inputs(program, resize=None):
+    """Fresh inputs for one call, deterministic in the program's input seed; `resize` (one of
+    DYNAMIC_CALLS) grows the array inputs' sizes of 2 or more by one."""
     rng = np.random.default_rng(program["input_seed"])
-    return [make_value(rng, spec, program["lib"]) for spec in program["inputs"]]
+    specs = program["inputs"]
+    if resize:
+        specs = copy.deepcopy(specs)
+        for i, spec in enumerate(array_specs(specs)):
+            if resize == "all" or i == 0:
+                spec["shape"] = [d + 1 if d >= 2 else d for d in spec["shape"]]
+    return [make_value(rng, spec, program["lib"]) for spec in specs]
 
 
 def array_specs(specs):
@@ -1168,8 +1180,8 @@ def load_function(program, path):
     return module.f
 
 
-def call_once(fn, program):
-    args = make_inputs(program)
+def call_once(fn, program, resize=None):
+    args = make_inputs(program, resize)
     result, exc = None, None
     with Capture(None) as cap:
         try:
@@ -1179,7 +1191,7 @@ def call_once(fn, program):
     return result, exc, args, cap.text
 
 
-def float64_result(fn, program):
+def float64_result(fn, program, resize=None):
     """The program's result with its float inputs promoted to float64, or None if it raises.
     torch's default dtype is float64 meanwhile, so float ops of bool and integer tensors
     (torch.sin of a mask) are float64 too: their float32 rounding, mixed into a float64 result,
@@ -1196,7 +1208,7 @@ def float64_result(fn, program):
             return {k: promote(x) for k, x in a.items()}
         return a
 
-    args = [promote(a) for a in make_inputs(program)]
+    args = [promote(a) for a in make_inputs(program, resize)]
     torch = sys.modules.get("torch")
     default = torch.get_default_dtype() if torch is not None else None
     with Capture(None):
@@ -1228,8 +1240,8 @@ def check_program(program, workdir, modes=None):
     _input_rtol = max([RTOL["float64"]] + [
         RTOL.get(_computed_float(spec["dtype"]), RTOL["float64"])
         for spec in array_specs(specs)])
-    e_res, e_exc, e_args, e_out = call_once(fn, program)
-    eager_fn, reference = fn, []
+    eager = {None: call_once(fn, program)}
+    eager_fn, reference = fn, {}
     failures = []
     stats = {}
     for mode, kwargs in modes:
@@ -1242,8 +1254,12 @@ def check_program(program, workdir, modes=None):
             failures.append({"mode": mode, "call": 0,
                              "diff": f"exception: dynamir.compile raised {_typename(e)}: {e}"})
             continue
-        for call in range(1, CALLS + 1):
-            g_res, g_exc, g_args, g_out = call_once(compiled, program)
+        resizes = DYNAMIC_CALLS if kwargs.get("dynamic") else (None,) * CALLS
+        for call, resize in enumerate(resizes, start=1):
+            if resize not in eager:  # eager on the same new sizes
+                eager[resize] = call_once(eager_fn, program, resize)
+            e_res, e_exc, e_args, e_out = eager[resize]
+            g_res, g_exc, g_args, g_out = call_once(compiled, program, resize)
             if mode == "default" and call == 1 and hasattr(dynamir, "counters"):
                 c = dynamir.counters()  # what the first call did: breaks hit, eager runs
                 stats["first_call"] = {k: c.get(k, 0) for k in ("eager_runs",
@@ -1263,9 +1279,9 @@ def check_program(program, workdir, modes=None):
             else:
                 d = diff(e_res, g_res)
                 if d and d.startswith("value:"):
-                    if not reference:
-                        reference.append(float64_result(eager_fn, program))
-                    d = diff(e_res, g_res, ref=reference[0])
+                    if resize not in reference:
+                        reference[resize] = float64_result(eager_fn, program, resize)
+                    d = diff(e_res, g_res, ref=reference[resize])
             if d is None:
                 for name, a, b in zip(program["argnames"], e_args, g_args):
                     d = diff(a, b, f"argument {name} after the call")
@@ -1290,7 +1306,7 @@ def check_program(program, workdir, modes=None):
         pass
     return {"id": program["id"], "status": "mismatch" if failures else "ok",
             "failures": failures, "stats": stats,
-            "eager_exception": _typename(e_exc) if e_exc is not None else None}
+            "eager_exception": _typename(eager[None][1]) if eager[None][1] is not None else None}
 
 
 def worker_main(proto_fd):

@@ -1178,6 +1178,18 @@ LogicalResult TensorMatchGuardOp::verify() {
     if (!type.hasStaticShape() || static_cast<int64_t>(strides->size()) != type.getRank())
       return emitOpError("strides need static sizes, one per dimension");
   }
+  auto type = cast<RankedTensorType>(getValue().getType());
+  std::optional<ArrayRef<int64_t>> symbols = getSymbols();
+  if (!symbols && !type.hasStaticShape())
+    return emitOpError("expected symbols for the dynamic dimensions");
+  if (symbols) {
+    if (static_cast<int64_t>(symbols->size()) != type.getRank())
+      return emitOpError("expected one symbol per dimension");
+    for (auto [d, symbol] : llvm::enumerate(*symbols))
+      if ((symbol >= 0) != type.isDynamicDim(d) || symbol < -1)
+        return emitOpError("expected a symbol (>= 0) for each dynamic dimension and -1 for "
+                           "each static one");
+  }
   return success();
 }
 

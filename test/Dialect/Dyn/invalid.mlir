@@ -414,6 +414,22 @@ func.func @tensor_match_strides_of_rank(%x: tensor<3x4xf32>) {
 
 // -----
 
+func.func @tensor_match_dynamic_without_symbols(%x: tensor<?x4xf32>) {
+  // expected-error@+1 {{'dyn.guard.tensor_match' op expected symbols for the dynamic dimensions}}
+  dyn.guard.tensor_match "L['x']", %x type "numpy.ndarray" contiguous : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @tensor_match_symbol_of_static(%x: tensor<?x4xf32>) {
+  // expected-error@+1 {{'dyn.guard.tensor_match' op expected a symbol (>= 0) for each dynamic dimension and -1 for each static one}}
+  dyn.guard.tensor_match "L['x']", %x type "numpy.ndarray" contiguous symbols [0, 1] : tensor<?x4xf32>
+  return
+}
+
+// -----
+
 func.func @dict_keys_float() {
   // expected-error@+1 {{'dyn.guard.dict_keys' op expected string or i64 keys, got 1.500000e+00 : f64}}
   dyn.guard.dict_keys "L['d']", ["a", 1.5]

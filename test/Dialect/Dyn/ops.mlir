@@ -251,7 +251,9 @@ func.func @host_boundary(%s: tensor<f32>, %p: tensor<i1>) -> (f32, i1, !dyn.pyob
 }
 
 // CHECK-LABEL: func.func @guards
-func.func @guards(%x: tensor<3xf32>) {
+func.func @guards(%x: tensor<3xf32>, %d: tensor<?x3x?xf32>) {
+  // CHECK: dyn.guard.tensor_match "L['d']", %{{.*}} type "numpy.ndarray" contiguous symbols [0, -1, 0] : tensor<?x3x?xf32>
+  dyn.guard.tensor_match "L['d']", %d type "numpy.ndarray" contiguous symbols [0, -1, 0] : tensor<?x3x?xf32>
   // CHECK: dyn.guard.tensor_match "L['x']", %{{.*}} type "torch.Tensor" contiguous : tensor<3xf32>
   dyn.guard.tensor_match "L['x']", %x type "torch.Tensor" contiguous : tensor<3xf32>
   // CHECK: dyn.guard.tensor_match "L['w']", %{{.*}} type "torch.nn.parameter.Parameter" requires_grad no_grad : tensor<3xf32>

@@ -694,7 +694,11 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
   let description = [{
     Checks that the Python object at `source` has the exact type `type_name`
     (`numpy.ndarray`, `torch.Tensor`), the operand's element type and rank, and the operand's
-    static sizes (a `?` dimension is not checked: `dynamic=True`). `contiguous` is whether the
+    static sizes. A `?` dimension (`dynamic=True`) is checked by `symbols`, one entry per
+    dimension (-1 for a static one): a dynamic size is at least 2 (sizes 0 and 1 are traced as
+    static, as Dynamo specializes them: broadcasting depends on them), and dimensions with the
+    same symbol, in this and the function's other tensor matches, have equal sizes (the trace
+    combined them: `x + y`, a product's contracted dimension). `contiguous` is whether the
     array or tensor is C-contiguous, checked both ways: the trace of a strided one relied on
     its being strided (`x.contiguous()` made a copy). A strided one of static sizes has its
     `strides` (in elements) checked exactly, as Dynamo checks them: the trace relied on them
@@ -717,14 +721,17 @@ def Dyn_TensorMatchGuardOp : Dyn_GuardOp<"tensor_match", 4> {
     dyn.guard.tensor_match "L['t']", %arg3 type "torch.Tensor" strides [1, 4] : tensor<4x3xf32>
     dyn.guard.tensor_match "L['w']", %arg2 type "torch.nn.parameter.Parameter" contiguous
         requires_grad no_grad : tensor<4x4xf32>
+    dyn.guard.tensor_match "L['a']", %arg4 type "numpy.ndarray" contiguous symbols [0, -1]
+        : tensor<?x3xf32>
     ```
   }];
   let arguments = (ins StrAttr:$source, Dyn_Tensor:$value, StrAttr:$type_name,
                    UnitAttr:$contiguous, UnitAttr:$written, UnitAttr:$requires_grad,
-                   UnitAttr:$no_grad, OptionalAttr<DenseI64ArrayAttr>:$strides);
+                   UnitAttr:$no_grad, OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$symbols);
   let assemblyFormat = [{
     $source `,` $value `type` $type_name (`contiguous` $contiguous^)? (`strides` $strides^)?
-    (`written` $written^)?
+    (`symbols` $symbols^)? (`written` $written^)?
     (`requires_grad` $requires_grad^)? (`no_grad` $no_grad^)? attr-dict `:` type($value)
   }];
   let hasVerifier = 1;
