@@ -208,6 +208,8 @@ VarPtr Tracer::scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y) {
     return v->kind == VK::Scalar ? v->obj.is(py::type::of(py::float_(0.0)))
                                  : PyFloat_Check(v->obj.ptr());
   };
+  if (VarPtr r = affineArithmetic(kind, x, y)) // a loop's variable in a bound
+    return r;
   kind %= 13;
   bool exact = number(x) && number(y) && (isFloat(x) || isFloat(y)) &&
                (kind == NB_ADD || kind == NB_SUBTRACT || kind == NB_MULTIPLY ||
@@ -375,7 +377,9 @@ bool Tracer::writableView(Value view) {
     // A broadcast repeats elements (numpy's is read-only, torch raises); numpy's diagonal
     // is read-only; a store through a negative step is not modelled.
     auto slice = dyn_cast<dyn::SliceOp>(def);
+    auto window = dyn_cast<dyn::WindowOp>(def);
     if (isa<dyn::BroadcastToOp>(def) || readOnlyViews.contains(def) ||
+        (window && !window.getDynamicSizes().empty()) ||
         (slice && llvm::any_of(slice.getSteps(), [](int64_t step) { return step < 0; })))
       return false;
   }
@@ -390,6 +394,8 @@ Value Tracer::writeThrough(Value view, Value updated) {
       updated = dyn::InsertSliceOp::create(
           b, loc(), updated, source, b.getDenseI64ArrayAttr(slice.getStarts()),
           b.getDenseI64ArrayAttr(slice.getStops()), b.getDenseI64ArrayAttr(slice.getSteps()));
+    } else if (auto window = dyn_cast<dyn::WindowOp>(def)) {
+      updated = dyn::InsertWindowOp::create(b, loc(), updated, source, window.getOffsets());
     } else if (auto transpose = dyn_cast<dyn::TransposeOp>(def)) {
       ArrayRef<int64_t> perm = transpose.getPerm();
       SmallVector<int64_t> inverse(perm.size());

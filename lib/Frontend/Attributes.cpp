@@ -208,6 +208,8 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
 }
 
 VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
+  if (llvm::any_of(bounds, [](const VarPtr &b) { return b->kind == VK::Scalar && b->affine; }))
+    return loopSlice(std::move(bounds));
   VarPtr s = makeVar(VK::Slice);
   s->items = std::move(bounds);
   if (s->items.size() == 2)
@@ -359,6 +361,8 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
   }
   if (obj->kind != VK::Tensor)
     breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
+  if (indexesByLoop(index))
+    return windowSubscript(obj, index);
   if (VarPtr r = advancedSubscript(obj, index))
     return r;
   BasicIndex ix = basicIndex(obj, index);

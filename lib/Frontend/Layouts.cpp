@@ -270,6 +270,8 @@ std::optional<SmallVector<int64_t>> Tracer::stridesOf(Value v) {
   if (auto slice = dyn_cast<dyn::SliceOp>(def)) {
     for (auto [stride, step] : llvm::zip_equal(*in, slice.getSteps()))
       out.push_back(stride * step);
+  } else if (isa<dyn::WindowOp>(def)) { // unit steps
+    out.assign(in->begin(), in->end());
   } else if (auto transpose = dyn_cast<dyn::TransposeOp>(def)) {
     for (int64_t p : transpose.getPerm())
       out.push_back((*in)[p]);
@@ -289,6 +291,8 @@ std::optional<int64_t> Tracer::offsetOf(Value v) {
     return 0;
   Value source = def->getOperand(0);
   std::optional<int64_t> offset = offsetOf(source);
+  if (isa<dyn::WindowOp>(def)) // an offset the graph computes
+    return std::nullopt;
   auto slice = dyn_cast<dyn::SliceOp>(def);
   if (!offset || !slice) // the other views start where their source does
     return offset;

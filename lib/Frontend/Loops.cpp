@@ -13,9 +13,11 @@
 // The body must be the same code in every iteration: other variables keep their values, no
 // object made before the loop changes (except the carried tensors), nothing is replayed on the
 // caller's objects, the loop is not left by `break` or `return`, nothing in it breaks the
-// graph, the loop variable is only used as a tensor value (an index or a slice bound needs
-// its value), and no view is carried (a view and its base stay linked only through the view
-// op the trace made). Otherwise the trace is put back as it was and the loop unrolls as before.
+// graph, the loop variable is used as a tensor value or in indices and slice bounds affine in
+// it (`x[i]`, `L[i, :i]`, Windows.cpp; anything else needs its value), and no view is carried
+// (a view and its base stay linked only through the view op the trace made). Otherwise the
+// trace is put back as it was and the loop unrolls as before. A descending range runs as a
+// dyn.for counting up, the variable computed from the count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,7 @@ constexpr int64_t kMinCapturedTrips = 4;
 /// Why a loop could not be captured (the loop then unrolls).
 struct NotCaptured {
   std::string why;
+  bool peel = false; // captured from the second iteration on, the first one unrolled
 };
 
 bool isValueVar(const VarPtr &v) { return v && (v->kind == VK::Tensor || v->kind == VK::Scalar); }
@@ -39,15 +42,16 @@ bool isValueVar(const VarPtr &v) { return v && (v->kind == VK::Tensor || v->kind
 
 bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   VarPtr it = f.peek();
-  if (it->kind != VK::Iterator || !it->obj || !PyRange_Check(it->obj.ptr()) || it->iterPos ||
-      branchDepth)
-    return false;
-  int64_t start = it->obj.attr("start").cast<int64_t>();
-  int64_t stop = it->obj.attr("stop").cast<int64_t>();
-  int64_t step = it->obj.attr("step").cast<int64_t>();
-  int64_t trips = static_cast<int64_t>(py::len(it->obj));
   auto key = std::make_pair(f.code->object.ptr(), in.offset);
-  if (trips < kMinCapturedTrips || step <= 0 || uncapturedLoops.count(key))
+  // From its first iteration, or from its second where the first was peeled off.
+  if (it->kind != VK::Iterator || !it->obj || !PyRange_Check(it->obj.ptr()) || branchDepth ||
+      it->iterPos > (peeledLoops.count(key) ? 1u : 0u))
+    return false;
+  int64_t step = it->obj.attr("step").cast<int64_t>();
+  int64_t start = it->obj.attr("start").cast<int64_t>() + static_cast<int64_t>(it->iterPos) * step;
+  int64_t stop = it->obj.attr("stop").cast<int64_t>();
+  int64_t trips = static_cast<int64_t>(py::len(it->obj)) - static_cast<int64_t>(it->iterPos);
+  if (trips < kMinCapturedTrips || uncapturedLoops.count(key))
     return false;
 
   // What the trace looks like before the loop: put back if the capture fails.
@@ -129,6 +133,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         for (BlockArgument arg : body.getArguments()) {
           t.loopArgs.erase(arg);
           t.varsHolding.erase(arg);
+          t.loopRanges.erase(arg);
         }
       }
     } forget{*this, *body};
@@ -153,10 +158,19 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
     for (size_t k : constant)
       slotRef(k) = nullptr;
     b.setInsertionPointToEnd(body.get());
+    // A descending range runs as k = 0, 1, ... with the variable start + step * k.
     VarPtr item = makeVar(VK::Scalar);
-    item->value = iv;
     item->obj = py::type::of(py::int_(0));
     item->roots = {kLoopVariable};
+    if (step > 0) {
+      loopRanges[iv] = {start, start + (trips - 1) * step};
+      item->affine = Var::Affine{0, {{iv, 1}}};
+      item->value = iv;
+    } else {
+      loopRanges[iv] = {0, trips - 1};
+      item->affine = Var::Affine{start, {{iv, step}}};
+      item->value = affineValue(*item->affine);
+    }
     f.stack.push_back(item); // what FOR_ITER pushes
     try {
       try {
@@ -209,6 +223,11 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         if (!isValueVar(now) || now->serial <= serialMark ||
             (isValueVar(start) && now->value.getType() != start->value.getType()))
           throw NotCaptured{"the body changes a variable to " + (now ? describe(now) : "unbound")};
+        // A Python number that the first iteration makes an array or numpy scalar (`s = 0.0`
+        // then `s = s + x[i]`): the first iteration computes with the number, the others with
+        // what it made. Peeled off, the rest of the loop carries that.
+        if (start && start->kind == VK::Const && !it->iterPos)
+          throw NotCaptured{"the first iteration makes " + describe(start) + " a tensor", true};
         own.insert(k);
         again = true;
       }
@@ -259,8 +278,10 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       b.restoreInsertionPoint(ip);
       restoreInstruction(savedInstruction);
       auto bound = [&](int64_t v) { return scalarConstant(py::int_(v), i64()); };
-      auto loop = dyn::ForOp::create(b, l, ValueRange(inits).getTypes(), bound(start), bound(stop),
-                                     bound(step), inits);
+      auto loop = step > 0 ? dyn::ForOp::create(b, l, ValueRange(inits).getTypes(), bound(start),
+                                                bound(stop), bound(step), inits)
+                           : dyn::ForOp::create(b, l, ValueRange(inits).getTypes(), bound(0),
+                                                bound(trips), bound(1), inits);
       loop.getBody().push_back(body.release());
       layOutResults(loop, yields);
       // After it: carried Vars hold their final values, own slots new Vars holding theirs,
@@ -292,10 +313,14 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       return true;
     } catch (NotCaptured &failed) {
       restore();
-      uncapturedLoops.insert(key);
+      if (failed.peel)
+        peeledLoops.insert(key);
+      else
+        uncapturedLoops.insert(key);
       if (logs_.contains("graph_breaks"))
         llvm::errs() << "[dynamir loops] " << f.code->filename << ":" << in.line
-                     << " unrolled: " << failed.why << "\n";
+                     << (failed.peel ? " peels its first iteration: " : " unrolled: ") << failed.why
+                     << "\n";
       return false;
     }
   }

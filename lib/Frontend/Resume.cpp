@@ -220,6 +220,8 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     return py::make_tuple("null");
   case VK::Slice:
     return py::make_tuple("slice", items(v->items));
+  case VK::LoopSlice: // only in a loop body, whose breaks unroll the loop
+    throw NotRebuildable{"a slice bounded by a loop's variable"};
   case VK::Iterator: {
     if (v->obj) { // a range: the items it has left
       py::list left;

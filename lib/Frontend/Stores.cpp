@@ -151,6 +151,10 @@ Value Tracer::broadcastStored(Value v, ArrayRef<int64_t> shape) {
 /// (`prepareStore` says when that is exact).
 void Tracer::storeSubscript(VarPtr obj, VarPtr index, VarPtr value) {
   prepareStore(obj, "a store into", {});
+  if (indexesByLoop(index)) {
+    windowStore(obj, index, value);
+    return;
+  }
   if (Value v = advancedStore(obj, index, value, /*accumulate=*/false)) {
     commitStore(obj, v);
     return;

@@ -14,6 +14,8 @@
 //   - sizes that the graph computes (a reshape's, a concat's) are symbols no guard can relate:
 //     an op that needs one to equal another breaks, as does an op of a kind without a rule,
 //     or a dynamic size that meets a static one other than 1 (it would have to equal it).
+// The same symbols give the sizes of boxes that change with a captured loop's variable
+// (`L[i, :i]`, Windows.cpp): one per affine form, equal where the forms are, any size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -279,6 +281,8 @@ void Tracer::deriveSymbols(Operation *op) {
   }
   if (op->getNumRegions()) // dyn.if: set by the branch join from its sides
     return;
+  if (isa<dyn::WindowOp, dyn::InsertWindowOp>(op)) // Windows.cpp sets and checks their sizes
+    return;
   // Unifications are made only once the whole rule succeeded.
   SmallVector<std::pair<int64_t, int64_t>> unified;
   llvm::DenseMap<int64_t, int64_t> pending; // symbol -> the one it joins, within this op
@@ -312,6 +316,18 @@ void Tracer::deriveSymbols(Operation *op) {
   };
   SmallVector<Dims> results;
   try {
+    // A box's size that changes with a loop may be 0 or 1: only ops whose results stay right
+    // for those take it (not a max of no elements, which raises, nor a broadcast).
+    bool loopVariant = llvm::any_of(op->getOperands(), [&](Value v) {
+      std::optional<SmallVector<int64_t>> s = symbols(v);
+      return s && llvm::any_of(*s, [&](int64_t symbol) {
+               return symbol >= 0 && symbolSize[symbol] == kLoopVariantSize;
+             });
+    });
+    if (loopVariant &&
+        !isa<dyn::ElementwiseOpInterface, dyn::WhereOp, dyn::FmaOp, dyn::SumOp, dyn::ProdOp,
+             dyn::MatmulOp, dyn::TransposeOp, dyn::ExpandDimsOp, dyn::SqueezeOp>(op))
+      throw NoRule{"a box whose size changes with a loop's variable (it may be 0 or 1)"};
     results = SymbolRules(symbols, unify).derive(op);
   } catch (NoRule &none) {
     std::string name = op->getName().getStringRef().str();

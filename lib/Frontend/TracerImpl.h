@@ -691,6 +691,7 @@ public:
   /// on after the loop (true), or leaves everything as it was, to unroll the loop (false).
   bool captureLoop(Frame &f, size_t &pc, const Instr &in);
   std::set<std::pair<PyObject *, int64_t>> uncapturedLoops; // (code, FOR_ITER offset)
+  std::set<std::pair<PyObject *, int64_t>> peeledLoops;     // captured from the 2nd iteration
   unsigned loopDepth = 0; // loop bodies being traced: their instructions are not committed
   /// What a loop body's block argument stands for: the tensor it starts as, and whether it is
   /// that object in every iteration (a carried Var) or only in the first (a variable the body
@@ -800,11 +801,41 @@ public:
         (t.gradModes.back() ? t.gradOps : t.noGradOps).insert(op);
     }
   } opListener{*this};
+  // --- Windows.cpp: indexing by a captured loop's variable ------------------------------------
+  /// Each captured loop variable's first and last value, by its block argument.
+  llvm::DenseMap<Value, std::pair<int64_t, int64_t>> loopRanges;
+  /// The affine form of an int (a constant, or a Scalar computed from loop variables).
+  std::optional<Var::Affine> affineOf(const VarPtr &v);
+  /// The least and greatest value of `a` over the loops' ranges.
+  std::pair<int64_t, int64_t> rangeOf(const Var::Affine &a);
+  /// `a` computed in the graph (a 0-d i64 tensor).
+  Value affineValue(const Var::Affine &a);
+  /// `x + y`, `x - y`, `x * k` of ints where one is affine in loop variables: an affine Scalar;
+  /// null for anything else.
+  VarPtr affineArithmetic(int kind, const VarPtr &x, const VarPtr &y);
+  /// A slice with a bound affine in loop variables (BUILD_SLICE, BINARY_SLICE).
+  VarPtr loopSlice(std::vector<VarPtr> bounds);
+  /// Whether an index has a part affine in loop variables (an int or a slice bound).
+  bool indexesByLoop(const VarPtr &index);
+  /// A basic index with such parts: the box's offsets, sizes (kDynamic where the next of
+  /// `dynamicSizes` gives it) and each size's symbol, and the dimensions an int removes.
+  struct Window {
+    SmallVector<Value> offsets, dynamicSizes;
+    SmallVector<int64_t> sizes, symbols, squeezed;
+  };
+  Window windowIndex(const VarPtr &obj, const VarPtr &index);
+  VarPtr windowSubscript(const VarPtr &obj, const VarPtr &index);
+  void windowStore(const VarPtr &obj, const VarPtr &index, const VarPtr &value);
+  /// The symbol of each box size that changes with the loops, by its affine form.
+  std::map<Var::Affine, int64_t> loopSizeSymbols;
+
   // --- Symbols.cpp: the sizes of dynamic=True ------------------------------------------------
   /// The symbols of a value's dimensions (-1 for a static one), each a root: equal symbols are
   /// sizes the trace relies on being equal. Symbols are either an input's size (guarded: at
   /// least 2, and equal to the sizes of its root's other inputs), known by its size in this
-  /// trace, or a size the graph computes (size -1).
+  /// trace, a size the graph computes (size -1), or a box's size that changes with a captured
+  /// loop's variable (kLoopVariantSize: any size, 0 and 1 included, Windows.cpp).
+  static constexpr int64_t kLoopVariantSize = -2;
   int64_t newSymbol(int64_t size);
   int64_t findSymbol(int64_t s);
   /// Fresh guarded symbols for the dynamic dimensions of an input of `type`, whose sizes in

@@ -55,6 +55,9 @@ enum class VK {
   Set,       // a set of Python constants the trace made: a real set in `obj`
   Scalar,    // a Python float or int whose value is not a constant of the trace (a dynamic
              // scalar): its type in `obj`, its value the 0-d tensor `value` (f64 or i64)
+  LoopSlice, // a slice with a bound computed from captured loops' variables (`x[:i]` in a
+             // loop, Windows.cpp): items start, stop, step (Const or such a Scalar); only
+             // arrays and tensors take it, anything else breaks
 };
 
 struct Var;
@@ -130,6 +133,23 @@ struct Var {
   VarPtr extra;
   /// A Scalar: the sources of the dynamic inputs its value is computed from.
   std::vector<std::string> roots;
+  /// A Scalar int that is `offset + sum(coefficient * variable)` of captured loops' variables
+  /// (each the block argument of its dyn.for's body), as Python computes it: `i`, `i + 1`,
+  /// `n - 1 - i` (Windows.cpp).
+  struct Affine {
+    int64_t offset = 0;
+    SmallVector<std::pair<Value, int64_t>, 2> terms;
+    bool operator<(const Affine &o) const {
+      auto key = [](const Affine &a) {
+        SmallVector<std::pair<void *, int64_t>> k;
+        for (auto [v, c] : a.terms)
+          k.emplace_back(v.getAsOpaquePointer(), c);
+        return std::make_pair(a.offset, k);
+      };
+      return key(*this) < key(o);
+    }
+  };
+  std::optional<Affine> affine;
   /// An object a polyfill made in place of a builtin one (the iterator `enumerate` returns is
   /// a generator of ours): its Python type is not what eager code would see, so asking for it
   /// is a break.
@@ -153,7 +173,7 @@ inline VarPtr constVar(py::object obj, std::string source = "") {
 /// through one is seen through the other.
 inline bool isView(Operation *op) {
   return isa_and_present<dyn::ReshapeOp, dyn::TransposeOp, dyn::BroadcastToOp, dyn::ExpandDimsOp,
-                         dyn::SqueezeOp, dyn::SliceOp>(op);
+                         dyn::SqueezeOp, dyn::SliceOp, dyn::WindowOp>(op);
 }
 
 /// The strides of `oldShape` (with `oldStrides`) viewed as `newShape` by torch's view, or none

@@ -54,6 +54,20 @@ py::tuple sliceIndex(ArrayRef<int64_t> starts, ArrayRef<int64_t> stops, ArrayRef
   return index;
 }
 
+/// The box of `sizes` at `offsets` (0-d arrays) inside `shape`, clamped as dyn.window and
+/// dyn.insert_window clamp it.
+py::tuple windowIndex(py::sequence shape, ArrayRef<py::object> offsets, ArrayRef<int64_t> sizes) {
+  py::tuple index(sizes.size());
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    int64_t dim = shape[d].cast<int64_t>();
+    int64_t size = std::clamp<int64_t>(sizes[d], 0, dim);
+    int64_t offset = std::clamp<int64_t>(offsets[d].attr("item")().cast<int64_t>(), 0, dim - size);
+    index[d] = py::reinterpret_steal<py::object>(
+        PySlice_New(py::int_(offset).ptr(), py::int_(offset + size).ptr(), nullptr));
+  }
+  return index;
+}
+
 /// The positions along `axis` of `x` that dyn.gather and dyn.scatter use for `indices`:
 /// negative ones count from the end, the rest are clamped into the dimension.
 py::object positions(py::object indices, py::handle x, int64_t axis) {
@@ -332,6 +346,28 @@ def fma(a, b, c):
                     return np.attr("zeros")(ints(s.getType().getShape()),
                                             dtypeOf(s.getType().getElementType()));
                   return get(s.getX())[sliceIndex(s.getStarts(), s.getStops(), s.getSteps())];
+                })
+                .Case([&](dyn::WindowOp w) -> py::object {
+                  py::array x = get(w.getX());
+                  SmallVector<py::object> offsets;
+                  for (Value v : w.getOffsets())
+                    offsets.push_back(get(v));
+                  SmallVector<int64_t> sizes(w.getSizes());
+                  auto dynamicSize = w.getDynamicSizes().begin();
+                  for (int64_t &size : sizes)
+                    if (ShapedType::isDynamic(size))
+                      size = get(*dynamicSize++).attr("item")().cast<int64_t>();
+                  return x[windowIndex(x.attr("shape"), offsets, sizes)];
+                })
+                .Case([&](dyn::InsertWindowOp w) -> py::object {
+                  py::object result = get(w.getDest()).attr("copy")();
+                  py::array source = get(w.getSource());
+                  SmallVector<py::object> offsets;
+                  for (Value v : w.getOffsets())
+                    offsets.push_back(get(v));
+                  SmallVector<int64_t> sizes(source.shape(), source.shape() + source.ndim());
+                  result[windowIndex(result.attr("shape"), offsets, sizes)] = source;
+                  return result;
                 })
                 .Case([&](dyn::GatherOp g) -> py::object {
                   py::object x = get(g.getX());

@@ -857,6 +857,7 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
              ItemLowering, ToBoolLowering>(converter, ctx);
     populateDynContractionLoweringPatterns(converter, patterns);
     populateDynScanLoweringPatterns(converter, patterns);
+    populateDynWindowLoweringPatterns(converter, patterns);
     populateDynControlFlowLoweringPatterns(converter, patterns);
     lowerDynForLoops(getOperation());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

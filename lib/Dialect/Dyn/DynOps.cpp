@@ -1057,6 +1057,48 @@ LogicalResult InsertSliceOp::inferReturnTypes(MLIRContext *, std::optional<Locat
   return success();
 }
 
+LogicalResult WindowOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> x = getRankedType(loc, adaptor.getX());
+  if (failed(x))
+    return failure();
+  ArrayRef<int64_t> sizes = adaptor.getSizes();
+  if (static_cast<int64_t>(adaptor.getOffsets().size()) != x->getRank() ||
+      static_cast<int64_t>(sizes.size()) != x->getRank())
+    return emitOptionalError(loc, "window needs an offset and a size per dimension of ", *x);
+  if (static_cast<int64_t>(adaptor.getDynamicSizes().size()) !=
+      llvm::count_if(sizes, ShapedType::isDynamic))
+    return emitOptionalError(loc, "window needs a dynamic size for each `?` size");
+  for (auto [d, size] : llvm::enumerate(sizes))
+    if (!ShapedType::isDynamic(size) &&
+        (size < 0 || (!x->isDynamicDim(d) && size > x->getDimSize(d))))
+      return emitOptionalError(loc, "window size ", size, " does not fit dimension ", d, " of ",
+                               *x);
+  inferred.push_back(RankedTensorType::get(sizes, x->getElementType()));
+  return success();
+}
+
+LogicalResult InsertWindowOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                               Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> dest = getRankedType(loc, adaptor.getDest());
+  FailureOr<RankedTensorType> source = getRankedType(loc, adaptor.getSource());
+  if (failed(dest) || failed(source))
+    return failure();
+  if (source->getElementType() != dest->getElementType() ||
+      source->getRank() != dest->getRank() ||
+      static_cast<int64_t>(adaptor.getOffsets().size()) != dest->getRank())
+    return emitOptionalError(loc, "insert_window needs a source of the destination's rank and "
+                                  "element type and an offset per dimension, got ",
+                             *source, " into ", *dest);
+  for (int64_t d = 0; d < dest->getRank(); ++d)
+    if (!source->isDynamicDim(d) && !dest->isDynamicDim(d) &&
+        source->getDimSize(d) > dest->getDimSize(d))
+      return emitOptionalError(loc, "insert_window source ", *source, " does not fit into ",
+                               *dest);
+  inferred.push_back(*dest);
+  return success();
+}
+
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> x = getRankedType(loc, adaptor.getX());

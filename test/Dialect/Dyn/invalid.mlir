@@ -310,6 +310,30 @@ func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
+func.func @window_rank(%a: tensor<4x4xf32>, %i: tensor<i64>) {
+  // expected-error@+1 {{window needs an offset and a size per dimension of 'tensor<4x4xf32>'}}
+  %0 = dyn.window %a[%i] sizes [1] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @window_size(%a: tensor<4xf32>, %i: tensor<i64>) {
+  // expected-error@+1 {{window size 5 does not fit dimension 0 of 'tensor<4xf32>'}}
+  %0 = dyn.window %a[%i] sizes [5] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @insert_window_rank(%a: tensor<4x4xf32>, %v: tensor<4xf32>, %i: tensor<i64>) {
+  // expected-error@+1 {{insert_window needs a source of the destination's rank and element type and an offset per dimension}}
+  %0 = dyn.insert_window %v into %a[%i, %i] : tensor<4xf32> into tensor<4x4xf32>
+  return
+}
+
+// -----
+
 func.func @slice_bounds(%a: tensor<4xf32>) {
   // expected-error@+1 {{slice bounds 0:5:1 are not normalized for dim 0 of size 4}}
   %0 = dyn.slice %a starts [0] stops [5] steps [1] : tensor<4xf32>

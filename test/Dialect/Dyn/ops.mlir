@@ -215,6 +215,20 @@ func.func @shapes(%x: tensor<2x6xf32>, %y: tensor<4x3xf32>, %z: tensor<1x3x1xf32
   return
 }
 
+// A box at offsets and of sizes the graph computes, and a store through one.
+// CHECK-LABEL: func.func @windows
+func.func @windows(%x: tensor<8x8xf64>, %i: tensor<i64>, %z: tensor<i64>) {
+  // CHECK: %[[W:.*]] = dyn.window %{{.*}}[%{{.*}}, %{{.*}}] sizes [1, %{{.*}}] : tensor<8x8xf64>
+  %0 = dyn.window %x[%i, %z] sizes [1, %i] : tensor<8x8xf64>
+  // CHECK: dyn.neg %[[W]] : tensor<1x?xf64>
+  %1 = dyn.neg %0 : tensor<1x?xf64>
+  // CHECK: %[[R:.*]] = dyn.window %{{.*}}[%{{.*}}, %{{.*}}] sizes [1, 8] : tensor<8x8xf64>
+  %2 = dyn.window %x[%i, %z] sizes [1, 8] : tensor<8x8xf64>
+  // CHECK: dyn.insert_window %[[R]] into %{{.*}}[%{{.*}}, %{{.*}}] : tensor<1x8xf64> into tensor<8x8xf64>
+  %3 = dyn.insert_window %2 into %x[%z, %z] : tensor<1x8xf64> into tensor<8x8xf64>
+  return
+}
+
 // The result shape is inferred: (9 + 2 - 2 * 2 - 1) / 2 + 1 = 4 rows of windows, 7 columns.
 // CHECK-LABEL: func.func @unfold
 func.func @unfold(%x: tensor<?x3x9x7xf32>) {

@@ -22,6 +22,10 @@ void populateDynContractionLoweringPatterns(const mlir::TypeConverter &converter
 void populateDynScanLoweringPatterns(const mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);
 
+/// dyn.window and dyn.insert_window to tensor.extract_slice and tensor.insert_slice.
+void populateDynWindowLoweringPatterns(const mlir::TypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
+
 /// dyn.if (kept on the device) to scf.if, dyn.yield to scf.yield.
 void populateDynControlFlowLoweringPatterns(const mlir::TypeConverter &converter,
                                             mlir::RewritePatternSet &patterns);

@@ -79,6 +79,9 @@ def Dyn_NonBoolIntegerTensor : RankedTensorOf<[I8, I16, I32, I64, UI8, UI16, UI3
 def Dyn_BoolTensor : RankedTensorOf<[I1]>;
 def Dyn_I64Tensor : RankedTensorOf<[I64]>;
 def Dyn_BoolScalarTensor : 0DTensorOf<[I1]>;
+// An index or size the graph computes (a captured loop's variable, `i + 1`).
+def Dyn_I64ScalarTensor : 0DTensorOf<[I64]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getIntegerType(64))">;
 def Dyn_LiveValue : AnyTypeOf<[Dyn_Tensor, Dyn_PyObjType, Dyn_ElementType]>;
 
 //===----------------------------------------------------------------------===//

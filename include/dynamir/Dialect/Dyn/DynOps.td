@@ -444,6 +444,54 @@ def Dyn_InsertSliceOp : Dyn_Op<"insert_slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+def Dyn_WindowOp : Dyn_Op<"window", [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+  let summary = "a box of `x` at offsets and of sizes the graph computes";
+  let description = [{
+    Basic indexing whose bounds are values of the graph, `x[i]` or `L[i, :i]` in a loop the
+    trace captured: `result[k...] = x[offsets[0] + k[0], ...]`, with one offset per dimension
+    (a 0-d i64 tensor) and unit steps. The box's size in each dimension is a constant, or a
+    0-d i64 tensor (`dynamic_sizes`). The frontend only makes boxes that lie inside
+    `x` for every value their bounds take (a captured loop's variable has a known range); were
+    one not to, its sizes are clamped into `[0, size]` and its offsets into `[0, size - box]`,
+    so the op never reads outside `x`.
+
+    Example:
+
+    ```mlir
+    %row = dyn.window %L[%i, %zero] sizes [1, %i] : tensor<8x8xf64>
+    // %row : tensor<1x?xf64>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, Variadic<Dyn_I64ScalarTensor>:$offsets,
+                   Variadic<Dyn_I64ScalarTensor>:$dynamic_sizes, DenseI64ArrayAttr:$sizes);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $x `[` $offsets `]` `sizes` custom<DynamicIndexList>($dynamic_sizes, $sizes) attr-dict `:`
+    type($x)
+  }];
+}
+
+def Dyn_InsertWindowOp : Dyn_Op<"insert_window", [Pure, InferTypeOpAdaptor]> {
+  let summary = "a copy of `dest` with the box at offsets the graph computes replaced";
+  let description = [{
+    The store through a `dyn.window`, `x[i] = v`: the result is `dest` with the box of
+    `source`'s shape at `offsets` (one 0-d i64 tensor per dimension) replaced by `source`, which
+    has `dest`'s rank and element type. Offsets are clamped as `dyn.window` clamps them.
+
+    Example:
+
+    ```mlir
+    %y = dyn.insert_window %v into %x[%i, %zero] : tensor<1x8xf64> into tensor<8x8xf64>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$source, Dyn_Tensor:$dest,
+                   Variadic<Dyn_I64ScalarTensor>:$offsets);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = [{
+    $source `into` $dest `[` $offsets `]` attr-dict `:` type($source) `into` type($dest)
+  }];
+}
+
 def Dyn_GatherOp : Dyn_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   let summary = "the slices of `x` along `axis` at integer indices (np.take)";
   let description = [{
