@@ -39,6 +39,20 @@ Value clampIndex(OpBuilder &b, Location loc, Value v, Value high) {
   return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, zero), high);
 }
 
+/// A box's sizes: as index values (for the clamps) and as a slice's mixed sizes.
+struct BoxSizes {
+  SmallVector<Value> values;
+  SmallVector<OpFoldResult> mixed;
+  void add(Value size) {
+    values.push_back(size);
+    mixed.push_back(size);
+  }
+  void add(OpBuilder &b, Location loc, int64_t size) {
+    values.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    mixed.push_back(b.getIndexAttr(size));
+  }
+};
+
 /// The box of `sizes` (index values) at `offsets` (0-d tensors) inside `tensor`: offsets
 /// clamped into [0, dim - size].
 SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc, Value tensor,
@@ -58,24 +72,19 @@ struct WindowLowering : OpConversionPattern<WindowOp> {
     Location loc = op.getLoc();
     Value x = adaptor.getX();
     auto dynamicSizes = adaptor.getDynamicSizes().begin();
-    SmallVector<Value> sizeValues;
-    SmallVector<OpFoldResult> sizes;
+    BoxSizes sizes;
     for (auto [d, size] : llvm::enumerate(op.getSizes())) {
-      if (ShapedType::isDynamic(size)) {
-        Value clamped = clampIndex(rewriter, loc, indexOf(rewriter, loc, *dynamicSizes++),
-                                   dimOf(rewriter, loc, x, d));
-        sizeValues.push_back(clamped);
-        sizes.push_back(clamped);
-        continue;
-      }
-      sizeValues.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
-      sizes.push_back(rewriter.getIndexAttr(size));
+      if (ShapedType::isDynamic(size))
+        sizes.add(clampIndex(rewriter, loc, indexOf(rewriter, loc, *dynamicSizes++),
+                             dimOf(rewriter, loc, x, d)));
+      else
+        sizes.add(rewriter, loc, size);
     }
     SmallVector<OpFoldResult> offsets =
-        clampedOffsets(rewriter, loc, x, adaptor.getOffsets(), sizeValues);
-    SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
+        clampedOffsets(rewriter, loc, x, adaptor.getOffsets(), sizes.values);
+    SmallVector<OpFoldResult> strides(sizes.mixed.size(), rewriter.getIndexAttr(1));
     auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, x, offsets, sizes, strides);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, x, offsets, sizes.mixed, strides);
     return success();
   }
 };
@@ -87,23 +96,18 @@ struct InsertWindowLowering : OpConversionPattern<InsertWindowOp> {
     Location loc = op.getLoc();
     Value source = adaptor.getSource();
     auto type = cast<RankedTensorType>(source.getType());
-    SmallVector<Value> sizeValues;
-    SmallVector<OpFoldResult> sizes;
+    BoxSizes sizes;
     for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (type.isDynamicDim(d)) {
-        Value size = dimOf(rewriter, loc, source, d);
-        sizeValues.push_back(size);
-        sizes.push_back(size);
-        continue;
-      }
-      sizeValues.push_back(arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(d)));
-      sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+      if (type.isDynamicDim(d))
+        sizes.add(dimOf(rewriter, loc, source, d));
+      else
+        sizes.add(rewriter, loc, type.getDimSize(d));
     }
     SmallVector<OpFoldResult> offsets =
-        clampedOffsets(rewriter, loc, adaptor.getDest(), adaptor.getOffsets(), sizeValues);
-    SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
+        clampedOffsets(rewriter, loc, adaptor.getDest(), adaptor.getOffsets(), sizes.values);
+    SmallVector<OpFoldResult> strides(sizes.mixed.size(), rewriter.getIndexAttr(1));
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, source, adaptor.getDest(), offsets,
-                                                       sizes, strides);
+                                                       sizes.mixed, strides);
     return success();
   }
 };
