@@ -35,7 +35,7 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
       for (int64_t d = 0; d < type.getRank(); ++d) {
         if (type.isDynamicDim(d))
           breakTrace(dyn::BreakKind::data_dependent_value,
-                     "reading a dynamic dimension of a tensor traced with dynamic=True");
+                     "reading a size only the graph knows (dynamic=True, a masked load)");
         shape[d] = py::int_(type.getDimSize(d));
       }
       // torch spells a shape torch.Size (x.new(size) reads it as a size, not as data).
@@ -48,7 +48,7 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
     if (name == "size" && obj->lib == Lib::Numpy) {
       if (!type.hasStaticShape())
         breakTrace(dyn::BreakKind::data_dependent_value,
-                   "reading the size of a tensor traced with dynamic=True");
+                   "reading the size of a tensor whose sizes only the graph knows");
       return constVar(py::int_(type.getNumElements()));
     }
     if (name == "T" || name == "mT") {
@@ -363,6 +363,8 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
     breakTrace(dyn::BreakKind::unsupported_call, "subscript of " + describe(obj));
   if (indexesByLoop(index))
     return windowSubscript(obj, index);
+  if (VarPtr r = maskedLoad(obj, index))
+    return r;
   if (VarPtr r = advancedSubscript(obj, index))
     return r;
   BasicIndex ix = basicIndex(obj, index);
@@ -451,6 +453,18 @@ std::optional<Tracer::AdvancedIndex> Tracer::advancedIndex(const VarPtr &obj, co
   adv.merged = dyn::ReshapeOp::create(
       b, loc(), RankedTensorType::get(collapsed, elementTypeOf(adv.sliced)), adv.sliced);
   return adv;
+}
+
+VarPtr Tracer::maskedLoad(const VarPtr &obj, const VarPtr &index) {
+  if (index->kind != VK::Tensor || index->scalar || !elementTypeOf(index->value).isInteger(1))
+    return nullptr;
+  RankedTensorType type = typeOf(obj->value);
+  if (type.getRank() == 0 || !type.hasStaticShape() ||
+      typeOf(index->value).getShape() != type.getShape())
+    return nullptr;
+  Value selected = dyn::CompressOp::create(b, loc(), obj->value, index->value);
+  setSymbols(selected, {newSymbol(kAnySize)});
+  return tensorVar(selected, obj->lib);
 }
 
 VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {

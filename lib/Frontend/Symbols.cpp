@@ -15,7 +15,8 @@
 //     an op that needs one to equal another breaks, as does an op of a kind without a rule,
 //     or a dynamic size that meets a static one other than 1 (it would have to equal it).
 // The same symbols give the sizes of boxes that change with a captured loop's variable
-// (`L[i, :i]`, Windows.cpp): one per affine form, equal where the forms are, any size.
+// (`L[i, :i]`, Windows.cpp: one per affine form, equal where the forms are) and of masked
+// loads (`x[x > 0]`, one each): any size, 0 and 1 included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -281,7 +282,7 @@ void Tracer::deriveSymbols(Operation *op) {
   }
   if (op->getNumRegions()) // dyn.if: set by the branch join from its sides
     return;
-  if (isa<dyn::WindowOp, dyn::InsertWindowOp>(op)) // Windows.cpp sets and checks their sizes
+  if (isa<dyn::WindowOp, dyn::InsertWindowOp, dyn::CompressOp>(op)) // sizes the tracer sets
     return;
   // Unifications are made only once the whole rule succeeded.
   SmallVector<std::pair<int64_t, int64_t>> unified;
@@ -316,18 +317,18 @@ void Tracer::deriveSymbols(Operation *op) {
   };
   SmallVector<Dims> results;
   try {
-    // A box's size that changes with a loop may be 0 or 1: only ops whose results stay right
-    // for those take it (not a max of no elements, which raises, nor a broadcast).
+    // A box's size that changes with a loop, a masked load's, may be 0 or 1: only ops whose
+    // results stay right for those take it (not a max of no elements, which raises).
     bool loopVariant = llvm::any_of(op->getOperands(), [&](Value v) {
       std::optional<SmallVector<int64_t>> s = symbols(v);
       return s && llvm::any_of(*s, [&](int64_t symbol) {
-               return symbol >= 0 && symbolSize[symbol] == kLoopVariantSize;
+               return symbol >= 0 && symbolSize[symbol] == kAnySize;
              });
     });
     if (loopVariant &&
         !isa<dyn::ElementwiseOpInterface, dyn::WhereOp, dyn::FmaOp, dyn::SumOp, dyn::ProdOp,
              dyn::MatmulOp, dyn::TransposeOp, dyn::ExpandDimsOp, dyn::SqueezeOp>(op))
-      throw NoRule{"a box whose size changes with a loop's variable (it may be 0 or 1)"};
+      throw NoRule{"a size that may be 0 or 1 (a box that changes with a loop, a masked load)"};
     results = SymbolRules(symbols, unify).derive(op);
   } catch (NoRule &none) {
     std::string name = op->getName().getStringRef().str();

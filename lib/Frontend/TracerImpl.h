@@ -522,6 +522,9 @@ public:
   };
   BasicIndex basicIndex(const VarPtr &obj, const VarPtr &index);
   VarPtr subscript(VarPtr obj, VarPtr index);
+  /// x[mask] with a boolean mask of x's whole static shape: the selected elements in row-major
+  /// order (dyn.compress), a new 1-D array whose size only the graph knows; null otherwise.
+  VarPtr maskedLoad(const VarPtr &obj, const VarPtr &index);
   /// An advanced index of integer arrays next to one another among slices (see there).
   struct AdvancedIndex {
     BasicIndex slices; // the other parts, with the arrays' dimensions whole
@@ -833,9 +836,9 @@ public:
   /// The symbols of a value's dimensions (-1 for a static one), each a root: equal symbols are
   /// sizes the trace relies on being equal. Symbols are either an input's size (guarded: at
   /// least 2, and equal to the sizes of its root's other inputs), known by its size in this
-  /// trace, a size the graph computes (size -1), or a box's size that changes with a captured
-  /// loop's variable (kLoopVariantSize: any size, 0 and 1 included, Windows.cpp).
-  static constexpr int64_t kLoopVariantSize = -2;
+  /// trace, a size the graph computes (size -1), or one that may also be 0 or 1 (kAnySize): a
+  /// box's size that changes with a captured loop's variable (Windows.cpp), a masked load's.
+  static constexpr int64_t kAnySize = -2;
   int64_t newSymbol(int64_t size);
   int64_t findSymbol(int64_t s);
   /// Fresh guarded symbols for the dynamic dimensions of an input of `type`, whose sizes in

@@ -190,7 +190,7 @@ Tracer::Window Tracer::windowIndex(const VarPtr &obj, const VarPtr &index) {
     w.dynamicSizes.push_back(affineValue(length));
     auto [it, isNew] = loopSizeSymbols.try_emplace(length, 0);
     if (isNew)
-      it->second = newSymbol(kLoopVariantSize);
+      it->second = newSymbol(kAnySize);
     w.symbols.push_back(it->second);
   }
   return w;

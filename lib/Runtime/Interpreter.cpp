@@ -369,6 +369,9 @@ def fma(a, b, c):
                   result[windowIndex(result.attr("shape"), offsets, sizes)] = source;
                   return result;
                 })
+                .Case([&](dyn::CompressOp c) -> py::object {
+                  return get(c.getX())[get(c.getMask())];
+                })
                 .Case([&](dyn::GatherOp g) -> py::object {
                   py::object x = get(g.getX());
                   int64_t axis = static_cast<int64_t>(g.getAxis());

@@ -82,7 +82,7 @@ def shapes(x):
 # CHECK: func.func @shapes
 # CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32>)
 # CHECK: dyn.guard.tensor_match "L['x']", %[[X]] type "numpy.ndarray" contiguous symbols [0, 1] : tensor<?x?xf32>
-# CHECK: dyn.graph_break data_dependent_value "reading a dynamic dimension of a tensor traced with dynamic=True"
+# CHECK: dyn.graph_break data_dependent_value "reading a size only the graph knows (dynamic=True, a masked load)"
 show("dynamic", dynamir.trace(shapes, x, dynamic=True))
 
 # CHECK-LABEL: == static_shapes

@@ -3916,7 +3916,7 @@ BREAKS = {
     # np.partition's order is numpy's own: its call breaks inside numpy's code, and the rest of
     # the frame runs eagerly from there.
     'np_sort_argsort': 'eager',
-    'np_boolean_mask': 2,
+    'np_boolean_mask': 1,
     'np_scalar_results': 3,
     'np_unique': 2,
     # r is the caller's a or a new array after the ifs; a break cannot recreate which object.

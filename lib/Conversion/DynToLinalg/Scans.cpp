@@ -7,6 +7,10 @@
 // float results round as theirs; copying the first slice keeps a leading -0.0 that 0 + x would
 // lose. Bufferization updates the result in place.
 //
+// A masked load, x[mask] (dyn.compress), is a running count too: one loop counts the mask's
+// true elements for the result's size, a second copies each selected element to the position
+// the count has reached, both over the operands flattened in row-major order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Conversion/DynToLinalg/DynToLinalg.h"
@@ -112,10 +116,60 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
   }
 };
 
+struct CompressLowering : OpConversionPattern<CompressOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(CompressOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto flat = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (type.getRank() == 1)
+        return v;
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      return tensor::CollapseShapeOp::create(rewriter, loc, v, all);
+    };
+    Value x = flat(adaptor.getX()), mask = flat(adaptor.getMask());
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value size = arith::ConstantIndexOp::create(rewriter, loc,
+                                                cast<RankedTensorType>(x.getType()).getDimSize(0));
+    auto selected = [&](OpBuilder &b, Value i) {
+      return tensor::ExtractOp::create(b, loc, mask, ValueRange{i}).getResult();
+    };
+    auto count = scf::ForOp::create(
+        rewriter, loc, zero, size, one, ValueRange{zero},
+        [&](OpBuilder &b, Location, Value i, ValueRange carried) {
+          Value bit = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), selected(b, i));
+          scf::YieldOp::create(b, loc, ValueRange{arith::AddIOp::create(b, loc, carried[0], bit)});
+        });
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType(),
+                                          ValueRange{count.getResult(0)});
+    auto fill = scf::ForOp::create(
+        rewriter, loc, zero, size, one, ValueRange{zero, empty},
+        [&](OpBuilder &b, Location, Value i, ValueRange carried) {
+          auto copy = scf::IfOp::create(
+              b, loc, selected(b, i),
+              [&](OpBuilder &t, Location) {
+                Value v = tensor::ExtractOp::create(t, loc, x, ValueRange{i});
+                Value out = tensor::InsertOp::create(t, loc, v, carried[1], ValueRange{carried[0]});
+                scf::YieldOp::create(
+                    t, loc, ValueRange{arith::AddIOp::create(t, loc, carried[0], one), out});
+              },
+              [&](OpBuilder &e, Location) { scf::YieldOp::create(e, loc, carried); });
+          scf::YieldOp::create(b, loc, copy.getResults());
+        });
+    rewriter.replaceOp(op, fill.getResult(1));
+    return success();
+  }
+};
+
 } // namespace
 
 void dynamir::populateDynScanLoweringPatterns(const TypeConverter &converter,
                                               RewritePatternSet &patterns) {
   patterns.add<ScanLowering<CumsumOp>, ScanLowering<CumprodOp>, ScanLowering<CummaxOp>,
-               ScanLowering<CumminOp>>(converter, patterns.getContext());
+               ScanLowering<CumminOp>, CompressLowering>(converter, patterns.getContext());
 }

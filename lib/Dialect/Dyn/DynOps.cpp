@@ -1084,18 +1084,30 @@ LogicalResult InsertWindowOp::inferReturnTypes(MLIRContext *, std::optional<Loca
   FailureOr<RankedTensorType> source = getRankedType(loc, adaptor.getSource());
   if (failed(dest) || failed(source))
     return failure();
-  if (source->getElementType() != dest->getElementType() ||
-      source->getRank() != dest->getRank() ||
+  if (source->getElementType() != dest->getElementType() || source->getRank() != dest->getRank() ||
       static_cast<int64_t>(adaptor.getOffsets().size()) != dest->getRank())
-    return emitOptionalError(loc, "insert_window needs a source of the destination's rank and "
-                                  "element type and an offset per dimension, got ",
+    return emitOptionalError(loc,
+                             "insert_window needs a source of the destination's rank and "
+                             "element type and an offset per dimension, got ",
                              *source, " into ", *dest);
   for (int64_t d = 0; d < dest->getRank(); ++d)
     if (!source->isDynamicDim(d) && !dest->isDynamicDim(d) &&
         source->getDimSize(d) > dest->getDimSize(d))
-      return emitOptionalError(loc, "insert_window source ", *source, " does not fit into ",
-                               *dest);
+      return emitOptionalError(loc, "insert_window source ", *source, " does not fit into ", *dest);
   inferred.push_back(*dest);
+  return success();
+}
+
+LogicalResult CompressOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> x = getRankedType(loc, adaptor.getX());
+  FailureOr<RankedTensorType> mask = getRankedType(loc, adaptor.getMask());
+  if (failed(x) || failed(mask))
+    return failure();
+  if (!x->hasStaticShape() || x->getShape() != mask->getShape())
+    return emitOptionalError(loc, "compress needs a mask of the operand's static shape, got ",
+                             *mask, " for ", *x);
+  inferred.push_back(RankedTensorType::get({ShapedType::kDynamic}, x->getElementType()));
   return success();
 }
 

@@ -334,6 +334,14 @@ func.func @insert_window_rank(%a: tensor<4x4xf32>, %v: tensor<4xf32>, %i: tensor
 
 // -----
 
+func.func @compress_mask_shape(%a: tensor<4x5xf32>, %m: tensor<4xi1>) {
+  // expected-error@+1 {{compress needs a mask of the operand's static shape, got 'tensor<4xi1>' for 'tensor<4x5xf32>'}}
+  %0 = dyn.compress %a, %m : tensor<4x5xf32>, tensor<4xi1>
+  return
+}
+
+// -----
+
 func.func @slice_bounds(%a: tensor<4xf32>) {
   // expected-error@+1 {{slice bounds 0:5:1 are not normalized for dim 0 of size 4}}
   %0 = dyn.slice %a starts [0] stops [5] steps [1] : tensor<4xf32>

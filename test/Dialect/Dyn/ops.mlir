@@ -229,6 +229,15 @@ func.func @windows(%x: tensor<8x8xf64>, %i: tensor<i64>, %z: tensor<i64>) {
   return
 }
 
+// CHECK-LABEL: func.func @compress
+func.func @compress(%x: tensor<4x5xf32>, %m: tensor<4x5xi1>) {
+  // CHECK: %[[R:.*]] = dyn.compress %{{.*}}, %{{.*}} : tensor<4x5xf32>, tensor<4x5xi1>
+  %0 = dyn.compress %x, %m : tensor<4x5xf32>, tensor<4x5xi1>
+  // CHECK: dyn.neg %[[R]] : tensor<?xf32>
+  %1 = dyn.neg %0 : tensor<?xf32>
+  return
+}
+
 // The result shape is inferred: (9 + 2 - 2 * 2 - 1) / 2 + 1 = 4 rows of windows, 7 columns.
 // CHECK-LABEL: func.func @unfold
 func.func @unfold(%x: tensor<?x3x9x7xf32>) {

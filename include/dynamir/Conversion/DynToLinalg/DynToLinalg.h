@@ -18,7 +18,8 @@ namespace dynamir {
 void populateDynContractionLoweringPatterns(const mlir::TypeConverter &converter,
                                             mlir::RewritePatternSet &patterns);
 
-/// dyn.cumsum, cumprod, cummax and cummin to an scf.for over the scanned dimension's slices.
+/// dyn.cumsum, cumprod, cummax and cummin to an scf.for over the scanned dimension's slices;
+/// dyn.compress to two scf.for loops over the flattened operands (count, then copy).
 void populateDynScanLoweringPatterns(const mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);
 

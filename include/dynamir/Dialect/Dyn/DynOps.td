@@ -492,6 +492,25 @@ def Dyn_InsertWindowOp : Dyn_Op<"insert_window", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Dyn_CompressOp : Dyn_Op<"compress", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the elements of `x` where `mask` is true, in row-major order (x[mask])";
+  let description = [{
+    A load through a boolean mask of `x`'s shape, numpy's and torch's `x[mask]`: a 1-D tensor
+    of the elements whose mask element is true, in row-major order. Its size is the number of
+    true elements, which only the graph knows (any size, 0 and 1 included).
+
+    Example:
+
+    ```mlir
+    %r = dyn.compress %x, %m : tensor<4x5xf32>, tensor<4x5xi1>
+    // %r : tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Dyn_Tensor:$x, Dyn_BoolTensor:$mask);
+  let results = (outs Dyn_Tensor:$result);
+  let assemblyFormat = "$x `,` $mask attr-dict `:` type($x) `,` type($mask)";
+}
+
 def Dyn_GatherOp : Dyn_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   let summary = "the slices of `x` along `axis` at integer indices (np.take)";
   let description = [{
