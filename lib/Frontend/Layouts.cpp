@@ -17,6 +17,8 @@
 
 #include "Library.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -291,15 +293,25 @@ std::optional<int64_t> Tracer::offsetOf(Value v) {
     return 0;
   Value source = def->getOperand(0);
   std::optional<int64_t> offset = offsetOf(source);
-  if (isa<dyn::WindowOp>(def)) // an offset the graph computes
-    return std::nullopt;
   auto slice = dyn_cast<dyn::SliceOp>(def);
-  if (!offset || !slice) // the other views start where their source does
+  auto window = dyn_cast<dyn::WindowOp>(def);
+  if (!offset || (!slice && !window)) // the other views start where their source does
     return offset;
   std::optional<SmallVector<int64_t>> strides = stridesOf(source);
   if (!strides)
     return std::nullopt;
-  for (auto [start, stride] : llvm::zip_equal(slice.getStarts(), *strides))
+  SmallVector<int64_t> starts;
+  if (slice) {
+    starts.assign(slice.getStarts().begin(), slice.getStarts().end());
+  } else { // a window's offsets, where they are constants (a view taken again after a loop)
+    for (Value at : window.getOffsets()) {
+      DenseIntElementsAttr constant;
+      if (!matchPattern(at, m_Constant(&constant)))
+        return std::nullopt;
+      starts.push_back(constant.getSplatValue<APInt>().getSExtValue());
+    }
+  }
+  for (auto [start, stride] : llvm::zip_equal(starts, *strides))
     *offset += start * stride;
   return offset;
 }

@@ -9,7 +9,9 @@
 //   - a variable the body binds to a new tensor (`x = x + dt * f(x)`): carried as a slot of
 //     its own, which the body must not change in place (traced again once it is known);
 //   - a variable the body binds before reading it (`un = u.copy()`): the same, unbound at
-//     the start of each iteration so that a read before the store aborts the capture.
+//     the start of each iteration so that a read before the store aborts the capture; one
+//     that it binds to a view of a carried array (`row = A[i]`) is not carried but taken
+//     again after the loop, from the final array at the loop variable's last value.
 // The body must be the same code in every iteration: other variables keep their values, no
 // object made before the loop changes (except the carried tensors), nothing is replayed on the
 // caller's objects, the loop is not left by `break` or `return`, nothing in it breaks the
@@ -22,6 +24,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TracerImpl.h"
+
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace dynamir;
@@ -38,6 +42,36 @@ struct NotCaptured {
 };
 
 bool isValueVar(const VarPtr &v) { return v && (v->kind == VK::Tensor || v->kind == VK::Scalar); }
+
+/// The body's ops that compute the view `v` (in order), if they are only views of the carried
+/// arrays (the body's arguments 1 to `carried`, or their values at its end, `ends`) and index
+/// arithmetic of the loop variable (argument 0): what taking the view again after the loop
+/// needs.
+std::optional<SmallVector<Operation *>> viewSlice(Value v, Block &body, size_t carried,
+                                                  ArrayRef<Value> ends) {
+  SmallVector<Operation *> ops;
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  std::function<bool(Value)> visit = [&](Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return arg.getOwner() != &body || arg.getArgNumber() <= carried;
+    Operation *op = value.getDefiningOp();
+    if (op->getBlock() != &body || seen.contains(op) || llvm::is_contained(ends, value))
+      return true;
+    bool index = isa<dyn::ConstantOp, dyn::AddOp, dyn::SubOp, dyn::MulOp>(op) &&
+                 cast<RankedTensorType>(op->getResult(0).getType()).getRank() == 0;
+    if (!isView(op) && !index)
+      return false;
+    for (Value operand : op->getOperands())
+      if (!visit(operand))
+        return false;
+    seen.insert(op);
+    ops.push_back(op);
+    return true;
+  };
+  if (!visit(v))
+    return std::nullopt;
+  return ops;
+}
 } // namespace
 
 bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
@@ -250,14 +284,24 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         keepsLayout(inits[i], v->value);
         yields.push_back(v->value);
       }
+      // Views the body binds first (`row = A[i]`): not carried, taken again after the loop.
+      std::vector<std::pair<size_t, SmallVector<Operation *>>> views;
       for (auto &[k, p] : ownVars) {
         const VarPtr &now = slotRef(k);
         if (!isValueVar(now) || now->kind == VK::Scalar ||
             (p && (now->value.getType() != p->value.getType() || now->lib != p->lib ||
                    now->scalar != p->scalar)))
           throw NotCaptured{"a variable the loop rebinds changes its type"};
-        if (isView(now->value.getDefiningOp()))
-          throw NotCaptured{"a variable the loop rebinds holds a view"};
+        if (isView(now->value.getDefiningOp())) {
+          std::optional<SmallVector<Operation *>> slice;
+          if (!p)
+            slice = viewSlice(now->value, *body, carried.size(),
+                              ArrayRef(yields).take_front(carried.size()));
+          if (!slice)
+            throw NotCaptured{"a variable the loop rebinds holds a view"};
+          views.emplace_back(k, std::move(*slice));
+          continue;
+        }
         if (!p && !typeOf(now->value).hasStaticShape()) // no zeros to start it from
           throw NotCaptured{"a variable the body binds first holds a tensor of dynamic sizes"};
         if (p)
@@ -292,14 +336,33 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       }
       f.locals = locals;
       f.stack = stack;
-      for (auto [j, slot] : llvm::enumerate(ownVars)) {
-        const VarPtr &end = ends[slot.first];
+      unsigned result = carried.size();
+      for (auto &[k, placeholder] : ownVars) {
+        const VarPtr &end = ends[k];
+        if (llvm::any_of(views, [&, k = k](auto &view) { return view.first == k; }))
+          continue;
         VarPtr after = makeVar(end->kind);
         after->lib = end->lib;
         after->scalar = end->scalar;
         after->obj = end->kind == VK::Scalar ? end->obj : py::object();
-        after->value = loop.getResult(carried.size() + j);
-        slotRef(slot.first) = after;
+        after->value = loop.getResult(result++);
+        slotRef(k) = after;
+      }
+      // A view the last iteration bound: its ops again, with the loop variable's last value
+      // and the carried arrays' final ones (a view sees every later store into its base).
+      IRMapping last;
+      Block &loopBody = loop.getBody().front();
+      last.map(loopBody.getArgument(0), bound(step > 0 ? start + (trips - 1) * step : trips - 1));
+      for (size_t i = 0; i < carried.size(); ++i) {
+        last.map(loopBody.getArgument(i + 1), loop.getResult(i));
+        last.map(yields[i], loop.getResult(i));
+      }
+      for (auto &[k, ops] : views) {
+        for (Operation *op : ops)
+          b.clone(*op, last);
+        VarPtr after = tensorVar(last.lookup(ends[k]->value), ends[k]->lib);
+        after->scalar = ends[k]->scalar;
+        slotRef(k) = after;
       }
       for (size_t k = 0; k < slots; ++k)
         if (ends[k] == item)

@@ -284,3 +284,27 @@ def test_an_accumulator_that_starts_as_a_python_number_peels_one_iteration():
     check(dot, lambda: (np.arange(10, dtype=np.uint8), np.arange(10, dtype=np.uint8)))
     check(total, lambda: (torch.arange(6.0),))
     check(total, lambda: (np.arange(6, dtype=np.int16),))
+
+
+def test_a_view_the_body_binds_is_taken_again_after_the_loop():
+    # `row = A[i]` is not carried: after the loop it is the last row again, a view of the
+    # final A (a store through it reaches A, as in numpy).
+    def rows(A, x):
+        y = np.zeros(A.shape[0])
+        for i in range(A.shape[0]):
+            row = A[i]
+            y[i] = row @ x
+        return y, row
+
+    def scale_rows(A):
+        for i in range(A.shape[0]):
+            row = A[i, 1:]
+            row *= i + 1
+        row[0] = -1.0
+        return A, row
+
+    check(rows, lambda: (np.arange(20.0).reshape(5, 4), np.linspace(0.0, 1.0, 4)))
+    check(scale_rows, lambda: (np.arange(20.0).reshape(5, 4),))
+    A = np.arange(20.0).reshape(5, 4)
+    _, row = dynamir.compile(scale_rows)(A)
+    assert np.shares_memory(row, A) and row[0] == -1.0 and A[4, 1] == -1.0
