@@ -115,3 +115,14 @@ def test_unstable_sorts_of_dynamic_sizes_keep_numpys_order_of_ties():
     x = np.ones((4, 5))
     x[0, 0] = -1
     assert np.array_equal(dynamir.compile(f, dynamic=True)(x), f(x))
+
+
+def test_a_batched_product_of_dynamic_sizes():
+    # [?, ?, k] @ [k, n] is one product over collapsed rows, expanded back by a reshape:
+    # upstream's expand-strided-metadata crashed on the expand_shape of two dynamic sizes
+    # (difftest 294200045:95, SIGSEGV).
+    rng = np.random.default_rng(0)
+    f = dynamir.compile(lambda x, w: x @ w, dynamic=True)
+    for b, t in ((2, 3), (4, 5)):
+        x, w = rng.standard_normal((b, t, 6)), rng.standard_normal((6, 7))
+        assert np.allclose(f(x, w), x @ w)

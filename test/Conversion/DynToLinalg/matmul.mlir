@@ -95,6 +95,19 @@ func.func @batched_times_matrix(%a: tensor<2x3x4x5xf32>, %b: tensor<5x6xf32>) ->
 
 // -----
 
+// Leading sizes of which two are dynamic go back by a reshape, not an expand_shape (whose
+// memref form upstream's expand-strided-metadata crashes on).
+// CHECK-LABEL: func.func @batched_dynamic
+// CHECK: %[[P:.*]] = linalg.matmul
+// CHECK: %[[S:.*]] = tensor.from_elements %{{.*}}, %{{.*}}, %{{.*}} : tensor<3xindex>
+// CHECK: tensor.reshape %[[P]](%[[S]]) : (tensor<?x?xf32>, tensor<3xindex>) -> tensor<?x?x?xf32>
+func.func @batched_dynamic(%a: tensor<?x?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
+  %0 = dyn.matmul %a, %b : tensor<?x?x?xf32>, tensor<?x?xf32>
+  return %0 : tensor<?x?x?xf32>
+}
+
+// -----
+
 // unfold: the padded images, then one generic whose input map walks each window (with the
 // stride on the output position and the dilation on the kernel offset), collapsed to columns.
 // CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 3, d3 + d5)>
