@@ -137,7 +137,7 @@ public:
           continue;
         }
         if (dim.isDynamic() || r.isDynamic())
-          throw NoRule{"a dynamic size (dynamic=True) broadcast against the static size " +
+          throw NoRule{"a size only the graph knows broadcast against the static size " +
                        std::to_string(dim.isDynamic() ? r.size : dim.size)};
       }
     }

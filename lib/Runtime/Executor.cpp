@@ -305,6 +305,8 @@ struct Entry::Guard {
             continue;
           }
           // A dynamic size: at least 2 (never broadcast), and the size of its symbol.
+          if (static_cast<int64_t>(symbols.size()) != rank) // (the verifier requires them)
+            return fail("has dynamic sizes without symbols");
           if (size < 2)
             return fail("expected a size of at least 2 in dimension " + std::to_string(d) +
                         " (dynamic), got " + std::to_string(size));
