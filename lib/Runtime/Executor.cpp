@@ -741,9 +741,11 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
           std::string error;
           if (!site.graph->runReturning(inputs, owned, error))
             throw std::runtime_error(error);
-          // Results may share an allocation (`x` and `x.ravel()`) or be an input's memory
-          // (a view of it): each allocation is released once, by the first array over it,
-          // which the others keep alive as their base.
+          // Results may share an allocation (`x` and `x.ravel()`, bufferized as a view) or be
+          // an input's memory: each allocation is released once, by the first array over it,
+          // and every other result over it is a copy. Each result is an array of its own to
+          // the program (np.stack([x]) and x handed out at a break must not alias: a store
+          // into one would reach the other, difftest 294300033:13).
           llvm::SmallDenseMap<void *, py::object, 4> owners;
           for (auto [input, array] : llvm::zip(inputs, keepAlive))
             owners.try_emplace(input.data, array);
@@ -756,7 +758,8 @@ py::object Entry::runWith(const std::vector<py::object> &args) {
             std::vector<py::ssize_t> strides;
             for (int64_t s : buffer.strides)
               strides.push_back(s * dtype.itemsize());
-            env[result] = py::array(dtype, shape, strides, buffer.data, owner->second);
+            py::array array(dtype, shape, strides, buffer.data, owner->second);
+            env[result] = isNew ? py::object(array) : array.attr("copy")();
           }
           continue;
         }

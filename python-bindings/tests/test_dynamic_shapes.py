@@ -126,3 +126,20 @@ def test_a_batched_product_of_dynamic_sizes():
     for b, t in ((2, 3), (4, 5)):
         x, w = rng.standard_normal((b, t, 6)), rng.standard_normal((6, 7))
         assert np.allclose(f(x, w), x @ w)
+
+
+def test_results_of_one_allocation_are_arrays_of_their_own():
+    # At the break (reading a dynamic size), xs[0] and np.stack(xs) leave the graph as one
+    # buffer (the stack bufferized as a view): the host must get two arrays, or `v += 2`
+    # after the break changes the caller's xs[0] (difftest 294300033:13).
+    def f(x, xs):
+        xs[0] = xs[0] * 2
+        v = np.stack(xs)
+        if x.shape[0] > 2:
+            v += 2
+        return v
+
+    xs, want_xs = [np.ones((5, 2))], [np.ones((5, 2))]
+    want = f(np.ones(3), want_xs)
+    got = dynamir.compile(f, dynamic=True)(np.ones(3), xs)
+    assert np.array_equal(got, want) and np.array_equal(xs[0], want_xs[0])
