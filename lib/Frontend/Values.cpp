@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TracerImpl.h"
+#include "dynamir/Dialect/Dyn/DynBounds.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -152,12 +153,17 @@ Value Tracer::convertElements(Value v, Type element) {
   // range, which every loop agrees on, and checks that there are no others.
   if (isa<FloatType>(from) && element.isUnsignedInteger() &&
       !(typeOf(v).hasStaticShape() && typeOf(v).getNumElements() == 0)) {
+    unsigned width = element.getIntOrFloatBitWidth();
+    double limit = std::ldexp(1.0, static_cast<int>(width));
+    // Values that the ops computing them keep in range (np.clip(x, 0, 255) of a product of
+    // integers) need no check.
+    std::optional<dyn::ElementBounds> bounds = dyn::elementBounds(v);
+    if (bounds && bounds->lo > -1 && bounds->hi < limit)
+      return dyn::CastOp::create(b, loc(), v, TypeAttr::get(element));
     std::string what =
         "a float outside " + python::numpyDtype(element) + "'s range converted to it";
     if (loopDepth || branchDepth)
       breakTrace(dyn::BreakKind::unsupported_call, what + " inside a loop or branch");
-    unsigned width = element.getIntOrFloatBitWidth();
-    double limit = std::ldexp(1.0, static_cast<int>(width));
     int64_t rank = typeOf(v).getRank();
     auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
     auto reduce = [&](Value x, bool greatest) -> Value {

@@ -85,6 +85,38 @@ def test_floats_outside_the_unsigned_range_run_eagerly():
     check(f, np.array([0.25, 1.0, 2e9]))  # in range: compiled
 
 
+def test_conversions_the_graph_bounds_are_not_checked():
+    """np.clip of values computed from integers bounds them (dyn::elementBounds): converting
+    them to uint8 needs no check, inside a loop too. np.clip of a float argument lets NaN
+    through, so that conversion stays checked."""
+
+    def blend(a, b):
+        mix = (a.astype(np.uint16) * 3 + b.astype(np.uint16)) >> 2
+        return np.clip(mix.astype(np.float32) * np.float32(1.2) + np.float32(10), 0,
+                       255).astype(np.uint8)
+
+    a, b = uints(np.uint8, (4, 6)), uints(np.uint8, (4, 6), seed=5)
+    check(blend, a, b)
+    assert "dyn.check" not in str(dynamir.trace(blend, a, b).module)
+
+    def steps(a):
+        acc = np.zeros(a.shape, np.uint8)
+        for k in range(3):
+            acc = acc + np.clip(a * 0.5 + k, 0, 100).astype(np.uint8)
+        return acc
+
+    check(steps, a)
+
+    def clipped(x):
+        return np.clip(x, 0, 255).astype(np.uint8)
+
+    x = np.array([1.5, np.nan, 300.0, -4.0])
+    assert "dyn.check" in str(dynamir.trace(clipped, x).module)
+    with np.errstate(invalid="ignore"):
+        assert np.array_equal(dynamir.compile(clipped)(x), clipped(x))
+    check(clipped, np.array([1.5, 300.0, -4.0]))
+
+
 def test_index_arrays_of_unsigned_integers():
     x = np.arange(10.0)
     check(lambda x, i: (x[i], np.take(x, i)), x, np.array([9, 0, 3], np.uint8))
