@@ -153,6 +153,15 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Value init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
                                         emptyLike(b, loc, type, resultDims(lhs, rhs, type)))
                      .getResult(0);
+    if (lr >= 2 && rk >= 2) {
+      // A transposed operand is read through a transposed map: dyn-blas passes BLAS a
+      // transpose flag instead of a copy (correlation's `centered.T @ centered`).
+      auto [lhsSource, transposedLhs] = throughTranspose(lhs);
+      auto [rhsSource, transposedRhs] = throughTranspose(rhs);
+      if (transposedLhs || transposedRhs)
+        return broadcastingContraction(b, loc, lhsSource, rhsSource, init, type, transposedLhs,
+                                       transposedRhs);
+    }
     SmallVector<Value, 2> ins = {lhs, rhs};
     Value outs = init;
     if (lr == 2 && rk == 2)
@@ -168,8 +177,25 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     return broadcastingContraction(b, loc, lhs, rhs, init, type);
   }
 
+  /// The source of `v` and true where `v` is a linalg.transpose of its last two dimensions;
+  /// `v` and false otherwise.
+  static std::pair<Value, bool> throughTranspose(Value v) {
+    auto transpose = v.getDefiningOp<linalg::TransposeOp>();
+    if (!transpose)
+      return {v, false};
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    int64_t rank = perm.size();
+    for (int64_t d = 0; d < rank; ++d)
+      if (perm[d] != (d < rank - 2 ? d : 2 * rank - 3 - d))
+        return {v, false};
+    return {transpose.getInput(), true};
+  }
+
+  /// The contraction as a generic; an operand marked transposed is stored [..., k, m] (lhs) or
+  /// [..., n, k] (rhs).
   static Value broadcastingContraction(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
-                                       RankedTensorType resultType) {
+                                       RankedTensorType resultType, bool transposedLhs = false,
+                                       bool transposedRhs = false) {
     MLIRContext *ctx = b.getContext();
     int64_t rr = resultType.getRank(); // batch..., m, n
     int64_t k = rr;                    // the reduction dimension
@@ -180,13 +206,12 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
         exprs.push_back(t.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1
                             ? getAffineConstantExpr(0, ctx)
                             : getAffineDimExpr(offset + i, ctx));
-      if (isLhs) {
-        exprs.push_back(getAffineDimExpr(rr - 2, ctx));
-        exprs.push_back(getAffineDimExpr(k, ctx));
-      } else {
-        exprs.push_back(getAffineDimExpr(k, ctx));
-        exprs.push_back(getAffineDimExpr(rr - 1, ctx));
-      }
+      AffineExpr row = getAffineDimExpr(isLhs ? rr - 2 : k, ctx);
+      AffineExpr column = getAffineDimExpr(isLhs ? k : rr - 1, ctx);
+      if (isLhs ? transposedLhs : transposedRhs)
+        std::swap(row, column);
+      exprs.push_back(row);
+      exprs.push_back(column);
       return AffineMap::get(rr + 1, 0, exprs, ctx);
     };
     SmallVector<AffineMap> maps = {

@@ -134,3 +134,22 @@ func.func @unfold_unpadded(%x: tensor<2x1x5x5xf32>) -> tensor<2x9x9xf32> {
   %0 = dyn.unfold %x kernel [3, 3] dilation [1, 1] padding [0, 0] stride [1, 1] : tensor<2x1x5x5xf32>
   return %0 : tensor<2x9x9xf32>
 }
+
+// -----
+
+// A transposed operand is read through a transposed map instead of being copied, so that
+// dyn-blas gives BLAS a transpose flag (`centered.T @ centered`, `q @ k.transpose(-2, -1)`).
+// CHECK-DAG: #[[AT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[Q:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[KT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+// CHECK-LABEL: func.func @transposed
+// CHECK: linalg.generic {indexing_maps = [#[[AT]], #[[B]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg0 : tensor<7x4xf32>, tensor<7x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[Q]], #[[KT]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg1, %arg2 : tensor<2x3x5x8xf32>, tensor<2x3x6x8xf32>)
+func.func @transposed(%a: tensor<7x4xf32>, %q: tensor<2x3x5x8xf32>, %k: tensor<2x3x6x8xf32>) -> (tensor<4x4xf32>, tensor<2x3x5x6xf32>) {
+  %0 = dyn.transpose %a perm [1, 0] : tensor<7x4xf32>
+  %1 = dyn.matmul %0, %a : tensor<4x7xf32>, tensor<7x4xf32>
+  %2 = dyn.transpose %k perm [0, 1, 3, 2] : tensor<2x3x6x8xf32>
+  %3 = dyn.matmul %q, %2 : tensor<2x3x5x8xf32>, tensor<2x3x8x6xf32>
+  return %1, %3 : tensor<4x4xf32>, tensor<2x3x5x6xf32>
+}
