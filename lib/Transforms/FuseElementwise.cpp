@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dynamir {
@@ -77,20 +78,127 @@ bool foldsIntoParallelOps(OpOperand *fused) {
          allParallelOrNone(fused->getOwner());
 }
 
+/// Whether `op` may merge with a sibling: a generic on tensors with only parallel loops of
+/// static sizes.
+bool mergeable(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() != op.getNumParallelLoops() ||
+      op.getNumResults() == 0)
+    return false;
+  return llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+}
+
+/// Two all-parallel generics over the same loops that read a common input merge into one
+/// generic with the results of both: the common input is read once, and a producer that both
+/// read becomes single-use and fuses in. The butterfly's `t = w * odd` was computed into a
+/// buffer that `even + t` and `even - t` read in two more passes; merged, it is one pass over
+/// the data. The merged generic takes the later one's place, so the earlier one's results
+/// must have no use before it.
+struct MergeSiblings : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp first, PatternRewriter &rewriter) const override {
+    linalg::GenericOp second = sibling(first);
+    if (!second)
+      return failure();
+    rewriter.setInsertionPoint(second);
+    auto join = [](auto a, auto b) {
+      auto all = llvm::to_vector(a);
+      all.append(b.begin(), b.end());
+      return all;
+    };
+    auto maps = [](linalg::GenericOp op, bool inits) {
+      SmallVector<AffineMap> result = op.getIndexingMapsArray();
+      unsigned inputs = op.getNumDpsInputs();
+      return inits ? SmallVector<AffineMap>(result.begin() + inputs, result.end())
+                   : SmallVector<AffineMap>(result.begin(), result.begin() + inputs);
+    };
+    SmallVector<AffineMap> indexing = join(maps(first, false), maps(second, false));
+    indexing.append(join(maps(first, true), maps(second, true)));
+    auto merged = linalg::GenericOp::create(
+        rewriter, second.getLoc(), join(first.getResultTypes(), second.getResultTypes()),
+        join(first.getDpsInputs(), second.getDpsInputs()),
+        join(first.getDpsInits(), second.getDpsInits()), indexing, first.getIteratorTypesArray());
+    // Payload arguments: both ops' inputs, then both ops' inits, as the operands.
+    Block *a = first.getBody(), *b = second.getBody();
+    unsigned ai = first.getNumDpsInputs(), bi = second.getNumDpsInputs();
+    SmallVector<BlockArgument> args =
+        join(a->getArguments().take_front(ai), b->getArguments().take_front(bi));
+    args.append(join(a->getArguments().drop_front(ai), b->getArguments().drop_front(bi)));
+    SmallVector<Type> types;
+    SmallVector<Location> locs;
+    for (BlockArgument arg : args) {
+      types.push_back(arg.getType());
+      locs.push_back(arg.getLoc());
+    }
+    Block *body = rewriter.createBlock(&merged.getRegion(), {}, types, locs);
+    IRMapping mapping;
+    for (auto [old, now] : llvm::zip(args, body->getArguments()))
+      mapping.map(old, now);
+    SmallVector<Value> yielded;
+    for (Block *block : {a, b}) {
+      for (Operation &op : block->without_terminator())
+        rewriter.clone(op, mapping);
+      for (Value v : block->getTerminator()->getOperands())
+        yielded.push_back(mapping.lookupOrDefault(v));
+    }
+    linalg::YieldOp::create(rewriter, second.getLoc(), yielded);
+    rewriter.replaceOp(first, merged.getResults().take_front(first.getNumResults()));
+    rewriter.replaceOp(second, merged.getResults().drop_front(first.getNumResults()));
+    return success();
+  }
+
+  /// A generic after `first` in its block, over the same loops, that reads one of its inputs,
+  /// before every use of `first`'s results.
+  static linalg::GenericOp sibling(linalg::GenericOp first) {
+    if (!mergeable(first))
+      return {};
+    Block *block = first->getBlock();
+    SmallVector<int64_t> loops = first.getStaticLoopRanges();
+    for (Value input : first.getDpsInputs())
+      for (Operation *user : input.getUsers()) {
+        auto second = dyn_cast<linalg::GenericOp>(user);
+        if (!second || second == first || second->getBlock() != block ||
+            !first->isBeforeInBlock(second) || !mergeable(second) ||
+            second.getStaticLoopRanges() != loops)
+          continue;
+        bool usedBefore = llvm::any_of(first->getUsers(), [&](Operation *use) {
+          Operation *inBlock = block->findAncestorOpInBlock(*use);
+          return !inBlock || !second->isBeforeInBlock(inBlock);
+        });
+        if (!usedBefore)
+          return second;
+      }
+    return {};
+  }
+};
+
+void addFusionPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  linalg::populateElementwiseOpsFusionPatterns(patterns, computesEachElementOnce);
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, foldsIntoParallelOps);
+  tensor::populateBubbleUpExpandShapePatterns(patterns);
+  affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+  context->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
+  linalg::populateConstantFoldLinalgOperations(patterns, singleUseProducer);
+}
+
+/// Producers fuse into consumers first; then siblings merge, and the producers that this
+/// leaves single-use fuse in. Merging first would give a producer that could fuse into its
+/// consumer a second result, and with it a second use.
 struct FuseElementwisePass : dynamir::impl::DynFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    linalg::populateElementwiseOpsFusionPatterns(patterns, computesEachElementOnce);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, foldsIntoParallelOps);
-    tensor::populateBubbleUpExpandShapePatterns(patterns);
-    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
-    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
-    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
-    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
-    context->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
-    linalg::populateConstantFoldLinalgOperations(patterns, singleUseProducer);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    RewritePatternSet producers(context);
+    addFusionPatterns(producers);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(producers))))
+      return signalPassFailure();
+    RewritePatternSet siblings(context);
+    addFusionPatterns(siblings);
+    siblings.add<MergeSiblings>(context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(siblings))))
       signalPassFailure();
   }
 };

@@ -89,3 +89,71 @@ func.func @transposed_operand(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>,
   } -> tensor<64x64xf32>
   return %p : tensor<64x64xf32>
 }
+
+// -----
+
+#v = affine_map<(d0) -> (d0)>
+
+// Siblings over the same loops that read a common input merge into one generic with both
+// results, and the product both read becomes single-use and fuses in: one pass over the
+// data instead of three (the butterfly's even + w * odd and even - w * odd).
+// CHECK-LABEL: func.func @siblings
+// CHECK: %[[M:.*]]:2 = linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.subf
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[M]]#0, %[[M]]#1
+func.func @siblings(%even: tensor<64xf32>, %w: tensor<64xf32>, %odd: tensor<64xf32>)
+    -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %t = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]}
+      ins(%w, %odd : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]}
+      ins(%even, %t : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %diff = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]}
+      ins(%even, %t : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<64xf32>
+  return %sum, %diff : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+#v = affine_map<(d0) -> (d0)>
+
+// A sibling whose result is used before the other sibling stays apart: the merged generic
+// would take the later one's place, after that use.
+// CHECK-LABEL: func.func @sibling_used_between
+// CHECK: math.exp
+// CHECK: tensor.extract_slice
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+func.func @sibling_used_between(%x: tensor<64xf32>) -> (tensor<32xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %a = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  } -> tensor<64xf32>
+  %u = tensor.extract_slice %a[0] [32] [1] : tensor<64xf32> to tensor<32xf32>
+  %c = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %y = arith.mulf %in, %in : f32
+    linalg.yield %y : f32
+  } -> tensor<64xf32>
+  return %u, %c : tensor<32xf32>, tensor<64xf32>
+}
