@@ -34,6 +34,7 @@ void addBufferization(OpPassManager &pm, bool resultsAsOutParams, bool copyBefor
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.copyBeforeWrite = copyBeforeWrite;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(dynamir::createDynForwardCopies());
   if (resultsAsOutParams) {
     bufferization::BufferResultsToOutParamsPassOptions outParams;
     outParams.hoistStaticAllocs = true;

@@ -118,6 +118,12 @@ def DynFuseElementwise : Pass<"dyn-fuse-elementwise"> {
     denominators) still fuse. Reshapes fold into all-parallel generics only, for the same
     reason (folding them into a contraction undoes the collapse that makes it a BLAS call).
 
+    When no producer fuses any more, all-parallel generics of static loops that read a common
+    input merge into one generic with the results of both (at the later one's place, if no
+    use of the earlier one's results comes between), and producers they both read become
+    single-use and fuse in: the butterfly's `even + w * odd` and `even - w * odd` were three
+    passes over the data and are one (0.193 -> 0.149 ms for 2^16 complex128 values).
+
     Example: in
 
     ```mlir
@@ -268,6 +274,36 @@ def DynGPUMap : Pass<"dyn-gpu-map"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::affine::AffineDialect"];
+}
+
+def DynForwardCopies : Pass<"dyn-forward-copies"> {
+  let summary = "Write a buffer's producer into the buffer it is copied to";
+  let description = [{
+    Bufferization computes each part of a concatenation (and of any insertion into a tensor
+    the graph allocates) into a buffer of its own, then copies it into the result: the
+    butterfly's two halves were written twice. On bufferized IR, where a `linalg.generic`
+    writes a whole temporary buffer (an allocation used only by it, as an output its payload
+    does not read, and by one `memref.copy` from it later in the block), the generic writes
+    into the copy's target instead and the copy and the allocation go. Only where that is
+    unobservable: the target is a view of an allocation of the function that the generic does
+    not read (an input of it may not alias the target: `u[1:-1] = f(u)` keeps its
+    temporary) and no op between the generic and the copy uses, and other outputs of the
+    generic on the same allocation do not overlap it. Upstream's `eliminate-empty-tensors`
+    works on tensors before the analysis: it also rewrote the heat stencil's in-place update,
+    and bufferization then copied every slice it read (0.8 -> 3.8 ms); and one-shot
+    bufferization does not prove the two outputs of one generic disjoint slices of a result.
+
+    Example:
+
+    ```mlir
+    %tmp = memref.alloc() : memref<4xf32>
+    linalg.generic ... outs(%tmp : memref<4xf32>)
+    %part = memref.subview %result[4] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 4>>
+    memref.copy %tmp, %part : memref<4xf32> to memref<4xf32, strided<[1], offset: 4>>
+    ```
+
+    becomes `linalg.generic ... outs(%part : ...)` with the subview before it.
+  }];
 }
 
 def DynStridedCopies : Pass<"dyn-strided-copies"> {

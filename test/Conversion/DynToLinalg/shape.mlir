@@ -10,6 +10,16 @@ func.func @reshape_static(%x: tensor<2x6xf32>) -> tensor<3x4xf32> {
 
 // -----
 
+// A static reshape that groups dimensions is a collapse_shape.
+// CHECK-LABEL: func.func @reshape_collapse
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x6xf32> into tensor<12xf32>
+func.func @reshape_collapse(%x: tensor<2x6xf32>) -> tensor<12xf32> {
+  %0 = dyn.reshape %x : tensor<2x6xf32> -> tensor<12xf32>
+  return %0 : tensor<12xf32>
+}
+
+// -----
+
 // A single inferred dimension is the element count over the known sizes.
 // CHECK-LABEL: func.func @reshape_dynamic
 // CHECK: arith.divui
@@ -21,13 +31,15 @@ func.func @reshape_dynamic(%x: tensor<?x6xf32>) -> tensor<?x2xf32> {
 
 // -----
 
-// expand_dims and squeeze keep the input's dynamic sizes.
+// expand_dims and squeeze are views (expand_shape, collapse_shape) that keep the input's
+// dynamic sizes: bufferized, tensor.reshape copies a strided buffer (a window of a row in a
+// loop) where these do not.
 // CHECK-LABEL: func.func @expand_squeeze
 // CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
 // CHECK: %[[D:.*]] = tensor.dim %[[X]], %c0
-// CHECK: tensor.from_elements %c1, %[[D]], %c3
-// CHECK: tensor.reshape %[[X]]
-// CHECK: tensor.reshape {{.*}} -> tensor<?x3xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [1, %[[D]], 3] : tensor<?x3xf32> into tensor<1x?x3xf32>
+// CHECK: tensor.collapse_shape %[[E]] {{\[\[}}0, 1], [2]] : tensor<1x?x3xf32> into tensor<?x3xf32>
+// CHECK-NOT: tensor.reshape
 func.func @expand_squeeze(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   %0 = dyn.expand_dims %x dim 0 : tensor<?x3xf32>
   %1 = dyn.squeeze %0 dims [0] : tensor<1x?x3xf32>
@@ -46,11 +58,30 @@ func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 
 // -----
 
+// Each input is inserted at its offset into an empty tensor, which bufferization's empty-tensor
+// elimination lets the inputs' producers write into directly. An input without elements is
+// left out.
 // CHECK-LABEL: func.func @concat
-// CHECK: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<6x3xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<6x3xf32>
+// CHECK: %[[A:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0] [2, 3] [1, 1]
+// CHECK: tensor.insert_slice %arg1 into %[[A]][2, 0] [4, 3] [1, 1]
 func.func @concat(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<6x3xf32> {
   %0 = dyn.concat %a, %b dim 0 : tensor<2x3xf32>, tensor<4x3xf32>
   return %0 : tensor<6x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @concat_dynamic
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3xf32>
+// CHECK: %[[N:.*]] = arith.addi %[[D]], %{{.*}} : index
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK: %[[A:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0] [%[[D]], 3] [1, 1]
+// CHECK-NOT: %arg1
+// CHECK: tensor.insert_slice %arg2 into %[[A]][%[[D]], 0] [2, 3] [1, 1]
+func.func @concat_dynamic(%a: tensor<?x3xf32>, %b: tensor<0x3xf32>, %c: tensor<2x3xf32>) -> tensor<?x3xf32> {
+  %0 = dyn.concat %a, %b, %c dim 0 : tensor<?x3xf32>, tensor<0x3xf32>, tensor<2x3xf32>
+  return %0 : tensor<?x3xf32>
 }
 
 // -----
@@ -204,8 +235,8 @@ func.func @scatter_accumulate(%v: tensor<3xi32>, %x: tensor<10xi32>, %i: tensor<
 
 // -----
 
-// A concatenation without elements is a filled empty tensor: upstream's decomposition into
-// insert_slices at offsets past an empty dimension fails to verify once bufferized.
+// A concatenation without elements is a filled empty tensor: insert_slices at offsets past an
+// empty dimension fail to verify once bufferized.
 // CHECK-LABEL: func.func @concat_empty
 // CHECK-NOT: tensor.concat
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x0x2xi64>

@@ -12,6 +12,11 @@
 
 namespace dynamir {
 
+/// dyn.reshape, expand_dims, squeeze, transpose, slice, insert_slice and concat to tensor
+/// reshapes, slices and insertions and linalg.transpose.
+void populateDynShapeLoweringPatterns(const mlir::TypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns);
+
 /// dyn.matmul and dyn.linear to linalg contractions (rank-2 where the right operand is one
 /// matrix, so that dyn-blas can call BLAS on them), and dyn.unfold to the loop nest that
 /// gathers a convolution's columns.
