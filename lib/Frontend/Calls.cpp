@@ -331,6 +331,48 @@ VarPtr Tracer::callNumpyImplementation(py::handle fn, const std::vector<VarPtr> 
 
 VarPtr Tracer::callLibraryFunction(py::handle fn, Lib lib, const std::string &name,
                                    std::vector<VarPtr> args, KwArgs kwargs, unsigned depth) {
+  // A numpy ufunc of numbers the trace holds as constants (`np.exp(a * b)` of Python floats,
+  // specialized) is a constant too: a numpy scalar, computed now. One that would warn or
+  // raise (overflow, a domain error) runs for real, where numpy warns.
+  auto isNumber = [&](const VarPtr &a) {
+    return a->kind == VK::Const && (PyLong_Check(a->obj.ptr()) || PyFloat_Check(a->obj.ptr()) ||
+                                    PyComplex_Check(a->obj.ptr()));
+  };
+  // A numpy scalar result is data, as the tracer holds numpy scalars: a 0-d constant.
+  auto scalarVar = [&](py::handle r) {
+    Type element = dtypeToType(r.attr("dtype"));
+    if (!element)
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "np." + name + " of constants gives a " + python::dtypeName(r.attr("dtype")));
+    VarPtr v = tensorVar(scalarConstant(r, element), Lib::Numpy);
+    v->scalar = true;
+    return v;
+  };
+  if (lib == Lib::Numpy && kwargs.empty() && !args.empty() && llvm::all_of(args, isNumber) &&
+      py::isinstance(fn, numpy.attr("ufunc"))) {
+    py::tuple values(args.size());
+    for (auto [i, a] : llvm::enumerate(args))
+      values[i] = a->obj;
+    py::object errors = numpy.attr("errstate")(py::arg("all") = "raise");
+    errors.attr("__enter__")();
+    py::object result;
+    std::string raised;
+    try {
+      result = callReal(fn, values);
+    } catch (py::error_already_set &e) {
+      raised = e.what();
+    }
+    errors.attr("__exit__")(py::none(), py::none(), py::none());
+    if (!raised.empty())
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "np." + name + " of constants warns or raises: " + raised);
+    if (!PyTuple_Check(result.ptr()))
+      return scalarVar(result);
+    VarPtr results = makeVar(VK::Tuple); // np.divmod, np.modf
+    for (py::handle r : result)
+      results->items.push_back(scalarVar(r));
+    return results;
+  }
   // A numpy function the table does not model, written in Python (np.average, np.kron,
   // np.linalg.*): numpy's own code is inlined, each operation in it modelled or a break
   // that runs the whole call for real.

@@ -130,6 +130,19 @@ def test_numpy_scalar_types_of_constants_promote_strongly():
     check(lambda x: x + np.int32(2**40), x)  # raises OverflowError
 
 
+def test_numpy_math_of_python_numbers_is_a_constant():
+    """A numpy ufunc of numbers the trace holds as constants is computed while tracing, a
+    numpy scalar; one that warns runs for real (a break), where numpy warns."""
+    import math
+    x = array((5,), np.float64)
+    check(lambda x, a, c: x * np.exp(a * c) + math.sqrt(a) + np.log1p(c), x, 2.0, 0.5)
+    check(lambda x, a: (np.exp(a), np.float32(a) * np.sqrt(np.float32(2)), x + np.hypot(a, 1)),
+          x, 3.0)
+    check(lambda x, a: (np.divmod(a, 3.0), x * np.modf(a)[0]), x, 7.5)  # two outputs
+    check(lambda x, a: x * np.exp(a), x, 1000.0, breaks=1)  # overflow: numpy warns
+    check(lambda x, a: np.sqrt(-a) + x, x, 1.0, breaks=1)  # invalid: numpy warns, NaN
+
+
 @pytest.mark.parametrize("dtype", FLOATS + [np.float16, np.int64, np.bool_])
 def test_arctan2(dtype):
     y = special_floats(dtype) if dtype in FLOATS + [np.float16] else array((139,), dtype)
