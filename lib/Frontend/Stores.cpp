@@ -230,8 +230,9 @@ Value Tracer::advancedStore(const VarPtr &obj, const VarPtr &index, const VarPtr
 }
 
 /// obj's value after `obj[mask] = v` with a mask of obj's leading dimensions:
-/// `where(mask, v, obj)`, v broadcast to one selected element (a scalar, a row). A value with
-/// one entry per selected element has a length the mask decides: the store runs for real.
+/// `where(mask, v, obj)`, v broadcast to one selected element (a scalar, a row), or v the
+/// values another array has where the same mask selects. Any other value with one entry per
+/// selected element has a length the mask decides: the store runs for real.
 Value Tracer::maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool accumulate) {
   RankedTensorType type = typeOf(obj->value), maskType = typeOf(mask->value);
   int64_t rank = maskType.getRank();
@@ -249,13 +250,36 @@ Value Tracer::maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool a
                "a store of a value of more than one dimension through a mask of every "
                "dimension (numpy raises TypeError)");
   int64_t count = vt.getRank() - static_cast<int64_t>(element.size()) - 1;
-  if (count >= 0 && vt.getDimSize(count) != 1)
-    breakTrace(dyn::BreakKind::data_dependent_value,
-               "a store through a boolean mask of several values (as many as the mask selects)");
-  SmallVector<int64_t> one = {1};
-  llvm::append_range(one, element);
-  v = broadcastStored(v, one);
-  v = dyn::ReshapeOp::create(b, loc(), vt.clone(element), v);
+  if (count >= 0 && vt.getDimSize(count) != 1) {
+    // Another array's values at the mask's own positions (`x[m] = y[m]`, `x[x > 0] =
+    // y[x > 0]`), as many as the mask selects by construction: where(m, y, x).
+    Value source = v;
+    auto cast = source.getDefiningOp<dyn::CastOp>();
+    if (cast)
+      source = cast.getX();
+    auto selected = source.getDefiningOp<dyn::CompressOp>();
+    // The same value, or computed again by the same ops from the same values (each
+    // `x > 0` has its own constant 0).
+    std::function<bool(Value, Value, unsigned)> same = [&](Value x, Value y, unsigned depth) {
+      Operation *a = x.getDefiningOp(), *b = y.getDefiningOp();
+      return x == y ||
+             (a && b && depth < 4 && !a->getNumRegions() && isMemoryEffectFree(a) &&
+              OperationEquivalence::isEquivalentTo(
+                  a, b,
+                  [&](Value p, Value q) { return success(same(p, q, depth + 1)); },
+                  nullptr, OperationEquivalence::IgnoreLocations));
+    };
+    if (!selected || !same(selected.getMask(), mask->value, 0) || !type.hasStaticShape() ||
+        typeOf(selected.getX()).getShape() != type.getShape())
+      breakTrace(dyn::BreakKind::data_dependent_value,
+                 "a store through a boolean mask of several values (as many as the mask selects)");
+    v = cast ? castTo(selected.getX(), elementTypeOf(v)) : selected.getX();
+  } else {
+    SmallVector<int64_t> one = {1};
+    llvm::append_range(one, element);
+    v = broadcastStored(v, one);
+    v = dyn::ReshapeOp::create(b, loc(), vt.clone(element), v);
+  }
   SmallVector<int64_t> maskShape(maskType.getShape());
   maskShape.append(element.size(), 1);
   Value m = dyn::ReshapeOp::create(b, loc(), maskType.clone(maskShape), mask->value);

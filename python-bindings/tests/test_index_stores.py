@@ -115,6 +115,36 @@ def test_numpy_mask_stores():
     check(leading, np.random.default_rng(1).normal(size=(3, 4, 2)))
 
 
+def test_mask_stores_of_another_arrays_values_at_the_same_mask():
+    """`x[m] = y[m]` stores as many values as the mask selects by construction: where(m, y, x),
+    with the mask computed once or twice (`x[x > 0] = y[x > 0]`), cast to x's dtype."""
+
+    def named(x, y):
+        m = x > 0
+        x[m] = y[m]
+        return x
+
+    def twice(x, y):
+        x[x > 0] = y[x > 0] * 2
+        return x
+
+    def recomputed(x, y):
+        x[x > 0] = y[x > 0]
+        return x
+
+    def other_mask(x, y):
+        x[x > 0] = y[y > 0]
+        return x
+
+    x, y = np.random.default_rng(2).normal(size=(2, 4, 5))
+    check(named, x.copy(), y)
+    check(recomputed, x.copy(), y.astype(np.float32))
+    check(twice, x.copy(), y, breaks=1)  # y[m] * 2: a value of its own length
+    with pytest.raises(ValueError):  # 13 values for 9 places: numpy raises, the store runs
+        dynamir.compile(other_mask)(x.copy(), y)
+    assert len(dynamir.trace(other_mask, x.copy(), y).graph_breaks) == 1
+
+
 def test_mask_stores_of_as_many_values_as_selected_break():
     # The value's length is the mask's count, known only from the values: the store runs
     # for real. x[mask] += 1 reads x[mask] first, in the graph (dyn.compress, a size only the
