@@ -262,12 +262,10 @@ Value Tracer::maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool a
     // `x > 0` has its own constant 0).
     std::function<bool(Value, Value, unsigned)> same = [&](Value x, Value y, unsigned depth) {
       Operation *a = x.getDefiningOp(), *b = y.getDefiningOp();
-      return x == y ||
-             (a && b && depth < 4 && !a->getNumRegions() && isMemoryEffectFree(a) &&
-              OperationEquivalence::isEquivalentTo(
-                  a, b,
-                  [&](Value p, Value q) { return success(same(p, q, depth + 1)); },
-                  nullptr, OperationEquivalence::IgnoreLocations));
+      return x == y || (a && b && depth < 4 && !a->getNumRegions() && isMemoryEffectFree(a) &&
+                        OperationEquivalence::isEquivalentTo(
+                            a, b, [&](Value p, Value q) { return success(same(p, q, depth + 1)); },
+                            nullptr, OperationEquivalence::IgnoreLocations));
     };
     if (!selected || !same(selected.getMask(), mask->value, 0) || !type.hasStaticShape() ||
         typeOf(selected.getX()).getShape() != type.getShape())
