@@ -11,7 +11,7 @@ the geometric mean of the speedups. Dynamir's graph breaks and eager runs are re
 every result is checked against numpy's.
 
     scripts/bench.sh --scientific         # installs numba and jax first
-    .venv/bin/python bench/scientific.py [--threads N] [--only heat corr]
+    .venv/bin/python bench/scientific.py [--threads N] [--one-core] [--only heat corr]
 """
 
 import argparse
@@ -193,13 +193,20 @@ def first_and_steady(fn, args, reps, ready=lambda r: r):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=1,
-                        help="Dynamir's threads (numba and numpy run on one core; default 1)")
+    parser.add_argument("--threads", type=int,
+                        help="Dynamir's threads (default: its own, every core, as jax.jit's "
+                             "thread pool; numba's @njit and numpy run on one)")
+    parser.add_argument("--one-core", action="store_true",
+                        help="pin the process to one core: every system runs on one")
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--only", nargs="*", help="kernel names (prefixes)")
     args = parser.parse_args()
     os.environ["DYNAMIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="dynamir-scientific-cache-")
-    dynamir.set_num_threads(args.threads)
+    if args.one_core:  # before jax starts its threads: they all share the one core
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        dynamir.set_num_threads(1)
+    if args.threads:
+        dynamir.set_num_threads(args.threads)
     try:
         import numba
     except ImportError:
@@ -210,8 +217,10 @@ def main():
         jv = jax_versions(jax)
     except ImportError:
         jax, jv = None, {}
-    print(f"# {os.cpu_count()} cores, numpy {np.__version__}, Dynamir on {args.threads} "
-          f"threads; steady times in ms (speedup over numpy), first calls in s")
+    cores = len(os.sched_getaffinity(0))
+    print(f"# {cores} of {os.cpu_count()} cores, numpy {np.__version__}, Dynamir on "
+          f"{dynamir.get_num_threads()} threads; steady times in ms (speedup over numpy), "
+          f"first calls in s")
     print("| kernel | numpy | numba | jax.jit | Dynamir | first call: numba / jax / Dynamir "
           "| Dynamir breaks |")
     print("|---|---|---|---|---|---|---|")
