@@ -157,3 +157,25 @@ func.func @sibling_used_between(%x: tensor<64xf32>) -> (tensor<32xf32>, tensor<6
   } -> tensor<64xf32>
   return %u, %c : tensor<32xf32>, tensor<64xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A reshape that would split the innermost loop does not fold into the generic: max-pooling's
+// [.., 24] -> [.., 12, 2] would leave the ReLU a vector loop of 2 elements.
+// CHECK-LABEL: func.func @split_innermost
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0], [1, 2]] output_shape [6, 12, 2] : tensor<6x24xf32> into tensor<6x12x2xf32>
+func.func @split_innermost(%x: tensor<6x24xf32>) -> tensor<6x12x2xf32> {
+  %e = tensor.empty() : tensor<6x24xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<6x24xf32>) outs(%e : tensor<6x24xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %y = arith.maximumf %in, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<6x24xf32>
+  %s = tensor.expand_shape %r [[0], [1, 2]] output_shape [6, 12, 2] : tensor<6x24xf32> into tensor<6x12x2xf32>
+  return %s : tensor<6x12x2xf32>
+}
