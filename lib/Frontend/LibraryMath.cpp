@@ -275,20 +275,24 @@ VarPtr fmod(LibraryCall &c) {
 
 /// np.hypot / torch.hypot of 32- and 16-bit floats: sqrt(x*x + y*y) in float64, rounded to
 /// float32 (glibc's hypotf, which numpy calls and torch's vectorized kernel equals) and then
-/// to a 16-bit type; infinite wherever either is. float64 (and integers, float64 in numpy) is
-/// libm's own algorithm: not modelled.
+/// to a 16-bit type; infinite wherever either is. numpy's float64 (and integers, float64 in
+/// numpy) is libm's own algorithm: dyn.hypot, a call of it. torch's float64 kernel is Sleef's
+/// vectorized hypot, not modelled.
 VarPtr hypot(LibraryCall &c) {
   Tracer &t = c.t;
   if (c.args.size() != 2)
     return nullptr;
   VarPtr x = c.tensorArg(0), y = c.args[1];
   Type element = t.promoted(c.lib, x, y);
-  if (element.isInteger(1) && c.lib == Lib::Numpy)
-    element = Float16Type::get(t.ctx); // numpy's float type of bools
+  if (c.lib == Lib::Numpy && isa<IntegerType>(element))
+    element = t.ufuncFloat(c.lib, element); // numpy's float type of bools and integers
+  if (c.lib == Lib::Numpy && element.isF64())
+    return c.ufunc(t.create<dyn::HypotOp>({t.operandAs(x, element), t.operandAs(y, element)}));
   if (!isa<FloatType>(element) || element.isF64() ||
       (c.lib == Lib::Torch && (y->kind != VK::Tensor || t.elementTypeOf(y->value) != element ||
                                t.elementTypeOf(x->value) != element)))
-    breakTrace(dyn::BreakKind::unsupported_call, c.name + " of float64, integers or mixed dtypes");
+    breakTrace(dyn::BreakKind::unsupported_call,
+               c.name + " of torch's float64, integers or mixed dtypes");
   Value a = t.castTo(t.operandAs(x, element), t.f64());
   Value b = t.castTo(t.operandAs(y, element), t.f64());
   Value sum = t.create<dyn::AddOp>({t.create<dyn::MulOp>({a, a}), t.create<dyn::MulOp>({b, b})});

@@ -128,6 +128,7 @@ void dynamir::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOptio
   // Every product, however small: what upstream maps it to otherwise is one output per thread.
   blas.minFlops = 0;
   pm.addPass(createDynBlas(blas));
+  pm.addPass(createDynGPULibdevice());
   OpPassManager &kernels = pm.nest<func::FuncOp>();
   DynGPUMapOptions gpuMap;
   gpuMap.blockSize = options.blockSize;

@@ -265,9 +265,9 @@ def test_matrix_products_check_ranks():
     check(lambda a, b: torch.bmm(a, b), torch.from_numpy(a), torch.from_numpy(b))
 
 
-def test_binary_functions_of_two_numbers_break():
-    # np.add(2, 3) is numpy.int64(5), not Python's 5.
-    check(lambda x: x + np.add(2, 3), np.ones(2), breaks=1)
+def test_binary_functions_of_two_numbers_are_numpy_scalars():
+    # np.add(2, 3) is numpy.int64(5), not Python's 5: computed while tracing, as a numpy scalar.
+    check(lambda x: (x + np.add(2, 3), np.add(2, 3), np.multiply(2.5, 2)), np.ones(2))
 
 
 # ---- elementwise compositions ---------------------------------------------------------------
@@ -359,16 +359,20 @@ def test_isclose_breaks():
     check(lambda x: np.isclose(x, x, rtol=np.ones(3)), np.ones(3), breaks=1)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int8,
+                                   np.uint8, np.bool_])
 def test_hypot(dtype):
     x = special_floats(np.float64).astype(dtype) if np.dtype(dtype).kind == "f" else \
         array((16,), dtype)
     y = x[::-1].copy()
-    breaks = 1 if dtype == np.int64 else 0  # float64: libm's own algorithm
-    check(lambda x, y: np.hypot(x, y), x, y, breaks=breaks)
+    # float64 (and integers that numpy computes in it) call libm's hypot, as numpy does
+    check(lambda x, y: np.hypot(x, y), x, y)
+    check(lambda x, y: np.hypot(x, y * 1e300), x, y)  # overflow avoided, or inf
     if np.dtype(dtype).kind == "f":
-        check(lambda x, y: torch.hypot(x, y), torch.from_numpy(x), torch.from_numpy(y))
-    check(lambda x: np.hypot(x, x), x.astype(np.float64), breaks=1)
+        # torch's float64 kernel is Sleef's: runs for real
+        breaks = 1 if dtype == np.float64 else 0
+        check(lambda x, y: torch.hypot(x, y), torch.from_numpy(x), torch.from_numpy(y),
+              breaks=breaks)
 
 
 @pytest.mark.parametrize("dtype", ALL)

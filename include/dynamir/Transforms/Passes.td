@@ -228,6 +228,21 @@ def DynStripGuards : Pass<"dyn-strip-guards"> {
   }];
 }
 
+def DynGPULibdevice : Pass<"dyn-gpu-libdevice", "mlir::ModuleOp"> {
+  let summary = "Call libdevice for the libm functions that graphs call";
+  let description = [{
+    Some elementwise dyn ops are libm calls on the CPU, where no closed form of arith and math
+    ops is libm's function bit for bit (`dyn.hypot`: numpy calls libm's `hypot`). On the GPU
+    the same calls go to libdevice's twins (`__nv_hypot`, `__nv_hypotf`), which
+    `gpu-module-to-binary` links: this pass renames the declarations and every call of them in
+    the module, before kernels are outlined. Unrenamed, ptxas would reject the kernel for an
+    unresolved extern function.
+
+    Example: `func.func private @hypot(f64, f64) -> f64` and `func.call @hypot(%a, %b)` become
+    `@__nv_hypot`.
+  }];
+}
+
 def DynGPUMap : Pass<"dyn-gpu-map"> {
   let summary = "Map bufferized elementwise ops and row reductions to GPU kernels";
   let description = [{

@@ -699,7 +699,11 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     populateDynControlFlowLoweringPatterns(converter, patterns);
     lowerDynForLoops(getOperation());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // The pipelines run the pass on modules, where the libm functions that bodies call are
+    // declared.
+    if (auto module = dyn_cast<ModuleOp>(getOperation()))
+      declareLibmCalls(module);
   }
 };
 

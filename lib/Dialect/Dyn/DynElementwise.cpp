@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <cmath>
 #include <limits>
@@ -119,6 +121,25 @@ Value dyn::Atan2Scalar::create(OpBuilder &b, Location loc, Value y, Value x) {
       arith::SelectOp::create(b, loc, xNegative, scalarConstant(b, loc, t, M_PI), zero);
   Value ofZeros = math::CopySignOp::create(b, loc, magnitude, y);
   return arith::SelectOp::create(b, loc, bothZero, ofZeros, math::Atan2Op::create(b, loc, y, x));
+}
+
+Value dyn::HypotScalar::create(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  StringRef name = t.isF32() ? "hypotf" : "hypot";
+  return func::CallOp::create(b, loc, name, TypeRange{t}, ValueRange{x, y}).getResult(0);
+}
+
+void dyn::declareLibmCalls(ModuleOp module) {
+  SymbolTable symbols(module);
+  module.walk([&](func::CallOp call) {
+    StringRef name = call.getCallee();
+    if ((name != "hypot" && name != "hypotf") || symbols.lookup(name))
+      return;
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    auto decl = func::FuncOp::create(top, call.getLoc(), name, call.getCalleeType());
+    decl.setPrivate();
+    symbols.insert(decl);
+  });
 }
 
 Type dyn::signlessType(Type type) {

@@ -278,3 +278,22 @@ func.func @atan2_of_zeros(%y: tensor<4xf64>, %x: tensor<4xf64>) -> tensor<4xf64>
   %0 = dyn.atan2 %y, %x : tensor<4xf64>, tensor<4xf64>
   return %0 : tensor<4xf64>
 }
+
+// -----
+
+// hypot calls libm's (hypotf for float32), declared once in the module: numpy calls it, and no
+// closed form of arith ops is it bit for bit.
+// CHECK-DAG: func.func private @hypot(f64, f64) -> f64
+// CHECK-DAG: func.func private @hypotf(f32, f32) -> f32
+// CHECK-LABEL: func.func @hypot_calls_libm
+// CHECK: ^bb0(%[[A:.*]]: f64, %[[B:.*]]: f64, %{{.*}}: f64):
+// CHECK: func.call @hypot(%[[A]], %[[B]]) : (f64, f64) -> f64
+// CHECK: func.call @hypot(
+// CHECK: func.call @hypotf(
+func.func @hypot_calls_libm(%a: tensor<4xf64>, %b: tensor<4xf64>, %c: tensor<4xf32>)
+    -> (tensor<4xf64>, tensor<4xf64>, tensor<4xf32>) {
+  %0 = dyn.hypot %a, %b : tensor<4xf64>, tensor<4xf64>
+  %1 = dyn.hypot %b, %a : tensor<4xf64>, tensor<4xf64>
+  %2 = dyn.hypot %c, %c : tensor<4xf32>, tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf64>, tensor<4xf64>, tensor<4xf32>
+}

@@ -6,6 +6,8 @@
 
 // CHECK: == chain_map0_line{{[0-9]+}}.ptx
 // CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// CHECK: == lengths_map0_line{{[0-9]+}}.ptx
+// CHECK: 0 bytes spill stores, 0 bytes spill loads
 // CHECK: == softmax_rows0_line{{[0-9]+}}.ptx
 // CHECK: 0 bytes spill stores, 0 bytes spill loads
 // CHECK: == wide_softmax_rows0_line{{[0-9]+}}.ptx
@@ -18,6 +20,12 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
   %1 = dyn.sin %0 : tensor<1048576xf32>
   %2 = dyn.cos %1 : tensor<1048576xf32>
   return %2 : tensor<1048576xf32>
+}
+
+// libm's hypot on the CPU is libdevice's on the GPU (dyn-gpu-libdevice): no unresolved extern.
+func.func @lengths(%a: tensor<1048576xf64>, %b: tensor<1048576xf64>) -> tensor<1048576xf64> {
+  %0 = dyn.hypot %a, %b : tensor<1048576xf64>, tensor<1048576xf64>
+  return %0 : tensor<1048576xf64>
 }
 
 func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {

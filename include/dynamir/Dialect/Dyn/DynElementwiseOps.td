@@ -313,6 +313,9 @@ def Dyn_PowOp : Dyn_BinaryOp<"pow", Dyn_NumericTensor, "std::pow(a, b)",
 def Dyn_Atan2Op : Dyn_BinaryOp<"atan2", Dyn_FloatTensor, "std::atan2(a, b)", "",
     "the arctangent of lhs / rhs in the quadrant of (rhs, lhs) (numpy's arctan2(y, x))", "",
     ufunc = "arctan2", floatOp = "::dynamir::dyn::Atan2Scalar">;
+def Dyn_HypotOp : Dyn_BinaryOp<"hypot", Dyn_FloatTensor, "std::hypot(a, b)", "",
+    "the length sqrt(lhs^2 + rhs^2) without overflow, as libm's hypot computes it", "",
+    "f64", ufunc = "hypot", floatOp = "::dynamir::dyn::HypotScalar">;
 def Dyn_MaximumOp : Dyn_BinaryOp<"maximum", Dyn_NumericTensor,
     "::llvm::maximum(::llvm::APFloat(a), ::llvm::APFloat(b)).convertToDouble()", "a > b ? a : b",
     "maximum (NaN-propagating, -0 < +0)", ufunc = "maximum">;

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 
 namespace dynamir::dyn {
 
@@ -22,6 +23,17 @@ mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type ty
 struct Atan2Scalar {
   static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value y, mlir::Value x);
 };
+
+/// numpy's hypot of one element (dyn.hypot): a call of libm's hypot (hypotf for float32),
+/// which numpy calls too; no closed form of arith ops is that function bit for bit. The body
+/// being built is not in a module yet: declareLibmCalls declares the function afterwards. On
+/// the GPU, dyn-gpu-libdevice calls libdevice's twin instead.
+struct HypotScalar {
+  static mlir::Value create(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value y);
+};
+
+/// Declares in `module` the libm functions that calls in it need (HypotScalar's).
+void declareLibmCalls(mlir::ModuleOp module);
 
 /// The type that tensor, linalg and arith compute with for a dyn type: unsigned integers (ui8,
 /// tensor<4xui8>) become signless (i8, tensor<4xi8>), other types stay. dyn keeps the signedness
