@@ -130,32 +130,17 @@ Value dyn::ComplexExpScalar::create(OpBuilder &b, Location loc, Value x) {
 Value dyn::ComplexAbsScalar::create(OpBuilder &b, Location loc, Value x) {
   auto [re, im] = parts(b, loc, x);
   auto t = cast<FloatType>(re.getType());
-  // A float32 magnitude is glibc's hypotf: the sum of squares in float64, whose square root
-  // rounds to the float32 result (no overflow: squares of float32 values fit in float64).
-  if (t.getWidth() < 64) {
-    Type f64 = b.getF64Type();
-    Value wr = arith::ExtFOp::create(b, loc, f64, re), wi = arith::ExtFOp::create(b, loc, f64, im);
-    Value sum = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, wr, wr),
-                                      arith::MulFOp::create(b, loc, wi, wi));
-    Value wide = math::SqrtOp::create(b, loc, sum);
-    Value magnitude = arith::TruncFOp::create(b, loc, t, wide);
-    // hypot(±inf, NaN) is inf.
-    Value inf = scalarConstant(b, loc, t, std::numeric_limits<double>::infinity());
-    Value infinite = arith::OrIOp::create(
-        b, loc, cmp(b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, re), inf),
-        cmp(b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, im), inf));
-    return select(b, loc, infinite, inf, magnitude);
-  }
-  // float64: hi·sqrt(1 + (lo/hi)²), which cannot overflow where the result does not (within
-  // an ulp or two of glibc's correctly rounded hypot).
+  // hi·sqrt(fma(lo/hi, lo/hi, 1)) in the parts' type, which cannot overflow where the result
+  // does not: numpy's SIMD loop, bit for bit. Of 1M random complex128 values, libm's hypot
+  // differs from it on 35% and the same without the fused multiply-add on 3.7%; of 262k
+  // complex64 ones, glibc's hypotf (the float64 square root rounded) on 11%.
   Value ax = math::AbsFOp::create(b, loc, re), ay = math::AbsFOp::create(b, loc, im);
   Value xLarger = cmp(b, loc, arith::CmpFPredicate::OGT, ax, ay);
   Value hi = select(b, loc, xLarger, ax, ay), lo = select(b, loc, xLarger, ay, ax);
   Value zero = scalarConstant(b, loc, t, 0.0), one = scalarConstant(b, loc, t, 1.0);
   Value inf = scalarConstant(b, loc, t, std::numeric_limits<double>::infinity());
   Value ratio = arith::DivFOp::create(b, loc, lo, hi);
-  Value root = math::SqrtOp::create(
-      b, loc, arith::AddFOp::create(b, loc, one, arith::MulFOp::create(b, loc, ratio, ratio)));
+  Value root = math::SqrtOp::create(b, loc, math::FmaOp::create(b, loc, ratio, ratio, one));
   Value magnitude = arith::MulFOp::create(b, loc, hi, root);
   // Both parts zero (not one zero and one NaN): 0, not 0 · NaN.
   Value bothZero =

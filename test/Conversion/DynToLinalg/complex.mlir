@@ -45,13 +45,15 @@ func.func @quotient(%a: tensor<4xcomplex<f64>>, %b: tensor<4xcomplex<f64>>) -> t
 
 // -----
 
-// A float32 magnitude is glibc's hypotf: squares summed in float64, one rounding.
+// A magnitude is numpy's SIMD loop, hi * sqrt(fma(lo / hi, lo / hi, 1)) in the parts' type
+// (float32 here: not glibc's hypotf, the float64 square root rounded, which numpy does not use).
 // CHECK-LABEL: func.func @magnitude
 // CHECK: linalg.generic
-// CHECK:   arith.extf %{{.*}} : f32 to f64
-// CHECK:   arith.extf %{{.*}} : f32 to f64
-// CHECK:   math.sqrt %{{.*}} : f64
-// CHECK:   arith.truncf %{{.*}} : f64 to f32
+// CHECK:   %[[R:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:   %[[S:.*]] = math.fma %[[R]], %[[R]], %{{.*}} : f32
+// CHECK:   %[[ROOT:.*]] = math.sqrt %[[S]] : f32
+// CHECK:   arith.mulf %{{.*}}, %[[ROOT]] : f32
+// CHECK-NOT: f64
 // CHECK: -> tensor<4xf32>
 func.func @magnitude(%a: tensor<4xcomplex<f32>>) -> tensor<4xf32> {
   %0 = dyn.cabs %a : tensor<4xcomplex<f32>>
