@@ -333,7 +333,8 @@ VarPtr Tracer::callLibraryFunction(py::handle fn, Lib lib, const std::string &na
                                    std::vector<VarPtr> args, KwArgs kwargs, unsigned depth) {
   // A numpy ufunc of numbers the trace holds as constants (`np.exp(a * b)` of Python floats,
   // specialized) is a constant too: a numpy scalar, computed now. One that would warn or
-  // raise (overflow, a domain error) runs for real, where numpy warns.
+  // raise under the caller's np.seterr (overflow, a domain error) runs for real, where numpy
+  // warns.
   auto isNumber = [&](const VarPtr &a) {
     return a->kind == VK::Const && (PyLong_Check(a->obj.ptr()) || PyFloat_Check(a->obj.ptr()) ||
                                     PyComplex_Check(a->obj.ptr()));
@@ -353,7 +354,10 @@ VarPtr Tracer::callLibraryFunction(py::handle fn, Lib lib, const std::string &na
     py::tuple values(args.size());
     for (auto [i, a] : llvm::enumerate(args))
       values[i] = a->obj;
-    py::object errors = numpy.attr("errstate")(py::arg("all") = "raise");
+    py::dict raising;
+    for (auto [kind, action] : numpy.attr("geterr")().cast<py::dict>())
+      raising[kind] = action.cast<std::string>() == "ignore" ? "ignore" : "raise";
+    py::object errors = numpy.attr("errstate")(**raising);
     errors.attr("__enter__")();
     py::object result;
     std::string raised;
