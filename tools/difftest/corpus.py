@@ -3911,7 +3911,6 @@ BREAKS = {
     'zero_dim_tensors': 'eager',
     'manual_seed_randn': 3,
     'unique_and_bincount': 3,
-    'np_ufuncs': 1,
     'np_where_clip': 1,
     # np.partition's order is numpy's own: its call breaks inside numpy's code, and the rest of
     # the frame runs eagerly from there.
