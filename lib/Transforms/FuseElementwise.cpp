@@ -162,8 +162,9 @@ struct MergeSiblings : OpRewritePattern<linalg::GenericOp> {
         yielded.push_back(mapping.lookupOrDefault(v));
     }
     linalg::YieldOp::create(rewriter, second.getLoc(), yielded);
-    rewriter.replaceOp(first, merged.getResults().take_front(first.getNumResults()));
-    rewriter.replaceOp(second, merged.getResults().drop_front(first.getNumResults()));
+    unsigned firstResults = first.getNumResults(); // `first` is gone once replaced
+    rewriter.replaceOp(first, merged.getResults().take_front(firstResults));
+    rewriter.replaceOp(second, merged.getResults().drop_front(firstResults));
     return success();
   }
 
