@@ -16,7 +16,6 @@
 #include "dynamir/Dialect/Dyn/DynShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -78,18 +77,7 @@ Value expandRows(OpBuilder &b, Location loc, Value product, RankedTensorType typ
   }
   shape.push_back(columns);
   groups[1].push_back(rank - 1);
-  // Several dynamic sizes in one group: upstream's expand-strided-metadata crashes on the
-  // memref.expand_shape this bufferizes to (MLIR 22, a null size in the reinterpret_cast it
-  // builds; `x @ w` of a 3-D x with dynamic=True), so that case is a reshape by a shape
-  // tensor.
-  if (llvm::count_if(type.getShape().drop_back(), ShapedType::isDynamic) > 1) {
-    SmallVector<Value> sizes;
-    for (OpFoldResult size : shape)
-      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
-    Value shapeTensor = tensor::FromElementsOp::create(b, loc, sizes);
-    return tensor::ReshapeOp::create(b, loc, type, product, shapeTensor);
-  }
-  return tensor::ExpandShapeOp::create(b, loc, type, product, groups, shape);
+  return expandOrReshape(b, loc, type, product, groups, shape);
 }
 
 /// The type of a rank-2 product of `rows` x `type`'s last dimension.

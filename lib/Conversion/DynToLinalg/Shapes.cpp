@@ -91,25 +91,19 @@ template <typename OpTy> struct ReshapeLowering : OpConversionPattern<OpTy> {
   /// contiguous: `L[i, :i]` squeezed in a loop allocated and copied a row per iteration.
   static Value collapseOrExpand(OpBuilder &b, Location loc, Value x, RankedTensorType out,
                                 ArrayRef<Value> sizes) {
-    RankedTensorType in = cast<RankedTensorType>(x.getType());
-    if (!std::is_same_v<OpTy, ReshapeOp> || (in.hasStaticShape() && out.hasStaticShape())) {
-      bool collapse = in.getRank() > out.getRank();
-      std::optional<SmallVector<ReassociationIndices>> groups =
-          collapse ? getReassociationIndicesForCollapse(in.getShape(), out.getShape())
-                   : getReassociationIndicesForCollapse(out.getShape(), in.getShape());
-      if (!groups || in.getRank() == out.getRank())
-        return {};
-      if (collapse)
-        return tensor::CollapseShapeOp::create(b, loc, out, x, *groups);
-      // Two dynamic sizes in one group: upstream's expand-strided-metadata crashes on its
-      // memref form (see Contractions.cpp).
-      for (const ReassociationIndices &group : *groups)
-        if (llvm::count_if(group, [&](int64_t d) { return out.isDynamicDim(d); }) > 1)
-          return {};
-      SmallVector<OpFoldResult> shape = getAsOpFoldResult(sizes);
-      return tensor::ExpandShapeOp::create(b, loc, out, x, *groups, shape);
-    }
-    return {};
+    auto in = cast<RankedTensorType>(x.getType());
+    if ((std::is_same_v<OpTy, ReshapeOp> && !(in.hasStaticShape() && out.hasStaticShape())) ||
+        in.getRank() == out.getRank())
+      return {};
+    bool collapse = in.getRank() > out.getRank();
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        collapse ? getReassociationIndicesForCollapse(in.getShape(), out.getShape())
+                 : getReassociationIndicesForCollapse(out.getShape(), in.getShape());
+    if (!groups)
+      return {};
+    if (collapse)
+      return tensor::CollapseShapeOp::create(b, loc, out, x, *groups);
+    return expandOrReshape(b, loc, out, x, *groups, getAsOpFoldResult(sizes));
   }
 };
 
@@ -260,6 +254,21 @@ struct InsertSliceLowering : OpConversionPattern<InsertSliceOp> {
 };
 
 } // namespace
+
+Value dynamir::expandOrReshape(OpBuilder &b, Location loc, RankedTensorType type, Value x,
+                               ArrayRef<ReassociationIndices> groups,
+                               ArrayRef<OpFoldResult> shape) {
+  bool unsafe = llvm::any_of(groups, [&](const ReassociationIndices &group) {
+    return llvm::count_if(group, [&](int64_t d) { return type.isDynamicDim(d); }) > 1;
+  });
+  if (!unsafe)
+    return tensor::ExpandShapeOp::create(b, loc, type, x, groups, shape);
+  SmallVector<Value> sizes;
+  for (OpFoldResult size : shape)
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  Value shapeTensor = tensor::FromElementsOp::create(b, loc, sizes);
+  return tensor::ReshapeOp::create(b, loc, type, x, shapeTensor);
+}
 
 void dynamir::populateDynShapeLoweringPatterns(const TypeConverter &converter,
                                                RewritePatternSet &patterns) {

@@ -15,8 +15,6 @@ using namespace dynamir::dyn;
 namespace {
 using Bounds = std::optional<ElementBounds>;
 
-Type elementTypeOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
-
 /// The values an integer or bool type holds; none for other types.
 Bounds typeRange(Type type) {
   auto integer = dyn_cast<IntegerType>(type);
@@ -87,7 +85,7 @@ public:
     if (found != memo.end())
       return found->second;
     Bounds known = depth < kMaxDepth ? computed(v, depth + 1) : std::nullopt;
-    Bounds result = known ? known : typeRange(elementTypeOf(v));
+    Bounds result = known ? known : typeRange(getElementTypeOrSelf(v));
     memo[v] = result;
     return result;
   }
@@ -121,7 +119,7 @@ Bounds constantBounds(ConstantOp op) {
 }
 
 Bounds BoundsQuery::cast(CastOp op, unsigned depth) {
-  Type from = elementTypeOf(op.getX()), to = op.getDtype();
+  Type from = getElementTypeOrSelf(op.getX()), to = op.getDtype();
   if (isa<ComplexType>(from) || isa<ComplexType>(to))
     return std::nullopt;
   // Anything converted to bool tests for non-zero.
@@ -169,7 +167,7 @@ Bounds BoundsQuery::computed(Value v, unsigned depth) {
   Operation *op = v.getDefiningOp();
   if (!op)
     return std::nullopt;
-  Type type = elementTypeOf(v);
+  Type type = getElementTypeOrSelf(v);
   auto binary = [&](Operation *op, auto combine) -> Bounds {
     Bounds a = of(op->getOperand(0), depth), b = of(op->getOperand(1), depth);
     if (!a || !b)

@@ -8,6 +8,7 @@
 #ifndef DYNAMIR_CONVERSION_DYNTOLINALG_DYNTOLINALG_H
 #define DYNAMIR_CONVERSION_DYNTOLINALG_DYNTOLINALG_H
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace dynamir {
@@ -47,6 +48,14 @@ void populateDynSignednessConversion(mlir::TypeConverter &converter,
 
 /// Every dyn.for under `root` to an scf.for whose body holds the dyn ops it had.
 void lowerDynForLoops(mlir::Operation *root);
+
+/// `x` expanded to `type` by `groups`, `shape` its result's sizes: a tensor.expand_shape, or,
+/// where a group holds two dynamic sizes, a tensor.reshape by a shape tensor (upstream's
+/// expand-strided-metadata crashes on that memref.expand_shape: MLIR 22 builds a
+/// reinterpret_cast with a null size; `x @ w` of a 3-D x with dynamic=True).
+mlir::Value expandOrReshape(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                            mlir::Value x, llvm::ArrayRef<mlir::ReassociationIndices> groups,
+                            llvm::ArrayRef<mlir::OpFoldResult> shape);
 
 } // namespace dynamir
 
