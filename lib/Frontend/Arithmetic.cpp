@@ -606,6 +606,15 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
       r = castTo(create<dyn::MatmulOp>({castTo(a, f32()), castTo(c, f32())}), element);
     else
       r = create<dyn::MatmulOp>({a, c});
+    // numpy multiplies complex matrices with BLAS's gemm or gemv (a vector by a vector with
+    // dot, which has no scale), whose result is alpha * A B with alpha = 1 + 0i: as complex
+    // products, an infinite part times the 0 makes NaN (inf + inf·i becomes NaN + NaN·i,
+    // difftest 2953xxxxx). torch's MKL has no such rule to follow.
+    if (lib == Lib::Numpy && isa<ComplexType>(element) &&
+        (typeOf(a).getRank() >= 2 || typeOf(c).getRank() >= 2))
+      r = create<dyn::MulOp>(
+          {r, scalarConstant(py::reinterpret_steal<py::object>(PyComplex_FromDoubles(1.0, 0.0)),
+                             element)});
     break;
   case NB_AND:
     r = create<dyn::BitAndOp>({a, c});

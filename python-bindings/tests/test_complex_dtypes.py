@@ -282,3 +282,22 @@ def test_mean_over_no_dimension_divides_as_complex_numbers():
                 want, got = fn(x), dynamir.compile(fn)(x)
             for g, w in zip(got, want):
                 assert_parts_close(np.asarray(g), np.asarray(w), tol(np.complex128))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_matrix_products_scale_as_blas_does(dtype):
+    """difftest 295700000: numpy multiplies complex matrices with gemm/gemv, which return
+    alpha * A B with alpha = 1 + 0i; an infinite part times alpha's 0 is NaN, so numpy's
+    `exp(x + 300) @ exp(x + 300).T` is NaN + NaN·i where the plain sums are inf + inf·i."""
+    x = complexes(dtype)
+    m = complexes(dtype, (4, 2), seed=4)
+    x[0, 1] = complex(np.inf, 0)
+    x[1, 2] = complex(1, np.inf)
+    for fn, args in [(lambda x: np.exp(x + 300) @ np.exp(x + 300).T, (x,)),
+                     (lambda x, m: x @ m, (x, m)), (lambda x, m: np.dot(x, m), (x, m)),
+                     (lambda x, v: x @ v, (x, m[:, 0].copy())),
+                     (lambda v, x: v @ x, (x[:, 0].copy(), x))]:
+        with np.errstate(all="ignore"):
+            want = fn(*args)
+            got = dynamir.compile(fn)(*args)
+        assert_parts_close(got, want, tol(dtype))
