@@ -658,6 +658,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
       if (!isForward)
         breakTrace(dyn::BreakKind::data_dependent_loop,
                    "loop whose exit depends on a tensor value");
+      if (captureWhile(f, pc, in, cond))
+        return;
       pc = next;
       out = branchOnTensor(f, pc, cond, jumpIfTrue, target, stopAt);
       return;

@@ -1,4 +1,4 @@
-//===- Loops.cpp - for loops over ranges, captured as dyn.for -------------===//
+//===- Loops.cpp - for loops over ranges and while loops on tensors -------===//
 //
 // `for i in range(...)` with enough iterations is traced once, as a dyn.for, instead of once
 // per iteration: the IR and the time to compile it do not grow with the trip count. The
@@ -20,6 +20,13 @@
 // (a view and its base stay linked only through the view op the trace made). Otherwise the
 // trace is put back as it was and the loop unrolls as before. A descending range runs as a
 // dyn.for counting up, the variable computed from the count.
+//
+// `while cond:` on a tensor `cond` is traced the same way, as a dyn.while: CPython tests the
+// condition before the loop and again at the end of the body (its bytecode holds the test
+// twice, in every version from 3.11 to 3.13), so the first test is traced where the loop
+// starts and the body with the second test once, on the carried values. It has no loop
+// variable, so a view the body binds is not taken again after the loop. A loop it cannot
+// capture is what it was before: a data-dependent branch at the first test.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +81,27 @@ std::optional<SmallVector<Operation *>> viewSlice(Value v, Block &body, size_t c
 }
 } // namespace
 
+/// What tells the captured loops apart; captureBody does the rest.
+struct dynamir::frontend::LoopPlan {
+  std::pair<PyObject *, int64_t> key; // (code, offset of the loop's head)
+  size_t slots;                       // locals, and the stack below what the loop's head holds
+  bool canPeel = false;               // a for loop from its first iteration
+  /// Inserts the body's leading arguments before the carried ones, with the builder in the
+  /// body; returns the loop variable's Var (null: none), which the head pushes.
+  std::function<VarPtr(Block &body, Location)> enter;
+  /// Traces one iteration from the loop's head; returns the predicate that continues the loop
+  /// (a while loop's second test) or null.
+  std::function<Value()> iterate;
+  /// The loop's op, where the trace was, its body still to be added.
+  std::function<Operation *(Location, TypeRange, ValueRange inits)> build;
+  /// The loop variable's last value, for views taken again after the loop (null: no views).
+  std::function<Value()> lastIndex;
+  py::object lastItem;      // what the loop variable holds after the loop
+  int64_t exit;             // where the trace goes on (a bytecode offset)
+  bool popIterator = false; // a for loop's exhausted iterator
+  int line;                 // the loop's, for the log
+};
+
 bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   VarPtr it = f.peek();
   auto key = std::make_pair(f.code->object.ptr(), in.offset);
@@ -87,7 +115,109 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   int64_t trips = static_cast<int64_t>(py::len(it->obj)) - static_cast<int64_t>(it->iterPos);
   if (trips < kMinCapturedTrips || uncapturedLoops.count(key))
     return false;
+  auto bound = [&](int64_t v) { return scalarConstant(py::int_(v), i64()); };
+  LoopPlan plan;
+  plan.key = key;
+  plan.slots = f.locals.size() + f.stack.size() - 1;
+  plan.canPeel = !it->iterPos;
+  plan.enter = [&](Block &body, Location l) {
+    Value iv = body.insertArgument(0u, RankedTensorType::get({}, i64()), l);
+    // A descending range runs as k = 0, 1, ... with the variable start + step * k.
+    VarPtr item = makeVar(VK::Scalar);
+    item->obj = py::type::of(py::int_(0));
+    item->roots = {kLoopVariable};
+    if (step > 0) {
+      loopRanges[iv] = {start, start + (trips - 1) * step};
+      item->affine = Var::Affine{0, {{iv, 1}}};
+      item->value = iv;
+    } else {
+      loopRanges[iv] = {0, trips - 1};
+      item->affine = Var::Affine{start, {{iv, step}}};
+      item->value = affineValue(*item->affine);
+    }
+    return item;
+  };
+  plan.iterate = [&]() -> Value {
+    if (runFrame(f, pc + 1, in.offset).kind != Outcome::ReachedStop)
+      throw NotCaptured{"the body leaves the loop"};
+    return {};
+  };
+  plan.build = [&](Location l, TypeRange types, ValueRange inits) -> Operation * {
+    if (step > 0)
+      return dyn::ForOp::create(b, l, types, bound(start), bound(stop), bound(step), inits);
+    return dyn::ForOp::create(b, l, types, bound(0), bound(trips), bound(1), inits);
+  };
+  plan.lastIndex = [&] { return bound(step > 0 ? start + (trips - 1) * step : trips - 1); };
+  plan.lastItem = py::int_(start + (trips - 1) * step);
+  plan.exit = in.target;
+  plan.popIterator = true;
+  plan.line = in.line;
+  return captureBody(f, pc, plan);
+}
 
+bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond) {
+  // The shape CPython gives `while cond: body`: the first test jumps forward to the exit; the
+  // body follows, then the second test, which jumps back to the body's start (3.11), or
+  // forward to the exit followed by a jump back (3.12, 3.13).
+  const std::vector<Instr> &code = f.code->instrs;
+  auto exitAt = f.code->indexOf.find(in.target);
+  if (branchDepth || exitAt == f.code->indexOf.end() || exitAt->second < pc + 3)
+    return false;
+  size_t exit = exitAt->second;
+  int64_t bodyStart = code[pc + 1].offset;
+  auto isTest = [](const Instr &i) {
+    return i.op == POP_JUMP_IF_FALSE || i.op == POP_JUMP_IF_TRUE;
+  };
+  const Instr *test = &code[exit - 1];
+  bool continueIf; // the second test's value that goes on with the loop
+  if (isTest(*test) && test->target == bodyStart) {
+    continueIf = test->op == POP_JUMP_IF_TRUE;
+  } else if ((test->op == JUMP_BACKWARD || test->op == JUMP_BACKWARD_NO_INTERRUPT) &&
+             test->target == bodyStart && isTest(code[exit - 2]) &&
+             code[exit - 2].target == in.target) {
+    test = &code[exit - 2];
+    continueIf = test->op == POP_JUMP_IF_FALSE;
+  } else {
+    return false;
+  }
+  // No other way back to the body's start or before it (`continue`), where the trace of one
+  // iteration would go on into the next. A way out (`break`, `return`) that the trace takes
+  // ends the body's trace before the second test, and the loop is not captured.
+  for (size_t k = pc + 1; k + 1 < exit; ++k) // the last instruction jumps back
+    if (&code[k] != test && code[k].target >= 0 && code[k].target <= bodyStart)
+      return false;
+  auto key = std::make_pair(f.code->object.ptr(), in.offset);
+  RankedTensorType type = typeOf(cond->value);
+  if (uncapturedLoops.count(key) || !type.hasStaticShape() || type.getNumElements() != 1)
+    return false;
+  bool enterIf = in.op == POP_JUMP_IF_FALSE; // the first test's value that enters the loop
+  // The first test as it is now: a carried Var holding it (`while flag:`) changes value.
+  auto first = std::make_shared<Var>(*cond);
+  auto predicate = [&](const VarPtr &c, bool truth) {
+    Value p = toPredicate(c);
+    return truth ? p : dyn::NotOp::create(b, loc(), p).getResult();
+  };
+  LoopPlan plan;
+  plan.key = key;
+  plan.slots = f.locals.size() + f.stack.size();
+  plan.enter = [](Block &, Location) { return VarPtr(); };
+  plan.iterate = [&]() -> Value {
+    if (runFrame(f, pc + 1, test->offset).kind != Outcome::ReachedStop)
+      throw NotCaptured{"the body leaves the loop"};
+    VarPtr next = f.pop();
+    if (next->kind != VK::Tensor || typeOf(next->value) != type)
+      throw NotCaptured{"the second test is not a tensor like the first"};
+    return predicate(next, continueIf);
+  };
+  plan.build = [&](Location l, TypeRange types, ValueRange inits) -> Operation * {
+    return dyn::WhileOp::create(b, l, types, predicate(first, enterIf), inits);
+  };
+  plan.exit = in.target;
+  plan.line = in.line;
+  return captureBody(f, pc, plan);
+}
+
+bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
   // What the trace looks like before the loop: put back if the capture fails.
   std::vector<VarPtr> locals = f.locals, stack = f.stack;
   size_t undoMark = undoLog.size(), generatorMark = undoGenerators.size();
@@ -114,8 +244,8 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
     ~LeaveLoop() { --depth; }
   } leave{loopDepth};
 
-  // Slots: local variables and the stack below the iterator.
-  size_t slots = f.locals.size() + f.stack.size() - 1;
+  // Slots: local variables and the stack below what the loop's head holds.
+  size_t slots = plan.slots;
   auto slotRef = [&](size_t k) -> VarPtr & {
     return k < f.locals.size() ? f.locals[k] : f.stack[k - f.locals.size()];
   };
@@ -129,7 +259,6 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   for (int pass = 0; pass < 2; ++pass) {
     auto body = std::make_unique<Block>();
     Location l = loc();
-    Value iv = body->addArgument(RankedTensorType::get({}, i64()), l);
     // Carried Vars (one block argument each) and own slots (one each, after them).
     std::vector<VarPtr> carried;
     std::vector<Value> inits;
@@ -192,25 +321,15 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
     for (size_t k : constant)
       slotRef(k) = nullptr;
     b.setInsertionPointToEnd(body.get());
-    // A descending range runs as k = 0, 1, ... with the variable start + step * k.
-    VarPtr item = makeVar(VK::Scalar);
-    item->obj = py::type::of(py::int_(0));
-    item->roots = {kLoopVariable};
-    if (step > 0) {
-      loopRanges[iv] = {start, start + (trips - 1) * step};
-      item->affine = Var::Affine{0, {{iv, 1}}};
-      item->value = iv;
-    } else {
-      loopRanges[iv] = {0, trips - 1};
-      item->affine = Var::Affine{start, {{iv, step}}};
-      item->value = affineValue(*item->affine);
-    }
-    f.stack.push_back(item); // what FOR_ITER pushes
+    unsigned carriedArgs = body->getNumArguments();
+    VarPtr item = plan.enter(*body, l);
+    unsigned leading = body->getNumArguments() - carriedArgs; // before the carried ones
+    if (item)
+      f.stack.push_back(item); // what FOR_ITER pushes
     try {
+      Value next;
       try {
-        Outcome out = runFrame(f, pc + 1, in.offset);
-        if (out.kind != Outcome::ReachedStop)
-          throw NotCaptured{"the body leaves the loop"};
+        next = plan.iterate();
       } catch (Break &brk) { // also where the body needs the loop variable's value
         throw NotCaptured{"the body breaks the graph: " + brk.reason};
       }
@@ -230,7 +349,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       for (size_t i = 0; i < carried.size(); ++i) {
         if (isView(inits[i].getDefiningOp()))
           throw NotCaptured{describe(carried[i]) + " is a view live across the loop"};
-        if (carried[i]->value != body->getArgument(i + 1) && !liveViews(inits[i]).empty())
+        if (carried[i]->value != body->getArgument(leading + i) && !liveViews(inits[i]).empty())
           throw NotCaptured{"a view of " + describe(carried[i]) + " is live across the loop"};
       }
       if (undoGenerators.size() != generatorMark || sideEffects.size() != effectsMark)
@@ -243,7 +362,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
       bool again = false;
       for (size_t k = 0; k < slots; ++k) {
         const VarPtr &now = slotRef(k), &start = initialSlot(k);
-        if (now == start || now == item || own.contains(k))
+        if (now == start || (item && now == item) || own.contains(k))
           continue;
         if (now && now->kind == VK::Const && now->serial > serialMark) {
           if (constant.insert(k).second) // the same constant at the end of every iteration
@@ -260,7 +379,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         // A Python number that the first iteration makes an array or numpy scalar (`s = 0.0`
         // then `s = s + x[i]`): the first iteration computes with the number, the others with
         // what it made. Peeled off, the rest of the loop carries that.
-        if (start && start->kind == VK::Const && !it->iterPos)
+        if (start && start->kind == VK::Const && plan.canPeel)
           throw NotCaptured{"the first iteration makes " + describe(start) + " a tensor", true};
         own.insert(k);
         again = true;
@@ -294,7 +413,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
           throw NotCaptured{"a variable the loop rebinds changes its type"};
         if (isView(now->value.getDefiningOp())) {
           std::optional<SmallVector<Operation *>> slice;
-          if (!p)
+          if (!p && plan.lastIndex)
             slice = viewSlice(now->value, *body, carried.size(),
                               ArrayRef(yields).take_front(carried.size()));
           if (!slice)
@@ -314,24 +433,23 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
           b.setInsertionPointToEnd(body.get());
         }
       }
-      dyn::YieldOp::create(b, l, yields);
+      SmallVector<Value> yielded(yields);
+      if (next) // a while loop's second test
+        yielded.insert(yielded.begin(), next);
+      dyn::YieldOp::create(b, l, yielded);
       // The loop, where the trace was.
       std::vector<VarPtr> ends(slots);
       for (size_t k = 0; k < slots; ++k)
         ends[k] = slotRef(k);
       b.restoreInsertionPoint(ip);
       restoreInstruction(savedInstruction);
-      auto bound = [&](int64_t v) { return scalarConstant(py::int_(v), i64()); };
-      auto loop = step > 0 ? dyn::ForOp::create(b, l, ValueRange(inits).getTypes(), bound(start),
-                                                bound(stop), bound(step), inits)
-                           : dyn::ForOp::create(b, l, ValueRange(inits).getTypes(), bound(0),
-                                                bound(trips), bound(1), inits);
-      loop.getBody().push_back(body.release());
+      Operation *loop = plan.build(l, ValueRange(inits).getTypes(), inits);
+      loop->getRegion(0).push_back(body.release());
       layOutResults(loop, yields);
       // After it: carried Vars hold their final values, own slots new Vars holding theirs,
       // and the loop variable its last value.
       for (auto [i, v] : llvm::enumerate(carried)) {
-        v->value = loop.getResult(i);
+        v->value = loop->getResult(i);
         varsHolding[v->value] = varsHolding.lookup(inits[i]);
       }
       f.locals = locals;
@@ -345,17 +463,18 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         after->lib = end->lib;
         after->scalar = end->scalar;
         after->obj = end->kind == VK::Scalar ? end->obj : py::object();
-        after->value = loop.getResult(result++);
+        after->value = loop->getResult(result++);
         slotRef(k) = after;
       }
       // A view the last iteration bound: its ops again, with the loop variable's last value
       // and the carried arrays' final ones (a view sees every later store into its base).
       IRMapping last;
-      Block &loopBody = loop.getBody().front();
-      last.map(loopBody.getArgument(0), bound(step > 0 ? start + (trips - 1) * step : trips - 1));
+      Block &loopBody = loop->getRegion(0).front();
+      if (!views.empty())
+        last.map(loopBody.getArgument(0), plan.lastIndex());
       for (size_t i = 0; i < carried.size(); ++i) {
-        last.map(loopBody.getArgument(i + 1), loop.getResult(i));
-        last.map(yields[i], loop.getResult(i));
+        last.map(loopBody.getArgument(leading + i), loop->getResult(i));
+        last.map(yields[i], loop->getResult(i));
       }
       for (auto &[k, ops] : views) {
         for (Operation *op : ops)
@@ -365,25 +484,28 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
         slotRef(k) = after;
       }
       for (size_t k = 0; k < slots; ++k)
-        if (ends[k] == item)
-          slotRef(k) = constVar(py::int_(start + (trips - 1) * step));
+        if (item && ends[k] == item)
+          slotRef(k) = constVar(plan.lastItem);
         else if (constant.contains(k))
           slotRef(k) = ends[k];
-      f.pop(); // the exhausted iterator
-      pc = f.code->indexOf.lookup(in.target);
+      if (plan.popIterator)
+        f.pop(); // the exhausted iterator
+      pc = f.code->indexOf.lookup(plan.exit);
       topInstr = savedTopInstr;
       topStack = savedTopStack;
       return true;
     } catch (NotCaptured &failed) {
       restore();
       if (failed.peel)
-        peeledLoops.insert(key);
+        peeledLoops.insert(plan.key);
       else
-        uncapturedLoops.insert(key);
+        uncapturedLoops.insert(plan.key);
       if (logs_.contains("graph_breaks"))
-        llvm::errs() << "[dynamir loops] " << f.code->filename << ":" << in.line
-                     << (failed.peel ? " peels its first iteration: " : " unrolled: ") << failed.why
-                     << "\n";
+        llvm::errs() << "[dynamir loops] " << f.code->filename << ":" << plan.line
+                     << (failed.peel        ? " peels its first iteration: "
+                         : plan.popIterator ? " unrolled: "
+                                            : " stays a data-dependent branch: ")
+                     << failed.why << "\n";
       return false;
     }
   }

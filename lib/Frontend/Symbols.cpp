@@ -274,8 +274,10 @@ void Tracer::deriveSymbols(Operation *op) {
       !(llvm::any_of(op->getOperandTypes(), dynamicType) ||
         llvm::any_of(op->getResultTypes(), dynamicType)))
     return;
-  if (auto loop = dyn_cast<dyn::ForOp>(op)) { // results: the carried values' symbols
-    for (auto [result, init] : llvm::zip(loop.getResults(), loop.getInits()))
+  if (isa<dyn::ForOp, dyn::WhileOp>(op)) { // results: the carried values' symbols
+    ValueRange inits =
+        isa<dyn::ForOp>(op) ? cast<dyn::ForOp>(op).getInits() : cast<dyn::WhileOp>(op).getInits();
+    for (auto [result, init] : llvm::zip(op->getResults(), inits))
       if (std::optional<SmallVector<int64_t>> s = symbolsOfValue(init))
         setSymbols(result, *s);
     return;

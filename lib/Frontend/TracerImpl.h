@@ -87,6 +87,9 @@ struct Frame {
   VarPtr &peek(size_t i = 1) { return stack[stack.size() - i]; }
 };
 
+/// What tells a captured for loop from a while loop (Loops.cpp).
+struct LoopPlan;
+
 /// How a run of instructions ended.
 struct Outcome {
   enum Kind { Return, ReachedStop, JumpedPast, Yield } kind;
@@ -689,10 +692,16 @@ public:
   std::map<std::string, VarPtr> wrappedBySource;
   llvm::DenseMap<PyObject *, VarPtr> wrappedById;
 
-  // --- Loops.cpp: for loops over ranges, captured as dyn.for ---------------------------------
+  // --- Loops.cpp: for loops over ranges and while loops on tensors, traced once -------------
   /// At a for loop's first FOR_ITER over a range: traces the body once into a dyn.for and goes
   /// on after the loop (true), or leaves everything as it was, to unroll the loop (false).
   bool captureLoop(Frame &f, size_t &pc, const Instr &in);
+  /// At a while loop's first test on the tensor `cond` (popped; `in` jumps to the exit): traces
+  /// the body and the second test once into a dyn.while (true), or leaves everything as it was
+  /// (false).
+  bool captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond);
+  /// What the two share: the body traced on carried values, the loop's op and the state after.
+  bool captureBody(Frame &f, size_t &pc, const LoopPlan &plan);
   std::set<std::pair<PyObject *, int64_t>> uncapturedLoops; // (code, FOR_ITER offset)
   std::set<std::pair<PyObject *, int64_t>> peeledLoops;     // captured from the 2nd iteration
   unsigned loopDepth = 0; // loop bodies being traced: their instructions are not committed

@@ -197,7 +197,7 @@ inline bool mayBeCallersArray(Value v) {
   Operation *def = v.getDefiningOp();
   if (isView(def))
     return mayBeCallersArray(def->getOperand(0));
-  return isa<dyn::IfOp, dyn::ForOp>(def);
+  return isa<dyn::IfOp, dyn::ForOp, dyn::WhileOp>(def);
 }
 
 //===----------------------------------------------------------------------===//

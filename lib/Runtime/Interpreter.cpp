@@ -1,8 +1,9 @@
 //===- Interpreter.cpp - run dyn graphs op by op through numpy ------------===//
 //
 // backend="eager": every dyn op of a graph is one numpy call, with the op's result dtype
-// enforced; a dyn.if runs the branch taken, a dyn.for its body once per iteration. It is the seed's
-// backend="eager" experiment for Dynamir, and a reference the compiled code is tested against.
+// enforced; a dyn.if runs the branch taken, a dyn.for or dyn.while its body once per
+// iteration. It is the seed's backend="eager" experiment for Dynamir, and a reference the
+// compiled code is tested against.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,6 +134,22 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
           for (auto [arg, value] : llvm::zip(body.getArguments().drop_front(), carried))
             env[arg] = value;
           carried = run(body);
+        }
+        for (auto [result, value] : llvm::zip(loop.getResults(), carried))
+          env[result] = typed(value, result.getType());
+        continue;
+      }
+      if (auto loop = dyn_cast<dyn::WhileOp>(op)) {
+        std::vector<py::object> carried;
+        for (Value v : loop.getInits())
+          carried.push_back(env.lookup(v));
+        Block &body = loop.getBody().front();
+        for (bool again = py::cast<bool>(env.lookup(loop.getPredicate())); again;) {
+          for (auto [arg, value] : llvm::zip(body.getArguments(), carried))
+            env[arg] = value;
+          carried = run(body);
+          again = py::cast<bool>(carried.front());
+          carried.erase(carried.begin());
         }
         for (auto [result, value] : llvm::zip(loop.getResults(), carried))
           env[result] = typed(value, result.getType());

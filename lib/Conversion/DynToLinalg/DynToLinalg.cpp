@@ -697,7 +697,7 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     populateDynScanLoweringPatterns(converter, patterns);
     populateDynWindowLoweringPatterns(converter, patterns);
     populateDynControlFlowLoweringPatterns(converter, patterns);
-    lowerDynForLoops(getOperation());
+    lowerDynLoops(getOperation());
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
     // The pipelines run the pass on modules, where the libm functions that bodies call are

@@ -1440,6 +1440,26 @@ LogicalResult ForOp::verify() {
   return success();
 }
 
+LogicalResult WhileOp::verify() {
+  Block &body = getBody().front();
+  SmallVector<Type> carried(getInits().getTypes());
+  if (getResultTypes() != TypeRange(carried))
+    return emitOpError("returns ") << getResultTypes() << " but carries " << carried;
+  if (body.getArgumentTypes() != TypeRange(carried))
+    return emitOpError("expects a body taking ") << carried << ", not " << body.getArgumentTypes();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return success();
+  SmallVector<Type> yielded = {getPredicate().getType()};
+  yielded.append(carried.begin(), carried.end());
+  if (yield.getValues().getTypes() != TypeRange(yielded))
+    return yield.emitOpError("yields ") << yield.getValues().getTypes()
+                                        << " but the enclosing dyn.while needs the next "
+                                           "predicate and the carried values, "
+                                        << yielded;
+  return success();
+}
+
 void IfOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
   results.add<FoldConstantIf>(context);
 }

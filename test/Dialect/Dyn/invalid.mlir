@@ -495,7 +495,7 @@ func.func @if_yield_mismatch(%p: tensor<i1>, %x: tensor<3xf32>, %y: tensor<4xf32
 // -----
 
 func.func @yield_outside_if(%x: tensor<3xf32>) {
-  // expected-error@+1 {{'dyn.yield' op expects parent op to be one of 'dyn.if, dyn.for'}}
+  // expected-error@+1 {{'dyn.yield' op expects parent op to be one of 'dyn.if, dyn.for, dyn.while'}}
   dyn.yield %x : tensor<3xf32>
 }
 
@@ -762,4 +762,37 @@ func.func @real_of_floats(%x: tensor<3xf32>) {
   // expected-error@+1 {{operand #0 must be ranked tensor of complex type with 32-bit float elements or complex type with 64-bit float elements values}}
   %y = dyn.real %x : tensor<3xf32>
   return
+}
+
+// -----
+
+func.func @while_yields_no_predicate(%x0: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
+  %r = dyn.while %p : tensor<i1> iter_args(%x0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%x: tensor<3xf32>):
+    // expected-error@+1 {{'dyn.yield' op yields 'tensor<3xf32>' but the enclosing dyn.while needs the next predicate and the carried values, 'tensor<i1>', 'tensor<3xf32>'}}
+    dyn.yield %x : tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+func.func @while_body_arguments(%x0: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
+  // expected-error@+1 {{'dyn.while' op expects a body taking 'tensor<3xf32>', not 'tensor<3xf64>'}}
+  %r = dyn.while %p : tensor<i1> iter_args(%x0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%x: tensor<3xf64>):
+    dyn.yield %p, %x0 : tensor<i1>, tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+func.func @while_predicate_of_a_vector(%x0: tensor<3xf32>, %p: tensor<2xi1>) -> tensor<3xf32> {
+  // expected-error@+1 {{'dyn.while' op operand #0 must be}}
+  %r = dyn.while %p : tensor<2xi1> iter_args(%x0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%x: tensor<3xf32>):
+    dyn.yield %x : tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
 }

@@ -322,6 +322,22 @@ func.func @loop(%u0: tensor<3xf32>, %lb: tensor<i64>, %ub: tensor<i64>, %st: ten
   return %r : tensor<3xf32>
 }
 
+// CHECK-LABEL: func.func @while_loop
+func.func @while_loop(%x0: tensor<3xf32>, %p: tensor<i1>, %tol: tensor<f32>) -> tensor<3xf32> {
+  // CHECK: %[[R:.*]] = dyn.while %{{.*}} : tensor<i1> iter_args(%{{.*}} : tensor<3xf32>) -> tensor<3xf32> {
+  // CHECK: ^bb0(%[[X:.*]]: tensor<3xf32>):
+  // CHECK:   %[[S:.*]] = dyn.sin %[[X]]
+  // CHECK:   dyn.yield %{{.*}}, %[[S]] : tensor<i1>, tensor<3xf32>
+  %r = dyn.while %p : tensor<i1> iter_args(%x0 : tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%x: tensor<3xf32>):
+    %s = dyn.sin %x : tensor<3xf32>
+    %m = dyn.max %s dims [0] : tensor<3xf32>
+    %q = dyn.gt %m, %tol : tensor<f32>, tensor<f32>
+    dyn.yield %q, %s : tensor<i1>, tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
+}
+
 // CHECK-LABEL: func.func @control
 func.func @control(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
   // CHECK: %[[R:.*]] = dyn.if %{{.*}} : tensor<i1> -> tensor<3xf32> {

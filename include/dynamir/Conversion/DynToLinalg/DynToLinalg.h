@@ -46,8 +46,9 @@ void populateDynSignednessConversion(mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
                                      mlir::ConversionTarget &target);
 
-/// Every dyn.for under `root` to an scf.for whose body holds the dyn ops it had.
-void lowerDynForLoops(mlir::Operation *root);
+/// Every dyn.for and dyn.while under `root` to an scf.for or scf.while whose body holds the
+/// dyn ops it had.
+void lowerDynLoops(mlir::Operation *root);
 
 /// `x` expanded to `type` by `groups`, `shape` its result's sizes: a tensor.expand_shape, or,
 /// where a group holds two dynamic sizes, a tensor.reshape by a shape tensor (upstream's

@@ -991,9 +991,44 @@ def Dyn_ForOp : Dyn_Op<"for", [RecursiveMemoryEffects,
   let hasVerifier = 1;
 }
 
+def Dyn_WhileOp : Dyn_Op<"while", [RecursiveMemoryEffects,
+                                   SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a Python `while` loop on a tensor condition, traced once";
+  let description = [{
+    `while cond:` where `cond` is computed from tensors and the body is the same code in every
+    iteration. CPython tests the condition before the first iteration and again at the end of
+    each (its bytecode has the test twice); the op keeps that shape: `predicate` is the first
+    test, and the body yields the next test's 0-d i1 predicate first, then the carried values
+    (the body's arguments, initially `inits`). The body runs while the last predicate is true;
+    the results are the carried values after the last iteration (`inits` when the first test
+    is false). The decision stays where the graph runs (`scf.while`): no host round trip per
+    iteration on the CPU. The IR does not grow with the trip count, which no one knows.
+
+    Example:
+
+    ```mlir
+    %x = dyn.while %p0 : tensor<i1> iter_args(%x0 : tensor<64xf64>) -> tensor<64xf64> {
+    ^bb0(%x: tensor<64xf64>):
+      %y = dyn.mul %x, %half : tensor<64xf64>, tensor<f64>
+      %m = dyn.max %y dims [0] : tensor<64xf64>
+      %p = dyn.gt %m, %tol : tensor<f64>, tensor<f64>
+      dyn.yield %p, %y : tensor<i1>, tensor<64xf64>
+    }
+    ```
+  }];
+  let arguments = (ins Dyn_BoolScalarTensor:$predicate, Variadic<Dyn_Tensor>:$inits);
+  let results = (outs Variadic<Dyn_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $predicate `:` type($predicate) (`iter_args` `(` $inits^ `:` type($inits) `)`)?
+    (`->` type($results)^)? $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Dyn_YieldOp : Dyn_Op<"yield", [Pure, Terminator, ReturnLike,
-                                   ParentOneOf<["IfOp", "ForOp"]>]> {
-  let summary = "the values a `dyn.if` branch or a `dyn.for` iteration produces";
+                                   ParentOneOf<["IfOp", "ForOp", "WhileOp"]>]> {
+  let summary = "the values a `dyn.if` branch or a `dyn.for` or `dyn.while` iteration produces";
   let description = [{
     In a `dyn.if`, `fresh` lists the positions of the values that are arrays the branch side
     made (eagerly each is a new Python object) and `traced` those of arrays the trace made
