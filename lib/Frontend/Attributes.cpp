@@ -456,14 +456,37 @@ std::optional<Tracer::AdvancedIndex> Tracer::advancedIndex(const VarPtr &obj, co
 }
 
 VarPtr Tracer::maskedLoad(const VarPtr &obj, const VarPtr &index) {
+  if (index->kind == VK::Tuple && index->items.size() > 1) {
+    auto basic = [](const VarPtr &p) {
+      bool integer =
+          p->kind == VK::Const && PyLong_Check(p->obj.ptr()) && !PyBool_Check(p->obj.ptr());
+      bool ellipsis = p->kind == VK::Const && p->obj.is(py::ellipsis());
+      return integer || ellipsis || p->kind == VK::Slice;
+    };
+    const VarPtr &mask = index->items[0];
+    if (mask->kind != VK::Tensor ||
+        !std::all_of(index->items.begin() + 1, index->items.end(), basic))
+      return nullptr;
+    // x[m, 1:] is x[:, 1:][m]: the other parts index a view of x's static shape first.
+    VarPtr whole = makeVar(VK::Slice);
+    whole->items = {constVar(py::none()), constVar(py::none()), constVar(py::none())};
+    VarPtr rest = makeVar(VK::Tuple);
+    rest->items.assign(typeOf(mask->value).getRank(), whole);
+    rest->items.insert(rest->items.end(), index->items.begin() + 1, index->items.end());
+    return maskedLoad(subscript(obj, rest), mask);
+  }
   if (index->kind != VK::Tensor || index->scalar || !elementTypeOf(index->value).isInteger(1))
     return nullptr;
   RankedTensorType type = typeOf(obj->value);
-  if (type.getRank() == 0 || !type.hasStaticShape() ||
-      typeOf(index->value).getShape() != type.getShape())
+  ArrayRef<int64_t> maskShape = typeOf(index->value).getShape();
+  if (maskShape.empty() || !type.hasStaticShape() || maskShape.size() > type.getShape().size() ||
+      type.getShape().take_front(maskShape.size()) != maskShape)
     return nullptr;
+  // The elements, or the rows of the dimensions the mask leaves (`x[x[:, 0] > 0]`).
   Value selected = dyn::CompressOp::create(b, loc(), obj->value, index->value);
-  setSymbols(selected, {newSymbol(kAnySize)});
+  SmallVector<int64_t> symbols(typeOf(selected).getRank(), -1);
+  symbols[0] = newSymbol(kAnySize);
+  setSymbols(selected, symbols);
   return tensorVar(selected, obj->lib);
 }
 

@@ -525,8 +525,10 @@ public:
   };
   BasicIndex basicIndex(const VarPtr &obj, const VarPtr &index);
   VarPtr subscript(VarPtr obj, VarPtr index);
-  /// x[mask] with a boolean mask of x's whole static shape: the selected elements in row-major
-  /// order (dyn.compress), a new 1-D array whose size only the graph knows; null otherwise.
+  /// x[mask] with a boolean mask of x's leading static dimensions: the selected elements or rows
+  /// in row-major order (dyn.compress), a new array whose first size only the graph knows;
+  /// with slices, integers or `...` after the mask (`x[m, 1:]`), those index the result's
+  /// other dimensions, as numpy and torch do. Null otherwise.
   VarPtr maskedLoad(const VarPtr &obj, const VarPtr &index);
   /// An advanced index of integer arrays next to one another among slices (see there).
   struct AdvancedIndex {

@@ -152,6 +152,33 @@ def test_masked_loads_compile():
         dynamir.compile(lambda x: np.max(x[x > 100]))(X)
 
 
+def test_masks_of_leading_dimensions_select_rows():
+    # x[mask] with a mask of x's first dimensions: the subarrays of the others where it is
+    # true, stacked (dyn.compress of rows), none or all of them included.
+    x3 = np.arange(48.0).reshape(4, 3, 4) - 20
+
+    def rows(x):
+        r = x[x[:, 0] > 0]
+        return r, r.sum(axis=0), x[x[:, 0] > 1e9] * 2
+
+    def planes(x):
+        return x[x.sum(axis=2) > 0], x[np.abs(x[:, 0, 0]) < 100] - 1
+
+    def torch_rows(t):
+        return t[t[:, 1] > 3] * 2, t[t[:, 0] < 13, 1:], t[t[:, 0] > 0, ..., -1]
+
+    def with_slices(x):
+        m = x[:, 0] > 0
+        return x[m, 1:], x[m, -1], x[m, ::2] + 1
+
+    for f, arg in [(rows, X - 10), (planes, x3), (torch_rows, T.clone()), (with_slices, X - 10)]:
+        want = f(arg)
+        for mode in MODES:
+            same(dynamir.compile(f, **mode)(arg), want)
+        e = dynamir.explain(f, arg)
+        assert e.graph_break_count == 0 and "dyn.compress" in str(e), e
+
+
 @pytest.mark.parametrize("index", ["apart", "with_none", "zero_d"])
 def test_other_advanced_indices_still_break(index):
     # Arrays apart from one another or beside None move the result's dimensions first; a 0-d
@@ -168,19 +195,25 @@ def test_other_advanced_indices_still_break(index):
     assert dynamir.explain(f, X).graph_break_count == 1
 
 
-def test_gather_compiles_for_the_gpu():
+def test_gathers_and_masked_rows_compile_for_the_gpu():
     import pathlib
 
     import _dynamir
 
     def f(x, i):
         return torch.relu(x[i]).sum(1) + F.embedding(i, x)[:, 0]
-    traced = dynamir.trace(f, T, torch.tensor([3, 0, 2]))
-    traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
-    graphs = [g for g in traced.module.functions if "_graph" in g]
-    assert graphs and "dyn.check" in str(traced.module)
-    for graph in graphs:
-        assert pathlib.Path(_dynamir.compile_graph(traced.module._native, graph, "cuda")).exists()
+
+    def rows(x, i):  # dyn.compress of rows: a scalar loop nest, one GPU thread
+        return x[x[:, 0] > 5, 1:].sum(0) * 2  # (results of dynamic sizes stay on the CPU)
+
+    for fn in (f, rows):
+        traced = dynamir.trace(fn, T, torch.tensor([3, 0, 2]))
+        traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
+        graphs = [g for g in traced.module.functions if "_graph" in g]
+        assert graphs and ("dyn.check" in str(traced.module)) == (fn is f)
+        for graph in graphs:
+            library = _dynamir.compile_graph(traced.module._native, graph, "cuda")
+            assert pathlib.Path(library).exists()
 
 
 @pytest.mark.parametrize("case", ["pairs", "with_int", "int_first", "lists", "broadcast",

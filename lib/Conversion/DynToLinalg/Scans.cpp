@@ -116,26 +116,33 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// x[mask]: x as rows [M, R] (M the mask's elements, R those of the dimensions it leaves; a
+/// mask of every dimension has R = 1 and x is flat), one loop counting the selected rows (the
+/// result's size), one copying each to the row the count has reached, element by element (a
+/// scalar loop nest, which the GPU runs in one thread as it does scatters).
 struct CompressLowering : OpConversionPattern<CompressOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(CompressOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto flat = [&](Value v) -> Value {
+    auto collapse = [&](Value v, int64_t lead) -> Value {
       auto type = cast<RankedTensorType>(v.getType());
-      if (type.getRank() == 1)
-        return v;
-      SmallVector<ReassociationIndices> all(1);
+      SmallVector<ReassociationIndices> groups(lead < type.getRank() ? 2 : 1);
       for (int64_t d = 0; d < type.getRank(); ++d)
-        all[0].push_back(d);
-      return tensor::CollapseShapeOp::create(rewriter, loc, v, all);
+        groups[d < lead ? 0 : 1].push_back(d);
+      if (groups.size() == static_cast<size_t>(type.getRank()))
+        return v;
+      return tensor::CollapseShapeOp::create(rewriter, loc, v, groups);
     };
-    Value x = flat(adaptor.getX()), mask = flat(adaptor.getMask());
+    int64_t lead = cast<RankedTensorType>(adaptor.getMask().getType()).getRank();
+    Value x = collapse(adaptor.getX(), lead), mask = collapse(adaptor.getMask(), lead);
+    auto xType = cast<RankedTensorType>(x.getType());
+    bool rows = xType.getRank() == 2;
     auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value size = arith::ConstantIndexOp::create(rewriter, loc,
-                                                cast<RankedTensorType>(x.getType()).getDimSize(0));
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value zero = index(0), one = index(1), size = index(xType.getDimSize(0));
     auto selected = [&](OpBuilder &b, Value i) {
       return tensor::ExtractOp::create(b, loc, mask, ValueRange{i}).getResult();
     };
@@ -145,23 +152,53 @@ struct CompressLowering : OpConversionPattern<CompressOp> {
           Value bit = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), selected(b, i));
           scf::YieldOp::create(b, loc, ValueRange{arith::AddIOp::create(b, loc, carried[0], bit)});
         });
-    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType(),
-                                          ValueRange{count.getResult(0)});
+    Value total = count.getResult(0);
+    SmallVector<int64_t> flatShape = {ShapedType::kDynamic};
+    if (rows)
+      flatShape.push_back(xType.getDimSize(1));
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, flatShape, type.getElementType(), ValueRange{total});
+    // Copies x's row i (its element i when flat) into row k of `out`.
+    auto copyRow = [&](OpBuilder &b, Value i, Value k, Value out) -> Value {
+      if (!rows) {
+        Value v = tensor::ExtractOp::create(b, loc, x, ValueRange{i});
+        return tensor::InsertOp::create(b, loc, v, out, ValueRange{k});
+      }
+      auto loop = scf::ForOp::create(
+          b, loc, zero, index(xType.getDimSize(1)), one, ValueRange{out},
+          [&](OpBuilder &e, Location, Value j, ValueRange carried) {
+            Value v = tensor::ExtractOp::create(e, loc, x, ValueRange{i, j});
+            scf::YieldOp::create(
+                e, loc,
+                ValueRange{tensor::InsertOp::create(e, loc, v, carried[0], ValueRange{k, j})});
+          });
+      return loop.getResult(0);
+    };
     auto fill = scf::ForOp::create(
         rewriter, loc, zero, size, one, ValueRange{zero, empty},
         [&](OpBuilder &b, Location, Value i, ValueRange carried) {
           auto copy = scf::IfOp::create(
               b, loc, selected(b, i),
               [&](OpBuilder &t, Location) {
-                Value v = tensor::ExtractOp::create(t, loc, x, ValueRange{i});
-                Value out = tensor::InsertOp::create(t, loc, v, carried[1], ValueRange{carried[0]});
+                Value out = copyRow(t, i, carried[0], carried[1]);
                 scf::YieldOp::create(
                     t, loc, ValueRange{arith::AddIOp::create(t, loc, carried[0], one), out});
               },
               [&](OpBuilder &e, Location) { scf::YieldOp::create(e, loc, carried); });
           scf::YieldOp::create(b, loc, copy.getResults());
         });
-    rewriter.replaceOp(op, fill.getResult(1));
+    Value result = fill.getResult(1);
+    if (type.getRank() > 2) { // the rows' own dimensions again
+      SmallVector<ReassociationIndices> groups(2);
+      groups[0].push_back(0);
+      for (int64_t d = 1; d < type.getRank(); ++d)
+        groups[1].push_back(d);
+      SmallVector<OpFoldResult> shape = {OpFoldResult(total)};
+      for (int64_t d = 1; d < type.getRank(); ++d)
+        shape.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+      result = expandOrReshape(rewriter, loc, type, result, groups, shape);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

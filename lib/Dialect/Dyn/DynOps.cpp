@@ -1104,10 +1104,15 @@ LogicalResult CompressOp::inferReturnTypes(MLIRContext *, std::optional<Location
   FailureOr<RankedTensorType> mask = getRankedType(loc, adaptor.getMask());
   if (failed(x) || failed(mask))
     return failure();
-  if (!x->hasStaticShape() || x->getShape() != mask->getShape())
-    return emitOptionalError(loc, "compress needs a mask of the operand's static shape, got ",
+  if (!x->hasStaticShape() || mask->getRank() == 0 || mask->getRank() > x->getRank() ||
+      x->getShape().take_front(mask->getRank()) != mask->getShape())
+    return emitOptionalError(loc,
+                             "compress needs a mask of the operand's leading static dimensions, "
+                             "got ",
                              *mask, " for ", *x);
-  inferred.push_back(RankedTensorType::get({ShapedType::kDynamic}, x->getElementType()));
+  SmallVector<int64_t> shape = {ShapedType::kDynamic};
+  llvm::append_range(shape, x->getShape().drop_front(mask->getRank()));
+  inferred.push_back(RankedTensorType::get(shape, x->getElementType()));
   return success();
 }
 

@@ -18,3 +18,22 @@ func.func @compress(%x: tensor<2x3xf32>, %m: tensor<2x3xi1>) -> tensor<?xf32> {
   %0 = dyn.compress %x, %m : tensor<2x3xf32>, tensor<2x3xi1>
   return %0 : tensor<?xf32>
 }
+
+// A mask of the leading dimension: x as rows [2, 12], each selected row copied element by
+// element into the row the count has reached, the rows' own dimensions expanded again.
+// CHECK-LABEL: func.func @compress_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[M:.*]]: tensor<2xi1>)
+func.func @compress_rows(%x: tensor<2x3x4xf32>, %m: tensor<2xi1>) -> tensor<?x3x4xf32> {
+  // CHECK: %[[FX:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2]] : tensor<2x3x4xf32> into tensor<2x12xf32>
+  // CHECK: %[[COUNT:.*]] = scf.for
+  // CHECK: %[[OUT:.*]] = tensor.empty(%[[COUNT]]) : tensor<?x12xf32>
+  // CHECK: %[[FILL:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[P:.*]] = %{{.*}}, %[[R:.*]] = %[[OUT]]) -> (index, tensor<?x12xf32>) {
+  // CHECK: scf.if %{{.*}} -> (index, tensor<?x12xf32>) {
+  // CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:.*]] = %[[R]]) -> (tensor<?x12xf32>) {
+  // CHECK: %[[V:.*]] = tensor.extract %[[FX]][%[[I]], %[[J]]] : tensor<2x12xf32>
+  // CHECK: tensor.insert %[[V]] into %[[S]][%[[P]], %[[J]]] : tensor<?x12xf32>
+  // CHECK: %[[E:.*]] = tensor.expand_shape %[[FILL]]#1 {{\[}}[0], [1, 2]] output_shape [%[[COUNT]], 3, 4] : tensor<?x12xf32> into tensor<?x3x4xf32>
+  // CHECK: return %[[E]] : tensor<?x3x4xf32>
+  %0 = dyn.compress %x, %m : tensor<2x3x4xf32>, tensor<2xi1>
+  return %0 : tensor<?x3x4xf32>
+}

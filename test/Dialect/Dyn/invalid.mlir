@@ -334,9 +334,9 @@ func.func @insert_window_rank(%a: tensor<4x4xf32>, %v: tensor<4xf32>, %i: tensor
 
 // -----
 
-func.func @compress_mask_shape(%a: tensor<4x5xf32>, %m: tensor<4xi1>) {
-  // expected-error@+1 {{compress needs a mask of the operand's static shape, got 'tensor<4xi1>' for 'tensor<4x5xf32>'}}
-  %0 = dyn.compress %a, %m : tensor<4x5xf32>, tensor<4xi1>
+func.func @compress_mask_shape(%a: tensor<4x5xf32>, %m: tensor<5xi1>) {
+  // expected-error@+1 {{compress needs a mask of the operand's leading static dimensions, got 'tensor<5xi1>' for 'tensor<4x5xf32>'}}
+  %0 = dyn.compress %a, %m : tensor<4x5xf32>, tensor<5xi1>
   return
 }
 

@@ -493,17 +493,21 @@ def Dyn_InsertWindowOp : Dyn_Op<"insert_window", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Dyn_CompressOp : Dyn_Op<"compress", [Pure, InferTypeOpAdaptor]> {
-  let summary = "the elements of `x` where `mask` is true, in row-major order (x[mask])";
+  let summary = "the elements or rows of `x` where `mask` is true, in row-major order (x[mask])";
   let description = [{
-    A load through a boolean mask of `x`'s shape, numpy's and torch's `x[mask]`: a 1-D tensor
-    of the elements whose mask element is true, in row-major order. Its size is the number of
-    true elements, which only the graph knows (any size, 0 and 1 included).
+    A load through a boolean mask of `x`'s leading dimensions, numpy's and torch's `x[mask]`:
+    the entries `x[i...]` (elements for a mask of `x`'s whole shape, else the subarrays of the
+    remaining dimensions) whose mask element `mask[i...]` is true, in row-major order, stacked
+    along a new first dimension. Its size is the number of true elements, which only the graph
+    knows (any size, 0 and 1 included).
 
     Example:
 
     ```mlir
     %r = dyn.compress %x, %m : tensor<4x5xf32>, tensor<4x5xi1>
     // %r : tensor<?xf32>
+    %s = dyn.compress %x, %rows : tensor<4x5xf32>, tensor<4xi1>
+    // %s : tensor<?x5xf32>
     ```
   }];
   let arguments = (ins Dyn_Tensor:$x, Dyn_BoolTensor:$mask);
