@@ -111,6 +111,8 @@ Type Tracer::ufuncFloat(Lib lib, Type t) {
 py::object Tracer::weakScalar(const VarPtr &v) {
   if (v->kind != VK::Scalar)
     return v->obj;
+  if (isDynamicBool(v))
+    return py::bool_(false);
   return v->obj.is(py::type::of(py::float_(0.0))) ? py::object(py::float_(0.0))
                                                   : py::object(py::int_(0));
 }

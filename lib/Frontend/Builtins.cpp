@@ -253,8 +253,8 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     bool isFloat = x->obj.is(py::type::of(py::float_(0.0)));
     if (isBuiltin(fn, "float"))
       return isFloat ? x : scalarVar(castTo(x->value, f64()), x);
-    if (isBuiltin(fn, "int") && !isFloat)
-      return x;
+    if (isBuiltin(fn, "int") && !isFloat) // of a bool computed from a tensor: 0 or 1
+      return isDynamicBool(x) ? scalarVar(castTo(x->value, i64()), x) : x;
     if (isBuiltin(fn, "abs"))
       return scalarVar(dyn::AbsOp::create(b, loc(), x->value), x);
   }
@@ -271,6 +271,16 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
         return constVar(fn(value));
       } catch (py::error_already_set &) {
       }
+    }
+    // bool() of one element is computed by the graph (`np.allclose`, `bool((x > 0).all())`):
+    // branches take it as they take a tensor, and the frame returns a bool.
+    RankedTensorType type = typeOf(args[0]->value);
+    if (isBuiltin(fn, "bool") && type.hasStaticShape() && type.getNumElements() == 1) {
+      VarPtr truth = makeVar(VK::Scalar);
+      truth->value = toPredicate(args[0]);
+      truth->obj = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject *>(&PyBool_Type));
+      truth->roots = {kTensorTruth};
+      return truth;
     }
     breakTrace(dyn::BreakKind::data_dependent_value,
                std::string(py::str(fn.attr("__name__"))) +

@@ -46,6 +46,8 @@ VarPtr &Tracer::mutableList(VarPtr &list, const std::string &what) {
 std::optional<bool> Tracer::sameObject(const VarPtr &a, const VarPtr &c) {
   if (a == c)
     return true;
+  if (isDynamicBool(a) || isDynamicBool(c)) // True or False, which only the graph knows
+    return std::nullopt;
   auto real = [](const VarPtr &v) {
     return (v->kind == VK::Const || v->kind == VK::Object || v->kind == VK::NNModule ||
             (v->kind == VK::Function && !v->made)) &&

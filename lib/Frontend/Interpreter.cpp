@@ -155,7 +155,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case TO_BOOL: {
     // The jump or `not` after it takes the value's truth as it would have.
     VarPtr &top = f.peek();
-    if (top->kind != VK::Tensor)
+    if (top->kind != VK::Tensor && !isDynamicBool(top))
       if (std::optional<bool> truth = truthOf(top))
         top = constVar(py::bool_(*truth));
     break;
@@ -431,6 +431,14 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   case UNARY_NOT: {
     VarPtr x = f.pop();
+    if (isDynamicBool(x)) {
+      VarPtr r = makeVar(VK::Scalar);
+      r->value = dyn::NotOp::create(b, loc(), x->value);
+      r->obj = x->obj;
+      r->roots = x->roots;
+      f.stack.push_back(r);
+      break;
+    }
     std::optional<bool> truth = x->kind == VK::Tensor ? std::nullopt : truthOf(x);
     if (!truth)
       breakTrace(dyn::BreakKind::data_dependent_value, "`not` of " + describe(x));
@@ -649,6 +657,8 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case POP_JUMP_IF_FALSE:
   case POP_JUMP_IF_TRUE: {
     VarPtr cond = f.pop();
+    if (isDynamicBool(cond)) // a branch on it is a branch on its tensor
+      cond = tensorVar(cond->value, Lib::Numpy);
     bool jumpIfTrue = in.op == POP_JUMP_IF_TRUE;
     bool isForward = in.target > in.offset;
     int64_t target = in.target;

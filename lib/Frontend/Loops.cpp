@@ -205,6 +205,8 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
     if (runFrame(f, pc + 1, test->offset).kind != Outcome::ReachedStop)
       throw NotCaptured{"the body leaves the loop"};
     VarPtr next = f.pop();
+    if (isDynamicBool(next)) // `while not np.allclose(x, y)`
+      next = tensorVar(next->value, Lib::Numpy);
     if (next->kind != VK::Tensor || typeOf(next->value) != type)
       throw NotCaptured{"the second test is not a tensor like the first"};
     return predicate(next, continueIf);

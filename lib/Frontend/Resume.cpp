@@ -205,8 +205,12 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     size_t index = it - live.begin();
     if (it == live.end())
       live.push_back(v->value);
-    return py::make_tuple("live", index, isa<FloatType>(elementTypeOf(v->value)) ? "f" : "i", false,
-                          py::none());
+    Type element = elementTypeOf(v->value);
+    return py::make_tuple("live", index,
+                          isa<FloatType>(element) ? "f"
+                          : element.isInteger(1)  ? "b"
+                                                  : "i",
+                          false, py::none());
   }
   case VK::Set: {
     py::list args;
@@ -381,8 +385,9 @@ std::string Tracer::handOut(const VarPtr &v, SmallVectorImpl<Value> &results) {
 }
 
 /// The Python expression the host evaluates to build the frame's result from the graph's
-/// outputs: `%N` a numpy array, `%sN` a numpy scalar, `%tN` a torch tensor (output N, appended
-/// to `results`), the caller's own objects by their sources (`L['x']`), literals for numbers,
+/// outputs: `%N` a numpy array, `%sN` a numpy scalar, `%tN` a torch tensor, `%fN`, `%iN` and
+/// `%bN` a Python float, int and bool (output N, appended to `results`), the caller's own objects
+/// by their sources (`L['x']`), literals for numbers,
 /// `_k[i]` for other objects handed out as they are (`constants`), `_obj(cls, fields)` for an
 /// instance, `_nt(cls, items)` for a namedtuple, `_type('path')(items)` for torch.return_types.
 /// An object the result holds twice is built once (`_d(n, ...)`, then `_m[n]`).
@@ -425,7 +430,10 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
       if (!v->source.empty())
         return v->source; // the caller's number itself
       results.push_back(v->value);
-      return std::string(isa<FloatType>(elementTypeOf(v->value)) ? "%f" : "%i") +
+      Type element = elementTypeOf(v->value);
+      return std::string(isa<FloatType>(element) ? "%f"
+                         : element.isInteger(1)  ? "%b"
+                                                 : "%i") +
              std::to_string(results.size() - 1);
     }
     if (v->kind == VK::Tensor) {

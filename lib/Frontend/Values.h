@@ -239,6 +239,16 @@ struct Specialize {
 
 /// The root of a dynamic scalar computed from a captured loop's variable (Loops.cpp).
 inline const char *const kLoopVariable = "<loop variable>";
+/// The root of a Python number the graph computes from a tensor: a bool (`bool(t)`,
+/// `np.allclose`) and its int() and float().
+inline const char *const kTensorTruth = "<truth of a tensor>";
+
+/// A Python bool the graph computes (from a tensor): branches and `not` take it as they take
+/// a tensor, the frame's result and the host a bool; anything else needs its value.
+inline bool isDynamicBool(const VarPtr &v) {
+  return v && v->kind == VK::Scalar &&
+         cast<RankedTensorType>(v->value.getType()).getElementType().isInteger(1);
+}
 
 /// Where the trace needs the value of a captured loop's variable: an error of the tracer that
 /// becomes a graph break, which makes the capture fail (the loop then unrolls).
@@ -250,6 +260,10 @@ struct LoopVariableNeeded : std::runtime_error {
 inline void needConstant(const VarPtr &v) {
   if (!v || v->kind != VK::Scalar)
     return;
+  if (llvm::is_contained(v->roots, std::string(kTensorTruth)))
+    breakTrace(dyn::BreakKind::data_dependent_value,
+               "the value of a number computed from a tensor (" + v->roots.front() +
+                   ") is needed on the host");
   if (v->roots.empty() || llvm::is_contained(v->roots, std::string(kLoopVariable)))
     throw LoopVariableNeeded();
   throw Specialize{v->roots};

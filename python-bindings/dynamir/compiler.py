@@ -166,7 +166,8 @@ def _view(base, offset, shape, strides, read_only=False):
     return view
 
 
-_OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor, "f": float, "i": int}
+_OUTPUT_KINDS = {"a": _as_array, "s": _as_scalar, "t": _as_tensor, "f": float, "i": int,
+                 "b": bool}
 _VALUE_CHANGED = re.compile(r"^(.*): expected the value (.*), got (.*)$")
 
 
@@ -722,13 +723,14 @@ class CompiledFunction:
     def _make_rebuild(structure, constants=None):
         """The function that turns the flat outputs into the traced function's result: each
         output as the type eager code returns there (`%N` a numpy array, `%sN` a numpy scalar,
-        `%tN` a torch tensor sharing the array's memory), the caller's own objects by their
+        `%tN` a torch tensor sharing the array's memory, `%fN`, `%iN`, `%bN` a Python float,
+        int, bool), the caller's own objects by their
         source (`L['x']`), views of them by `_v(L['x'], offset, shape, strides)`,
         torch.return_types by `_type('module:name')`, other objects the trace hands out as
         they are (`_k[i]`: nan, a dtype, a module)."""
         if structure == "%0":
             return lambda outputs, local_vars, global_vars: outputs[0]
-        text = re.sub(r"%([stfi]?)(\d+)", r"_\1(_o[\2])", structure)
+        text = re.sub(r"%([stfib]?)(\d+)", r"_\1(_o[\2])", structure)
         code = builtins_compile(re.sub(r"@(\d+)", r"_o[\1]", text),
                                 "<dynamir output>", "eval")  # our own generated literal
 
@@ -739,7 +741,7 @@ class CompiledFunction:
                 shared[n] = value
                 return value
             return eval(code, {"__builtins__": {"type": type, "set": set}, "_": _as_array,
-                               "_s": _as_scalar, "_f": float, "_i": int,
+                               "_s": _as_scalar, "_f": float, "_i": int, "_b": bool,
                                "_t": _as_tensor, "_type": _import_type,
                                "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects,
                                "_p": _permuted, "_v": _view, "_del": _NULL},

@@ -113,3 +113,45 @@ def test_float_stored_into_an_array():
         return y
     run(f, [(X32, a) for a in FLOATS])
     run(f, [(np.arange(5), a) for a in FLOATS])   # float into an int array: numpy truncates
+
+
+# A Python bool the graph computes from a tensor (bool(t), np.allclose): branches, `not`, the
+# frame's result and weak-typed arithmetic take it without a break; what needs its value (`is`,
+# `==`, text, Python arithmetic) breaks, and the host hands the continuation a bool.
+A = np.linspace(0, 1, 6)
+TRUTHS = {
+    "returned": lambda a, b: (np.allclose(a, b), np.isclose(a, b)),
+    "branch": lambda a, b: a + 1 if np.allclose(a, b) else a - 1,
+    "not": lambda a, b: (not np.allclose(a, b, atol=1e-3), a),
+    "all": lambda a, b: bool((a > b).all()),
+    "torch": lambda a, b: bool(torch.from_numpy(a).sum() > 1),
+    "int_float": lambda a, b: (int(np.allclose(a, b)), float(np.allclose(a, b))),
+    "weak_bool": lambda a, b: (a > 0.5) * np.allclose(a, b) + np.arange(6, dtype=np.int8) * True,
+    "type": lambda a, b: (type(np.allclose(a, b)), isinstance(np.allclose(a, b), bool)),
+    "is": lambda a, b: np.allclose(a, b) is True,
+    "equal": lambda a, b: np.allclose(a, b) == 1,
+    "text": lambda a, b: f"{np.allclose(a, b)}",
+    "sum": lambda a, b: sum([np.allclose(a, b), np.allclose(a, a)]) + 1,
+}
+BREAKS = {"is", "equal", "text", "sum"}
+
+
+@pytest.mark.parametrize("case", TRUTHS)
+def test_bools_the_graph_computes(case):
+    f = TRUTHS[case]
+    for b in (A + 1e-9, A + 1):
+        want = f(A, b)
+        for mode in [{}, {"capture_control_flow": True}, {"backend": "eager"}]:
+            assert same(dynamir.compile(f, **mode)(A, b), want), (mode, want)
+    breaks = dynamir.explain(f, A, A + 1).graph_break_count
+    assert (breaks > 0) == (case in BREAKS), breaks
+
+
+def test_an_assertion_of_allclose_raises_as_eager():
+    def f(a, b):
+        assert np.allclose(a, b), "differ"
+        return a + b
+
+    assert same(dynamir.compile(f)(A, A + 1e-9), f(A, A + 1e-9))
+    with pytest.raises(AssertionError, match="differ"):
+        dynamir.compile(f)(A, A + 1)

@@ -72,6 +72,16 @@ def test_newton_iterations():
     check(newton_sqrt, lambda seed: (np.linspace(1.0, 50.0 + seed, 17),))
 
 
+def fixed_point(x):
+    while not np.allclose(x, np.cos(x), rtol=0, atol=1e-12):  # a bool the graph computes
+        x = np.cos(x)
+    return x
+
+
+def test_a_test_of_allclose():
+    check(fixed_point, lambda seed: (np.linspace(0.0, 1.0 + seed, 5),))
+
+
 def not_done(x):
     done = x.sum() < 1
     while not done:  # the first test jumps to the exit when true

@@ -3884,7 +3884,7 @@ BREAKS = {
     'sorted_tensors_by_key': 'eager',
     # 3.11's comprehension is a function of its own, and a break inside it restarts the frame.
     'dict_comprehension_filter': {'3.11': 'eager', 'other': 4},
-    'int_float_bool_conversions': 3,
+    'int_float_bool_conversions': 2,
     'builtin_round_tensor': 2,
     'all_empty_any_empty': 'eager',
     'functools_cmp_to_key': 2,
@@ -3919,10 +3919,8 @@ BREAKS = {
     'np_scalar_results': 3,
     'np_unique': 2,
     # r is the caller's a or a new array after the ifs; a break cannot recreate which object.
-    'np_any_all': 'eager',
     'np_mean_dtype': 1,
     'np_pad': 2,
-    'np_isclose_allclose': 3,
     'np_default_rng_inside': 3,
     'np_tolist_item': 'eager',
     'np_bincount_histogram': 1,
