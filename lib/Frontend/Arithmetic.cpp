@@ -213,6 +213,22 @@ VarPtr Tracer::scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y) {
   if (VarPtr r = affineArithmetic(kind, x, y)) // a loop's variable in a bound
     return r;
   kind %= 13;
+  // A while loop's counter steps by a constant (`n += 1`): exact in int64, which steps of at
+  // most 2^20 cannot leave in fewer than 2^43 iterations.
+  auto counter = isLoopCounter;
+  auto step = [](const VarPtr &v) {
+    if (v->kind != VK::Const || !PyLong_CheckExact(v->obj.ptr()))
+      return false;
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(v->obj.ptr(), &overflow);
+    return !overflow && value >= -(1LL << 20) && value <= (1LL << 20);
+  };
+  if ((kind == NB_ADD && ((counter(x) && step(y)) || (step(x) && counter(y)))) ||
+      (kind == NB_SUBTRACT && counter(x) && step(y))) {
+    Value a = operandAs(x, i64()), c = operandAs(y, i64());
+    return scalarVar(kind == NB_ADD ? create<dyn::AddOp>({a, c}) : create<dyn::SubOp>({a, c}), x,
+                     y);
+  }
   bool exact = number(x) && number(y) && (isFloat(x) || isFloat(y)) &&
                (kind == NB_ADD || kind == NB_SUBTRACT || kind == NB_MULTIPLY ||
                 (kind == NB_TRUE_DIVIDE && y->kind == VK::Const && y->obj.cast<double>() != 0));
@@ -669,6 +685,20 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
   if (VarPtr r = compareDunder(kind, x, y))
     return r;
   if (x->kind != VK::Tensor && y->kind != VK::Tensor) {
+    // A while loop's counter against an int, another counter or an int argument that changes
+    // between calls (`n < max_iter`): a bool the graph computes, exact in int64.
+    auto countable = [&](const VarPtr &v) {
+      return (v->kind == VK::Scalar && isPythonInt(v)) ||
+             (v->kind == VK::Const && PyLong_CheckExact(v->obj.ptr()) &&
+              fitsInteger(v->obj, i64()));
+    };
+    if ((isLoopCounter(x) || isLoopCounter(y)) && countable(x) && countable(y)) {
+      VarPtr truth = makeVar(VK::Scalar);
+      truth->value = compareValues(kind, operandAs(x, i64()), operandAs(y, i64()));
+      truth->obj = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject *>(&PyBool_Type));
+      truth->roots = {kLoopCounter};
+      return truth;
+    }
     needConstant(x); // a comparison of Python numbers is there to be branched on
     needConstant(y);
     // Python values: constants (tuples and lists of them too) compare for real; `==` of other
@@ -723,28 +753,25 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
   // Bools order as 0 < 1; an i1 compares signed (true is -1), so they compare as integers.
   if (element.isInteger(1) && kind != 2 && kind != 3)
     element = i64();
-  Value a = operandAs(x, element), c = operandAs(y, element);
-  Value r;
+  Value r = compareValues(kind, operandAs(x, element), operandAs(y, element));
+  return layOut(ufuncResult(r, lib), {x, y}, ResultLayout::Elementwise);
+}
+
+Value Tracer::compareValues(int kind, Value a, Value c) {
   switch (kind) {
   case 0:
-    r = create<dyn::LtOp>({a, c});
-    break;
+    return create<dyn::LtOp>({a, c});
   case 1:
-    r = create<dyn::LeOp>({a, c});
-    break;
+    return create<dyn::LeOp>({a, c});
   case 2:
-    r = create<dyn::EqOp>({a, c});
-    break;
+    return create<dyn::EqOp>({a, c});
   case 3:
-    r = create<dyn::NeOp>({a, c});
-    break;
+    return create<dyn::NeOp>({a, c});
   case 4:
-    r = create<dyn::GtOp>({a, c});
-    break;
+    return create<dyn::GtOp>({a, c});
   default:
-    r = create<dyn::GeOp>({a, c});
+    return create<dyn::GeOp>({a, c});
   }
-  return layOut(ufuncResult(r, lib), {x, y}, ResultLayout::Elementwise);
 }
 
 /// `bool(t)` as an i1 0-d tensor that stays on the device.

@@ -22,11 +22,16 @@
 // dyn.for counting up, the variable computed from the count.
 //
 // `while cond:` on a tensor `cond` is traced the same way, as a dyn.while: CPython tests the
-// condition before the loop and again at the end of the body (its bytecode holds the test
-// twice, in every version from 3.11 to 3.13), so the first test is traced where the loop
-// starts and the body with the second test once, on the carried values. It has no loop
+// condition before the loop and again at the end of the body (its bytecode holds the tests
+// twice, in every version from 3.11 to 3.13), so the first tests are traced where the loop
+// starts and the body with the second tests once, on the carried values; the tests of
+// `while a and b` are and-ed, a test on Python values the trace passed (`it < max_iter`
+// first) is traced in the second tests only. A Python int the body steps by constants
+// (`it += 1`) is carried as a counter (an int64 the graph computes; comparisons of it are
+// bools the graph computes); a use of its value in the body leaves the loop uncaptured, and
+// after the loop it is a number whose value the host gets at a break. There is no loop
 // variable, so a view the body binds is not taken again after the loop. A loop it cannot
-// capture is what it was before: a data-dependent branch at the first test.
+// capture is what it was before: a data-dependent branch at the first tensor test.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,11 +91,14 @@ struct dynamir::frontend::LoopPlan {
   std::pair<PyObject *, int64_t> key; // (code, offset of the loop's head)
   size_t slots;                       // locals, and the stack below what the loop's head holds
   bool canPeel = false;               // a for loop from its first iteration
+  bool counts = false; // Python ints the body steps by constants are carried (a while loop)
   /// Inserts the body's leading arguments before the carried ones, with the builder in the
   /// body; returns the loop variable's Var (null: none), which the head pushes.
   std::function<VarPtr(Block &body, Location)> enter;
+  /// Traces what comes before the loop (a while loop's first tests), or null.
+  std::function<void()> prologue;
   /// Traces one iteration from the loop's head; returns the predicate that continues the loop
-  /// (a while loop's second test) or null.
+  /// (a while loop's second tests) or null.
   std::function<Value()> iterate;
   /// The loop's op, where the trace was, its body still to be added.
   std::function<Operation *(Location, TypeRange, ValueRange inits)> build;
@@ -156,102 +164,181 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
 }
 
 bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond) {
-  // The shape CPython gives `while cond: body`: the first test jumps forward to the exit; the
-  // body follows, then the second test, which jumps back to the body's start (3.11), or
-  // forward to the exit followed by a jump back (3.12, 3.13).
+  // The shape CPython gives `while a and b: body`: the first tests jump forward to the exit;
+  // the body follows, then the tests again, the last of which jumps back to the body's start
+  // (3.11), or forward to the exit followed by a jump back (3.12, 3.13).
   const std::vector<Instr> &code = f.code->instrs;
+  auto isTest = [](const Instr &i) {
+    return i.op == POP_JUMP_IF_FALSE || i.op == POP_JUMP_IF_TRUE;
+  };
   auto exitAt = f.code->indexOf.find(in.target);
   if (branchDepth || exitAt == f.code->indexOf.end() || exitAt->second < pc + 3)
     return false;
   size_t exit = exitAt->second;
-  int64_t bodyStart = code[pc + 1].offset;
-  auto isTest = [](const Instr &i) {
-    return i.op == POP_JUMP_IF_FALSE || i.op == POP_JUMP_IF_TRUE;
-  };
-  const Instr *test = &code[exit - 1];
-  bool continueIf; // the second test's value that goes on with the loop
-  if (isTest(*test) && test->target == bodyStart) {
-    continueIf = test->op == POP_JUMP_IF_TRUE;
-  } else if ((test->op == JUMP_BACKWARD || test->op == JUMP_BACKWARD_NO_INTERRUPT) &&
-             test->target == bodyStart && isTest(code[exit - 2]) &&
-             code[exit - 2].target == in.target) {
-    test = &code[exit - 2];
-    continueIf = test->op == POP_JUMP_IF_FALSE;
-  } else {
+  const Instr &back = code[exit - 1];
+  auto bodyAt = f.code->indexOf.find(back.target);
+  if (back.target <= in.offset || bodyAt == f.code->indexOf.end())
     return false;
+  size_t body = bodyAt->second;
+  bool backIsTest = isTest(back); // 3.11
+  if (!backIsTest && back.op != JUMP_BACKWARD && back.op != JUMP_BACKWARD_NO_INTERRUPT)
+    return false;
+  // The first tests (`in` and those after it), each jumping to the exit.
+  std::vector<size_t> firstTests = {pc};
+  for (size_t k = pc + 1; k < body; ++k)
+    if (code[k].target >= 0) {
+      if (!isTest(code[k]) || code[k].target != in.target)
+        return false;
+      firstTests.push_back(k);
+    }
+  // The second tests: the last before the jump back (the jump itself in 3.11), all but that
+  // one jumping to the exit; as many as the first tests, and the tests on Python values
+  // before `in` that the trace passed (`while it < n and err > tol`), found as the
+  // instructions before `in` that the second tests repeat.
+  std::vector<size_t> secondTests;
+  auto takeTests = [&](size_t count) {
+    if (backIsTest && secondTests.empty())
+      secondTests.push_back(exit - 1);
+    size_t k = secondTests.empty() ? exit - 1 : secondTests.front();
+    while (k-- > body && secondTests.size() < count)
+      if (code[k].target >= 0) {
+        if (!isTest(code[k]) || code[k].target != in.target)
+          return false;
+        secondTests.insert(secondTests.begin(), k);
+      }
+    return secondTests.size() == count;
+  };
+  if (!takeTests(firstTests.size()))
+    return false;
+  size_t passed = 0;
+  for (size_t i = pc, j = secondTests.front(); i-- > 0 && j-- > body;) {
+    if (code[i].op != code[j].op || code[i].target != code[j].target ||
+        (code[i].target < 0 && code[i].arg != code[j].arg)) // a jump's argument is relative
+      break;
+    if (code[i].target >= 0 && isTest(code[i]) && code[i].target == in.target)
+      ++passed;
   }
+  if (passed && !takeTests(firstTests.size() + passed))
+    return false;
   // No other way back to the body's start or before it (`continue`), where the trace of one
   // iteration would go on into the next. A way out (`break`, `return`) that the trace takes
-  // ends the body's trace before the second test, and the loop is not captured.
-  for (size_t k = pc + 1; k + 1 < exit; ++k) // the last instruction jumps back
-    if (&code[k] != test && code[k].target >= 0 && code[k].target <= bodyStart)
+  // ends the body's trace before the second tests, and the loop is not captured.
+  for (size_t k = body; k + 1 < exit; ++k)
+    if (code[k].target >= 0 && code[k].target <= back.target)
       return false;
   auto key = std::make_pair(f.code->object.ptr(), in.offset);
-  RankedTensorType type = typeOf(cond->value);
-  if (uncapturedLoops.count(key) || !type.hasStaticShape() || type.getNumElements() != 1)
+  if (uncapturedLoops.count(key))
     return false;
-  bool enterIf = in.op == POP_JUMP_IF_FALSE; // the first test's value that enters the loop
-  // The first test as it is now: a carried Var holding it (`while flag:`) changes value.
-  auto first = std::make_shared<Var>(*cond);
-  auto predicate = [&](const VarPtr &c, bool truth) {
-    Value p = toPredicate(c);
-    return truth ? p : dyn::NotOp::create(b, loc(), p).getResult();
+  // Whether a test's value goes on with the loop: a test jumping to the exit is passed when
+  // it does not jump, 3.11's last one when it jumps back.
+  auto passes = [&](const Instr &test) {
+    return (test.target == in.target) == (test.op == POP_JUMP_IF_FALSE);
   };
+  // A test's value as a predicate for going on; null where it is not a tensor of one element.
+  auto predicate = [&](VarPtr c, const Instr &test) -> Value {
+    if (isDynamicBool(c)) // `while not np.allclose(x, y)`, `it < max_iter` of a counter
+      c = tensorVar(c->value, Lib::Numpy);
+    if (c->kind == VK::Const) // `it < max_iter` before `it` is known to be a counter
+      if (std::optional<bool> truth = truthOf(c))
+        c = tensorVar(scalarConstant(py::bool_(*truth), b.getI1Type()), Lib::Numpy);
+    if (c->kind != VK::Tensor || !typeOf(c->value).hasStaticShape() ||
+        typeOf(c->value).getNumElements() != 1)
+      throw NotCaptured{"a test is not a tensor of one element"};
+    Value p = toPredicate(c);
+    return passes(test) ? p : dyn::NotOp::create(b, loc(), p).getResult();
+  };
+  // The tests from `from`, with the first one's value `first` (null: on the stack).
+  auto tests = [&](const std::vector<size_t> &at, size_t from, VarPtr first) -> Value {
+    Value all;
+    for (size_t i = 0; i < at.size(); ++i) {
+      if (!first || i) {
+        if (runFrame(f, i ? at[i - 1] + 1 : from, code[at[i]].offset).kind != Outcome::ReachedStop)
+          throw NotCaptured{"the body leaves the loop"};
+        first = f.pop();
+      }
+      Value p = predicate(first, code[at[i]]);
+      all = all ? create<dyn::LogicalAndOp>({all, p}) : p;
+    }
+    return all;
+  };
+  Value entered;
   LoopPlan plan;
   plan.key = key;
   plan.slots = f.locals.size() + f.stack.size();
+  plan.counts = true; // unrolled, such a loop would break at every test anyway
+  plan.prologue = [&] { entered = tests(firstTests, pc, cond); };
   plan.enter = [](Block &, Location) { return VarPtr(); };
-  plan.iterate = [&]() -> Value {
-    if (runFrame(f, pc + 1, test->offset).kind != Outcome::ReachedStop)
-      throw NotCaptured{"the body leaves the loop"};
-    VarPtr next = f.pop();
-    if (isDynamicBool(next)) // `while not np.allclose(x, y)`
-      next = tensorVar(next->value, Lib::Numpy);
-    if (next->kind != VK::Tensor || typeOf(next->value) != type)
-      throw NotCaptured{"the second test is not a tensor like the first"};
-    return predicate(next, continueIf);
-  };
+  plan.iterate = [&] { return tests(secondTests, body, nullptr); };
   plan.build = [&](Location l, TypeRange types, ValueRange inits) -> Operation * {
-    return dyn::WhileOp::create(b, l, types, predicate(first, enterIf), inits);
+    return dyn::WhileOp::create(b, l, types, entered, inits);
   };
   plan.exit = in.target;
   plan.line = in.line;
   return captureBody(f, pc, plan);
 }
 
+void Tracer::restore(Frame &f, const Snapshot &s) {
+  undoTo(s.undo, s.generators);
+  writtenInputs.resize(s.writes);
+  sideEffects.resize(s.effects);
+  f.locals = s.locals;
+  f.stack = s.stack;
+  b.restoreInsertionPoint(s.ip);
+  restoreInstruction(s.instruction);
+  topInstr = s.topInstr;
+  topStack = s.topStack;
+}
+
 bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
   // What the trace looks like before the loop: put back if the capture fails.
-  std::vector<VarPtr> locals = f.locals, stack = f.stack;
-  size_t undoMark = undoLog.size(), generatorMark = undoGenerators.size();
-  size_t writesMark = writtenInputs.size(), effectsMark = sideEffects.size();
-  OpBuilder::InsertPoint ip = b.saveInsertionPoint();
-  SavedInstruction savedInstruction = saveInstruction();
-  Instr savedTopInstr = topInstr;
-  std::vector<VarPtr> savedTopStack = topStack;
-  uint64_t serialMark = makeVar(VK::Null)->serial;
+  const Snapshot before = snapshot(f);
   ++loopDepth; // the body's instructions are not the frame's: nothing is committed
-  auto restore = [&] {
-    undoTo(undoMark, generatorMark);
-    writtenInputs.resize(writesMark);
-    sideEffects.resize(effectsMark);
-    f.locals = locals;
-    f.stack = stack;
-    b.restoreInsertionPoint(ip);
-    restoreInstruction(savedInstruction);
-    topInstr = savedTopInstr;
-    topStack = savedTopStack;
-  };
   struct LeaveLoop {
     unsigned &depth;
     ~LeaveLoop() { --depth; }
   } leave{loopDepth};
+  auto fail = [&](const NotCaptured &failed) {
+    restore(f, before);
+    if (failed.peel)
+      peeledLoops.insert(plan.key);
+    else
+      uncapturedLoops.insert(plan.key);
+    if (logs_.contains("graph_breaks"))
+      llvm::errs() << "[dynamir loops] " << f.code->filename << ":" << plan.line
+                   << (failed.peel        ? " peels its first iteration: "
+                       : plan.popIterator ? " unrolled: "
+                                          : " stays a data-dependent branch: ")
+                   << failed.why << "\n";
+    return false;
+  };
+  // A while loop's first tests, where the loop starts (they may bind variables: `:=`).
+  if (plan.prologue) {
+    try {
+      try {
+        plan.prologue();
+      } catch (Break &brk) {
+        throw NotCaptured{"a test breaks the graph: " + brk.reason};
+      }
+    } catch (NotCaptured &failed) {
+      return fail(failed);
+    }
+  }
+  // Where every iteration starts from.
+  const Snapshot start = snapshot(f);
+  const std::vector<VarPtr> &locals = start.locals, &stack = start.stack;
+  const OpBuilder::InsertPoint &ip = start.ip;
+  uint64_t serialMark = makeVar(VK::Null)->serial;
 
   // Slots: local variables and the stack below what the loop's head holds.
   size_t slots = plan.slots;
   auto slotRef = [&](size_t k) -> VarPtr & {
     return k < f.locals.size() ? f.locals[k] : f.stack[k - f.locals.size()];
   };
+  // Counters: slots holding a Python int the body steps (`n += 1`), carried as int64 scalars.
+  std::map<size_t, VarPtr> counters;
   auto initialSlot = [&](size_t k) {
+    if (auto it = counters.find(k); it != counters.end())
+      return it->second;
     return k < locals.size() ? locals[k] : stack[k - locals.size()];
   };
   // Slots that need a carried value of their own: bound to a new tensor (`rebound`) or
@@ -281,6 +368,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         p->lib = start->lib;
         p->scalar = start->scalar;
         p->obj = start->kind == VK::Scalar ? start->obj : py::object();
+        p->roots = start->roots;
         inits.push_back(start->value);
         ownVars.emplace_back(k, p);
       } else { // stored before read: unbound at the start of every iteration
@@ -339,7 +427,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         throw NotCaptured{"the body leaves a different stack"};
       // What changed: only carried tensors; no object made before the loop, nothing of the
       // caller's beyond the carried arrays.
-      for (size_t i = undoMark; i < undoLog.size(); ++i) {
+      for (size_t i = start.undo; i < undoLog.size(); ++i) {
         const VarPtr &v = undoLog[i].first;
         if (v->serial <= serialMark && !llvm::is_contained(carried, v))
           throw NotCaptured{"the body changes " + describe(v)};
@@ -354,9 +442,9 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         if (carried[i]->value != body->getArgument(leading + i) && !liveViews(inits[i]).empty())
           throw NotCaptured{"a view of " + describe(carried[i]) + " is live across the loop"};
       }
-      if (undoGenerators.size() != generatorMark || sideEffects.size() != effectsMark)
+      if (undoGenerators.size() != start.generators || sideEffects.size() != start.effects)
         throw NotCaptured{"the body advances a generator or changes the caller's objects"};
-      for (size_t i = writesMark; i < writtenInputs.size(); ++i)
+      for (size_t i = start.writes; i < writtenInputs.size(); ++i)
         if (!llvm::is_contained(carried, writtenInputs[i]))
           throw NotCaptured{"the body stores into " + writtenInputs[i]->source};
       // Each slot: the same Var, the same constant, a constant set by the body, or a new
@@ -366,6 +454,24 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         const VarPtr &now = slotRef(k), &start = initialSlot(k);
         if (now == start || (item && now == item) || own.contains(k))
           continue;
+        // A Python int the body changes: carried as a counter, which may only step by
+        // constants (Arithmetic.cpp); a use of its value leaves the loop uncaptured. (An inner
+        // loop's variable bound before the loop is taken for one too, and then fails.)
+        auto plainInt = [](const VarPtr &v) {
+          return v && v->kind == VK::Const && PyLong_CheckExact(v->obj.ptr());
+        };
+        if (plan.counts && plainInt(start) && plainInt(now) && fitsInteger(start->obj, i64())) {
+          OpBuilder::InsertionGuard atLoop(b);
+          b.setInsertionPoint(ip.getBlock(), ip.getPoint());
+          VarPtr counter = makeVar(VK::Scalar);
+          counter->obj = py::type::of(start->obj);
+          counter->value = scalarConstant(start->obj, i64());
+          counter->roots = {kLoopCounter};
+          counters[k] = counter;
+          own.insert(k);
+          again = true;
+          continue;
+        }
         if (now && now->kind == VK::Const && now->serial > serialMark) {
           if (constant.insert(k).second) // the same constant at the end of every iteration
             again = true;
@@ -389,7 +495,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       if (again) {
         if (pass == 1)
           throw NotCaptured{"the loop's variables do not settle"};
-        restore();
+        restore(f, start);
         continue; // trace the body again, with those slots carried on their own
       }
       // Own slots hold a tensor of one type at the end of every iteration; carried tensors and
@@ -409,7 +515,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       std::vector<std::pair<size_t, SmallVector<Operation *>>> views;
       for (auto &[k, p] : ownVars) {
         const VarPtr &now = slotRef(k);
-        if (!isValueVar(now) || now->kind == VK::Scalar ||
+        if (!isValueVar(now) || (now->kind == VK::Scalar && !counters.count(k)) ||
             (p && (now->value.getType() != p->value.getType() || now->lib != p->lib ||
                    now->scalar != p->scalar)))
           throw NotCaptured{"a variable the loop rebinds changes its type"};
@@ -444,7 +550,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       for (size_t k = 0; k < slots; ++k)
         ends[k] = slotRef(k);
       b.restoreInsertionPoint(ip);
-      restoreInstruction(savedInstruction);
+      restoreInstruction(start.instruction);
       Operation *loop = plan.build(l, ValueRange(inits).getTypes(), inits);
       loop->getRegion(0).push_back(body.release());
       layOutResults(loop, yields);
@@ -465,6 +571,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         after->lib = end->lib;
         after->scalar = end->scalar;
         after->obj = end->kind == VK::Scalar ? end->obj : py::object();
+        after->roots = end->roots;
         after->value = loop->getResult(result++);
         slotRef(k) = after;
       }
@@ -493,24 +600,13 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       if (plan.popIterator)
         f.pop(); // the exhausted iterator
       pc = f.code->indexOf.lookup(plan.exit);
-      topInstr = savedTopInstr;
-      topStack = savedTopStack;
+      topInstr = start.topInstr;
+      topStack = start.topStack;
       return true;
     } catch (NotCaptured &failed) {
-      restore();
-      if (failed.peel)
-        peeledLoops.insert(plan.key);
-      else
-        uncapturedLoops.insert(plan.key);
-      if (logs_.contains("graph_breaks"))
-        llvm::errs() << "[dynamir loops] " << f.code->filename << ":" << plan.line
-                     << (failed.peel        ? " peels its first iteration: "
-                         : plan.popIterator ? " unrolled: "
-                                            : " stays a data-dependent branch: ")
-                     << failed.why << "\n";
-      return false;
+      return fail(failed);
     }
   }
-  restore();
+  restore(f, before);
   return false;
 }

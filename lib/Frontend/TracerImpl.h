@@ -483,6 +483,8 @@ public:
   /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).
   VarPtr binary(int kind, VarPtr a, VarPtr b, bool numpyFunction = false);
   VarPtr compare(int kind, VarPtr a, VarPtr b);
+  /// The dyn comparison `kind` (COMPARE_OP's order: <, <=, ==, !=, >, >=) of a and c.
+  Value compareValues(int kind, Value a, Value c);
   /// `~x` of an array: its bitwise not (of bools, their not).
   Value bitwiseNot(Value x);
   VarPtr updateInPlace(int kind, VarPtr x, VarPtr y);
@@ -919,6 +921,28 @@ public:
   uint64_t branchSerial = 0;    // Vars made before the innermost branch have serials up to it
   Instr topInstr;               // the traced frame's current instruction
   std::vector<VarPtr> topStack; // its stack before that instruction
+  /// The trace's state at a point, to go back to (a loop that is not captured after all).
+  struct Snapshot {
+    std::vector<VarPtr> locals, stack;
+    size_t undo, generators, writes, effects;
+    OpBuilder::InsertPoint ip;
+    SavedInstruction instruction;
+    Instr topInstr;
+    std::vector<VarPtr> topStack;
+  };
+  Snapshot snapshot(const Frame &f) {
+    return {f.locals,
+            f.stack,
+            undoLog.size(),
+            undoGenerators.size(),
+            writtenInputs.size(),
+            sideEffects.size(),
+            b.saveInsertionPoint(),
+            saveInstruction(),
+            topInstr,
+            topStack};
+  }
+  void restore(Frame &f, const Snapshot &s);
   size_t steps = 0;
   unsigned frameDepth = 0;       // the inlining depth of the instruction being interpreted
   Frame *currentFrame = nullptr; // the frame of that instruction

@@ -242,6 +242,12 @@ inline const char *const kLoopVariable = "<loop variable>";
 /// The root of a Python number the graph computes from a tensor: a bool (`bool(t)`,
 /// `np.allclose`) and its int() and float().
 inline const char *const kTensorTruth = "<truth of a tensor>";
+/// The root of a Python int a captured while loop steps by constants (`n += 1`, Loops.cpp):
+/// the graph knows its value, after as many iterations as the loop's test decides.
+inline const char *const kLoopCounter = "<while loop's counter>";
+inline bool isLoopCounter(const VarPtr &v) {
+  return v && v->kind == VK::Scalar && llvm::is_contained(v->roots, std::string(kLoopCounter));
+}
 
 /// A Python bool the graph computes (from a tensor): branches and `not` take it as they take
 /// a tensor, the frame's result and the host a bool; anything else needs its value.
@@ -260,10 +266,11 @@ struct LoopVariableNeeded : std::runtime_error {
 inline void needConstant(const VarPtr &v) {
   if (!v || v->kind != VK::Scalar)
     return;
-  if (llvm::is_contained(v->roots, std::string(kTensorTruth)))
-    breakTrace(dyn::BreakKind::data_dependent_value,
-               "the value of a number computed from a tensor (" + v->roots.front() +
-                   ") is needed on the host");
+  for (const char *root : {kTensorTruth, kLoopCounter})
+    if (llvm::is_contained(v->roots, std::string(root)))
+      breakTrace(dyn::BreakKind::data_dependent_value,
+                 "the value of a number the graph computes (" + std::string(root) +
+                     ") is needed on the host");
   if (v->roots.empty() || llvm::is_contained(v->roots, std::string(kLoopVariable)))
     throw LoopVariableNeeded();
   throw Specialize{v->roots};
