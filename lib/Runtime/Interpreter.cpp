@@ -100,7 +100,14 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
   auto typed = [&](py::object value, Type type) {
     auto tensor = cast<RankedTensorType>(type);
     py::object array = np.attr("asarray")(value, dtypeOf(tensor.getElementType()));
-    return np.attr("reshape")(array, ints(tensor.getShape()));
+    // A dynamic size is the array's own where the ranks agree (numpy cannot infer a -1 of
+    // an empty array: difftest 3052000003:98).
+    SmallVector<int64_t> shape(tensor.getShape());
+    py::tuple own = array.attr("shape");
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (ShapedType::isDynamic(size))
+        size = own.size() == shape.size() ? own[d].cast<int64_t>() : -1;
+    return np.attr("reshape")(array, ints(shape));
   };
   py::object erf, fma;
   // Runs a block (the graph's, a branch's, a loop body's): the values its terminator returns.

@@ -133,3 +133,19 @@ def test_eager_backend_power_is_pow():
         for g, w in zip(got, want):
             assert type(g) is type(w) and np.array_equal(g, w, equal_nan=True), (backend, g, w)
             assert np.array_equal(np.signbit(g), np.signbit(w))
+
+
+def test_eager_backend_empty_arrays_of_dynamic_sizes():
+    # difftest 3052000003:98: a masked load of an empty array broadcast with another empty one
+    # is f32[0, ?]; numpy cannot reshape an empty array to (0, -1), so the eager backend takes
+    # the dynamic size from the array itself.
+    def f(x):
+        e = x[0:0, :1] != 0
+        v = e[e] | e
+        return v, x.sum()
+
+    x = np.arange(20.0, dtype=np.float32).reshape(5, 4)
+    want = f(x)
+    got = dynamir.compile(f, backend="eager")(x)
+    assert got[0].shape == want[0].shape and got[0].dtype == want[0].dtype
+    assert got[1] == want[1]
