@@ -1,8 +1,8 @@
 """Scientific numpy kernels: numpy, numba (@njit), jax.jit and Dynamir side by side.
 
 The kind of code numba and JAX exist for: a stencil with a time loop, a triangular solve, a
-correlation matrix, an n-body step, a complex butterfly, a convolution written with slices and
-a uint8 image blend.
+correlation matrix, an n-body step, a complex butterfly, a convolution written with slices, a
+uint8 image blend and Jacobi sweeps until a tolerance (a while loop the data ends).
 Each kernel is written once as plain numpy (what Dynamir compiles and what numba compiles where
 it can); JAX gets the same computation in its functional style (`.at[].set` for stores). One
 run measures every system on the same inputs: the first call (trace or JIT compile plus one
@@ -90,6 +90,20 @@ def image_blend(a, b, xp=np):
         np.uint8)
 
 
+def jacobi(u0, tol=1e-3, max_iter=1000):
+    """Jacobi sweeps of Laplace's equation with fixed edges until the largest change is under
+    `tol` (or `max_iter` sweeps): a while loop whose trip count the data decides."""
+    u = u0.copy()
+    err = 1.0
+    it = 0
+    while err > tol and it < max_iter:
+        new = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+        err = np.abs(new - u[1:-1, 1:-1]).max()
+        u[1:-1, 1:-1] = new
+        it += 1
+    return u, it
+
+
 # --- numba versions where numba cannot take the numpy code as it is --------------------------
 
 
@@ -136,6 +150,17 @@ def jax_versions(jax):
 
         return jax.lax.fori_loop(0, n, row, jnp.zeros_like(b))
 
+    def j_jacobi(u0, tol=1e-3, max_iter=1000):  # a Python while on traced values fails
+        def sweep(state):
+            u, _, it = state
+            new = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+            err = jnp.abs(new - u[1:-1, 1:-1]).max()
+            return u.at[1:-1, 1:-1].set(new), err, it + 1
+
+        u, _, it = jax.lax.while_loop(lambda s: (s[1] > tol) & (s[2] < max_iter), sweep,
+                                      (u0, jnp.asarray(1.0, u0.dtype), 0))
+        return u, it
+
     def j_conv_slices(img, k):
         h, w = img.shape
         out = jnp.zeros((h - 2, w - 2), img.dtype)
@@ -147,7 +172,7 @@ def jax_versions(jax):
     return {"heat": j_heat, "forward_substitution": j_forward_substitution,
             "correlation": functools.partial(correlation, xp=jnp), "nbody": nbody,
             "butterfly": functools.partial(butterfly, xp=jnp), "conv_slices": j_conv_slices,
-            "image_blend": functools.partial(image_blend, xp=jnp)}
+            "image_blend": functools.partial(image_blend, xp=jnp), "jacobi": j_jacobi}
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -172,6 +197,7 @@ def kernels():
                                       rng.random((3, 3)).astype(np.float32))),
         "image_blend": (image_blend, tuple(rng.integers(0, 256, (1080, 1920, 3), np.uint8)
                                            for _ in range(2))),
+        "jacobi": (jacobi, (np.pad(np.ones((1, 254)), ((0, 255), (1, 1))),)),
     }
 
 

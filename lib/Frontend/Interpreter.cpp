@@ -665,11 +665,11 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     std::optional<bool> truth =
         cond->kind == VK::Tensor ? constantTruth(cond) : std::optional<bool>();
     if (cond->kind == VK::Tensor && !truth) {
+      if (captureWhile(f, pc, in, cond))
+        return;
       if (!isForward)
         breakTrace(dyn::BreakKind::data_dependent_loop,
                    "loop whose exit depends on a tensor value");
-      if (captureWhile(f, pc, in, cond))
-        return;
       pc = next;
       out = branchOnTensor(f, pc, cond, jumpIfTrue, target, stopAt);
       return;

@@ -26,7 +26,9 @@
 // twice, in every version from 3.11 to 3.13), so the first tests are traced where the loop
 // starts and the body with the second tests once, on the carried values; the tests of
 // `while a and b` are and-ed, a test on Python values the trace passed (`it < max_iter`
-// first) is traced in the second tests only. A Python int the body steps by constants
+// first) is traced in the second tests only. Where the first tests are Python values
+// (`err = 1.0` before the loop), the trace goes through the first iteration and the loop
+// starts at the second tests. A Python int the body steps by constants
 // (`it += 1`) is carried as a counter (an int64 the graph computes; comparisons of it are
 // bools the graph computes); a use of its value in the body leaves the loop uncaptured, and
 // after the loop it is a number whose value the host gets at a break. There is no loop
@@ -84,6 +86,36 @@ std::optional<SmallVector<Operation *>> viewSlice(Value v, Block &body, size_t c
     return std::nullopt;
   return ops;
 }
+
+/// Whether instructions of `code` outside [from, to) read the local variable `local`.
+bool readsOutside(const Code &code, int local, size_t from, size_t to) {
+  for (size_t k = 0; k < code.instrs.size(); ++k) {
+    const Instr &i = code.instrs[k];
+    if (k >= from && k < to)
+      continue;
+    switch (i.op) {
+    case LOAD_FAST:
+    case LOAD_FAST_CHECK:
+    case LOAD_FAST_AND_CLEAR:
+    case LOAD_CLOSURE:
+    case DELETE_FAST:
+      if (i.arg == local)
+        return true;
+      break;
+    case LOAD_FAST_LOAD_FAST: // two 4-bit local indices
+      if ((i.arg >> 4) == local || (i.arg & 15) == local)
+        return true;
+      break;
+    case STORE_FAST_LOAD_FAST:
+      if ((i.arg & 15) == local)
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
 } // namespace
 
 /// What tells the captured loops apart; captureBody does the rest.
@@ -107,7 +139,9 @@ struct dynamir::frontend::LoopPlan {
   py::object lastItem;      // what the loop variable holds after the loop
   int64_t exit;             // where the trace goes on (a bytecode offset)
   bool popIterator = false; // a for loop's exhausted iterator
-  int line;                 // the loop's, for the log
+  /// A while loop's instructions [first, last): it may run no iteration.
+  std::optional<std::pair<size_t, size_t>> mayRunNone;
+  int line; // the loop's, for the log
 };
 
 bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
@@ -164,62 +198,67 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
 }
 
 bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond) {
-  // The shape CPython gives `while a and b: body`: the first tests jump forward to the exit;
-  // the body follows, then the tests again, the last of which jumps back to the body's start
-  // (3.11), or forward to the exit followed by a jump back (3.12, 3.13).
+  // The shape CPython gives `while a and b: body`: the tests, each jumping forward to the
+  // exit; the body; the tests again, the last of which jumps back to the body's start (3.11),
+  // or forward to the exit followed by a jump back (3.12, 3.13). `in` is one of the first
+  // tests, or of the second ones where the trace went through the first iteration (`err =
+  // 1.0` before the loop makes the first tests Python values).
   const std::vector<Instr> &code = f.code->instrs;
   auto isTest = [](const Instr &i) {
     return i.op == POP_JUMP_IF_FALSE || i.op == POP_JUMP_IF_TRUE;
   };
-  auto exitAt = f.code->indexOf.find(in.target);
-  if (branchDepth || exitAt == f.code->indexOf.end() || exitAt->second < pc + 3)
+  if (branchDepth)
     return false;
-  size_t exit = exitAt->second;
+  size_t exit;
+  if (in.target > in.offset) {
+    auto exitAt = f.code->indexOf.find(in.target);
+    if (exitAt == f.code->indexOf.end())
+      return false;
+    exit = exitAt->second;
+  } else { // 3.11's last test, jumping back
+    exit = pc + 1;
+  }
+  if (exit < 2 || exit >= code.size())
+    return false;
+  int64_t exitOffset = code[exit].offset;
   const Instr &back = code[exit - 1];
+  bool backIsTest = isTest(back); // 3.11
   auto bodyAt = f.code->indexOf.find(back.target);
-  if (back.target <= in.offset || bodyAt == f.code->indexOf.end())
+  if ((!backIsTest && back.op != JUMP_BACKWARD && back.op != JUMP_BACKWARD_NO_INTERRUPT) ||
+      back.target < 0 || back.target >= back.offset || bodyAt == f.code->indexOf.end())
     return false;
   size_t body = bodyAt->second;
-  bool backIsTest = isTest(back); // 3.11
-  if (!backIsTest && back.op != JUMP_BACKWARD && back.op != JUMP_BACKWARD_NO_INTERRUPT)
+  // The tests' code, the instructions before the body that end the body again (3.11's last
+  // test differs in its direction), and the only jumps in it tests leaving the loop.
+  size_t latchEnd = backIsTest ? exit : exit - 1, length = 0;
+  auto sameInstr = [&](const Instr &a, const Instr &c) {
+    if (a.target >= 0 || c.target >= 0) // a jump's argument is relative
+      return isTest(a) && isTest(c);
+    return a.op == c.op && a.arg == c.arg;
+  };
+  while (length < body && body + length < latchEnd &&
+         sameInstr(code[body - 1 - length], code[latchEnd - 1 - length]))
+    ++length;
+  bool inFirst = pc + length >= body && pc < body;
+  bool inSecond = pc + length >= latchEnd && pc < latchEnd;
+  if (!inFirst && !inSecond)
     return false;
-  // The first tests (`in` and those after it), each jumping to the exit.
-  std::vector<size_t> firstTests = {pc};
-  for (size_t k = pc + 1; k < body; ++k)
+  auto leaves = [&](size_t k) {
+    return isTest(code[k]) && (code[k].target == exitOffset || k == exit - 1);
+  };
+  std::vector<size_t> firstTests, secondTests;
+  for (size_t k = latchEnd - length; k < latchEnd; ++k)
     if (code[k].target >= 0) {
-      if (!isTest(code[k]) || code[k].target != in.target)
+      if (!leaves(k))
+        return false;
+      secondTests.push_back(k);
+    }
+  for (size_t k = pc; k < (inFirst ? body : latchEnd); ++k)
+    if (code[k].target >= 0) {
+      if (!leaves(k))
         return false;
       firstTests.push_back(k);
     }
-  // The second tests: the last before the jump back (the jump itself in 3.11), all but that
-  // one jumping to the exit; as many as the first tests, and the tests on Python values
-  // before `in` that the trace passed (`while it < n and err > tol`), found as the
-  // instructions before `in` that the second tests repeat.
-  std::vector<size_t> secondTests;
-  auto takeTests = [&](size_t count) {
-    if (backIsTest && secondTests.empty())
-      secondTests.push_back(exit - 1);
-    size_t k = secondTests.empty() ? exit - 1 : secondTests.front();
-    while (k-- > body && secondTests.size() < count)
-      if (code[k].target >= 0) {
-        if (!isTest(code[k]) || code[k].target != in.target)
-          return false;
-        secondTests.insert(secondTests.begin(), k);
-      }
-    return secondTests.size() == count;
-  };
-  if (!takeTests(firstTests.size()))
-    return false;
-  size_t passed = 0;
-  for (size_t i = pc, j = secondTests.front(); i-- > 0 && j-- > body;) {
-    if (code[i].op != code[j].op || code[i].target != code[j].target ||
-        (code[i].target < 0 && code[i].arg != code[j].arg)) // a jump's argument is relative
-      break;
-    if (code[i].target >= 0 && isTest(code[i]) && code[i].target == in.target)
-      ++passed;
-  }
-  if (passed && !takeTests(firstTests.size() + passed))
-    return false;
   // No other way back to the body's start or before it (`continue`), where the trace of one
   // iteration would go on into the next. A way out (`break`, `return`) that the trace takes
   // ends the body's trace before the second tests, and the loop is not captured.
@@ -232,9 +271,9 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
   // Whether a test's value goes on with the loop: a test jumping to the exit is passed when
   // it does not jump, 3.11's last one when it jumps back.
   auto passes = [&](const Instr &test) {
-    return (test.target == in.target) == (test.op == POP_JUMP_IF_FALSE);
+    return (test.target == exitOffset) == (test.op == POP_JUMP_IF_FALSE);
   };
-  // A test's value as a predicate for going on; null where it is not a tensor of one element.
+  // A test's value as a predicate for going on (a constant for a Python value).
   auto predicate = [&](VarPtr c, const Instr &test) -> Value {
     if (isDynamicBool(c)) // `while not np.allclose(x, y)`, `it < max_iter` of a counter
       c = tensorVar(c->value, Lib::Numpy);
@@ -272,7 +311,8 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
   plan.build = [&](Location l, TypeRange types, ValueRange inits) -> Operation * {
     return dyn::WhileOp::create(b, l, types, entered, inits);
   };
-  plan.exit = in.target;
+  plan.exit = exitOffset;
+  plan.mayRunNone = std::make_pair(std::min(pc, body - length), exit);
   plan.line = in.line;
   return captureBody(f, pc, plan);
 }
@@ -511,6 +551,18 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         keepsLayout(inits[i], v->value);
         yields.push_back(v->value);
       }
+      // A loop that may run no iteration leaves a variable its body binds first unbound, and
+      // an inner loop's variable as it was: neither may be read after it.
+      if (plan.mayRunNone)
+        for (size_t k = 0; k < f.locals.size(); ++k) {
+          bool writeFirst = llvm::any_of(
+              ownVars, [&](const auto &slot) { return slot.first == k && !slot.second; });
+          if ((writeFirst || constant.contains(k)) &&
+              readsOutside(*f.code, static_cast<int>(k), plan.mayRunNone->first,
+                           plan.mayRunNone->second))
+            throw NotCaptured{"the loop may run no iteration, and " + f.code->localNames[k] +
+                              " is read after it"};
+        }
       // Views the body binds first (`row = A[i]`): not carried, taken again after the loop.
       std::vector<std::pair<size_t, SmallVector<Operation *>>> views;
       for (auto &[k, p] : ownVars) {

@@ -3,6 +3,7 @@ graph, no break and no host decision per iteration, whatever the trip count; eve
 cannot be captured is what it was before (a data-dependent branch at its first test). Every
 program is compared with eager in each backend mode, arguments included."""
 
+import contextlib
 import pathlib
 
 import _dynamir
@@ -170,6 +171,28 @@ def test_a_counters_value_after_the_loop():
     check(counter_as_a_bound, lambda seed: (np.linspace(0.0, 9.0 + seed, 7),), breaks=1)
 
 
+def jacobi(u0, tol, max_iter):
+    u = u0.copy()
+    err = 1.0  # a Python float: the trace goes through the first iteration, the rest is a loop
+    it = 0
+    while err > tol and it < max_iter:
+        new = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+        err = np.abs(new - u[1:-1, 1:-1]).max()
+        u[1:-1, 1:-1] = new
+        it += 1
+    return u, it, err
+
+
+@pytest.mark.parametrize("max_iter", [1, 500])
+def test_a_first_iteration_on_python_values(max_iter):
+    def make(seed):
+        u = np.zeros((12, 12 + seed))
+        u[0] = 1.0
+        return u, 1e-4, max_iter
+
+    check(jacobi, make)
+
+
 def walrus(x):
     while (m := x.max()) > 1:
         x = x / m * 0.9
@@ -178,6 +201,32 @@ def walrus(x):
 
 def test_a_test_that_binds_a_variable():
     check(walrus, lambda seed: (np.linspace(0.0, 5.0 + seed, 4),))
+
+
+def bound_in_the_body(x):
+    while x.mean() < 0.5:  # difftest 3052000059:35: may run no iteration
+        y = x * 2
+        x = y + 0.1
+    return x, y  # unbound after no iteration: UnboundLocalError
+
+
+def inner_variable(x):
+    i = -1
+    while x.mean() < 0.5:
+        for i in range(4):
+            x = x + 0.01
+    return x, i  # -1 after no iteration
+
+
+@pytest.mark.parametrize("f", [bound_in_the_body, inner_variable])
+def test_what_the_body_binds_is_not_read_after_a_loop_that_may_not_run(f):
+    # The first graph breaks at the first test; the continuation, past one iteration, may
+    # hold the loop (bound_in_the_body: y is bound there).
+    report = check(f, lambda seed: (np.linspace(0.0, 0.4, 5),),
+                   loops=None if f is inner_variable else 1, breaks=1)
+    assert "dyn.while" not in report.ops_per_graph[f.__name__ + "_graph0"]
+    with pytest.raises(UnboundLocalError) if f is bound_in_the_body else contextlib.nullcontext():
+        assert same(dynamir.compile(f)(np.ones(3)), f(np.ones(3)))
 
 
 def with_break(x):
