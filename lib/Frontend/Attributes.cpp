@@ -482,10 +482,19 @@ VarPtr Tracer::maskedLoad(const VarPtr &obj, const VarPtr &index) {
   if (maskShape.empty() || !type.hasStaticShape() || maskShape.size() > type.getShape().size() ||
       type.getShape().take_front(maskShape.size()) != maskShape)
     return nullptr;
-  // The elements, or the rows of the dimensions the mask leaves (`x[x[:, 0] > 0]`).
+  // The elements, or the rows of the dimensions the mask leaves (`x[x[:, 0] > 0]`), as many
+  // as an earlier selection by the same mask made (`y[m] - x[m]`), found where the trace is
+  // and in the blocks around it.
+  std::optional<int64_t> count;
+  for (Block *block = b.getInsertionBlock(); block && !count;
+       block = block->getParentOp() ? block->getParentOp()->getBlock() : nullptr)
+    for (auto earlier : block->getOps<dyn::CompressOp>())
+      if (computedAlike(earlier.getMask(), index->value))
+        if (std::optional<SmallVector<int64_t>> s = symbolsOfValue(earlier.getResult()))
+          count = (*s)[0];
   Value selected = dyn::CompressOp::create(b, loc(), obj->value, index->value);
   SmallVector<int64_t> symbols(typeOf(selected).getRank(), -1);
-  symbols[0] = newSymbol(kAnySize);
+  symbols[0] = count ? *count : newSymbol(kAnySize);
   setSymbols(selected, symbols);
   return tensorVar(selected, obj->lib);
 }

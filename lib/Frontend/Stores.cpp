@@ -12,6 +12,8 @@
 
 #include "dynamir/Dialect/Dyn/DynShapes.h"
 
+#include "mlir/IR/IRMapping.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -229,10 +231,50 @@ Value Tracer::advancedStore(const VarPtr &obj, const VarPtr &index, const VarPtr
                                     b.getDenseI64ArrayAttr(ix.steps));
 }
 
+bool dynamir::frontend::computedAlike(Value a, Value c, unsigned depth) {
+  Operation *x = a.getDefiningOp(), *y = c.getDefiningOp();
+  return a == c ||
+         (x && y && depth < 4 && !x->getNumRegions() && isMemoryEffectFree(x) &&
+          OperationEquivalence::isEquivalentTo(
+              x, y, [&](Value p, Value q) { return success(computedAlike(p, q, depth + 1)); },
+              nullptr, OperationEquivalence::IgnoreLocations));
+}
+
+/// `v` computed at every position of an array of `shape` where it was computed at the positions
+/// `mask` selects: compresses by the same mask (computedAlike) become their arrays, and elementwise
+/// ops of those and of 0-d values are computed again on them. Null where `v` is anything else,
+/// or an op that may trap at a position the mask leaves out (an integer division by 0).
+Value Tracer::unmasked(Value v, Value mask, ArrayRef<int64_t> shape, unsigned depth) {
+  Operation *def = v.getDefiningOp();
+  if (auto selected = dyn_cast_or_null<dyn::CompressOp>(def))
+    return computedAlike(selected.getMask(), mask) && typeOf(selected.getX()).getShape() == shape
+               ? selected.getX()
+               : Value();
+  if (typeOf(v).getRank() == 0 || depth > 16 || !def)
+    return typeOf(v).getRank() == 0 ? v : Value();
+  bool integer = isa<IntegerType>(elementTypeOf(v));
+  bool traps = integer && isa<dyn::FloorDivOp, dyn::ModOp, dyn::FModOp, dyn::PowOp,
+                              dyn::ShiftLeftOp, dyn::ShiftRightOp>(def);
+  if (!(isa<dyn::ElementwiseOpInterface>(def) || isa<dyn::CastOp>(def)) || traps ||
+      def->getNumResults() != 1)
+    return Value();
+  IRMapping operands;
+  for (Value operand : def->getOperands()) {
+    Value whole = unmasked(operand, mask, shape, depth + 1);
+    if (!whole)
+      return Value();
+    operands.map(operand, whole);
+  }
+  Operation *again = b.clone(*def, operands);
+  again->getResult(0).setType(RankedTensorType::get(shape, elementTypeOf(v)));
+  return again->getResult(0);
+}
+
 /// obj's value after `obj[mask] = v` with a mask of obj's leading dimensions:
-/// `where(mask, v, obj)`, v broadcast to one selected element (a scalar, a row), or v the
-/// values another array has where the same mask selects. Any other value with one entry per
-/// selected element has a length the mask decides: the store runs for real.
+/// `where(mask, v, obj)`, v broadcast to one selected element (a scalar, a row), or v computed
+/// at every position (unmasked) where it is computed from selections by the same mask. Any
+/// other value with one entry per selected element has a length the mask decides: the store
+/// runs for real.
 Value Tracer::maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool accumulate) {
   RankedTensorType type = typeOf(obj->value), maskType = typeOf(mask->value);
   int64_t rank = maskType.getRank();
@@ -251,27 +293,14 @@ Value Tracer::maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool a
                "dimension (numpy raises TypeError)");
   int64_t count = vt.getRank() - static_cast<int64_t>(element.size()) - 1;
   if (count >= 0 && vt.getDimSize(count) != 1) {
-    // Another array's values at the mask's own positions (`x[m] = y[m]`, `x[x > 0] =
-    // y[x > 0]`), as many as the mask selects by construction: where(m, y, x).
-    Value source = v;
-    auto cast = source.getDefiningOp<dyn::CastOp>();
-    if (cast)
-      source = cast.getX();
-    auto selected = source.getDefiningOp<dyn::CompressOp>();
-    // The same value, or computed again by the same ops from the same values (each
-    // `x > 0` has its own constant 0).
-    std::function<bool(Value, Value, unsigned)> same = [&](Value x, Value y, unsigned depth) {
-      Operation *a = x.getDefiningOp(), *b = y.getDefiningOp();
-      return x == y || (a && b && depth < 4 && !a->getNumRegions() && isMemoryEffectFree(a) &&
-                        OperationEquivalence::isEquivalentTo(
-                            a, b, [&](Value p, Value q) { return success(same(p, q, depth + 1)); },
-                            nullptr, OperationEquivalence::IgnoreLocations));
-    };
-    if (!selected || !same(selected.getMask(), mask->value, 0) || !type.hasStaticShape() ||
-        typeOf(selected.getX()).getShape() != type.getShape())
+    // Values computed elementwise from other arrays' values at the mask's own positions
+    // (`x[m] = y[m]`, `x[x > 0] = y[x > 0] * 2 + z[x > 0]`), as many as the mask selects by
+    // construction: where(m, f(y, z), x), f computed at every position.
+    Value whole = type.hasStaticShape() ? unmasked(v, mask->value, type.getShape()) : Value();
+    if (!whole)
       breakTrace(dyn::BreakKind::data_dependent_value,
                  "a store through a boolean mask of several values (as many as the mask selects)");
-    v = cast ? castTo(selected.getX(), elementTypeOf(v)) : selected.getX();
+    v = whole;
   } else {
     SmallVector<int64_t> one = {1};
     llvm::append_range(one, element);

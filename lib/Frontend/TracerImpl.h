@@ -90,6 +90,10 @@ struct Frame {
 /// What tells a captured for loop from a while loop (Loops.cpp).
 struct LoopPlan;
 
+/// Whether `a` and `c` are one value, or computed again by the same pure ops from the same
+/// values (each `x > 0` has its own constant 0), up to a small depth (Stores.cpp).
+bool computedAlike(Value a, Value c, unsigned depth = 0);
+
 /// How a run of instructions ended.
 struct Outcome {
   enum Kind { Return, ReachedStop, JumpedPast, Yield } kind;
@@ -564,6 +568,9 @@ public:
   void storeSubscript(VarPtr obj, VarPtr index, VarPtr value);
   Value advancedStore(const VarPtr &obj, const VarPtr &index, const VarPtr &value, bool accumulate);
   Value maskedStore(const VarPtr &obj, const VarPtr &mask, Value v, bool accumulate);
+  /// `v`, computed from values at the positions `mask` selects, computed at every position of
+  /// an array of `shape` (null where it cannot be).
+  Value unmasked(Value v, Value mask, ArrayRef<int64_t> shape, unsigned depth = 0);
   Value storedValue(const VarPtr &obj, const VarPtr &value);
   Value broadcastStored(Value v, ArrayRef<int64_t> shape);
   /// Breaks unless torch's `obj[ix] = value` copies between disjoint memory (see there).

@@ -117,7 +117,9 @@ def test_numpy_mask_stores():
 
 def test_mask_stores_of_another_arrays_values_at_the_same_mask():
     """`x[m] = y[m]` stores as many values as the mask selects by construction: where(m, y, x),
-    with the mask computed once or twice (`x[x > 0] = y[x > 0]`), cast to x's dtype."""
+    with the mask computed once or twice (`x[x > 0] = y[x > 0]`), cast to x's dtype; so does
+    a value computed elementwise from such selections and scalars (`y[m] * 2`, `x[m] += 1`):
+    where(m, y * 2, x), computed at every position."""
 
     def named(x, y):
         m = x > 0
@@ -139,16 +141,17 @@ def test_mask_stores_of_another_arrays_values_at_the_same_mask():
     x, y = np.random.default_rng(2).normal(size=(2, 4, 5))
     check(named, x.copy(), y)
     check(recomputed, x.copy(), y.astype(np.float32))
-    check(twice, x.copy(), y, breaks=1)  # y[m] * 2: a value of its own length
+    check(twice, x.copy(), y)
     with pytest.raises(ValueError):  # 13 values for 9 places: numpy raises, the store runs
         dynamir.compile(other_mask)(x.copy(), y)
     assert len(dynamir.trace(other_mask, x.copy(), y).graph_breaks) == 1
 
 
-def test_mask_stores_of_as_many_values_as_selected_break():
-    # The value's length is the mask's count, known only from the values: the store runs
-    # for real. x[mask] += 1 reads x[mask] first, in the graph (dyn.compress, a size only the
-    # graph knows), and breaks at the store of as many values.
+def test_mask_stores_of_as_many_values_as_selected():
+    # A value whose length is the mask's count only by the values (not computed from
+    # selections by the mask) is stored for real; `x[mask] += 1` and values computed
+    # elementwise from selections by the mask are where(mask, ..., x); an integer division,
+    # which may trap where the mask leaves out, stays a selection (and its store a break).
     def several(x):
         x[x > 3] = np.arange(8.0)[:4]
         return x
@@ -157,8 +160,26 @@ def test_mask_stores_of_as_many_values_as_selected_break():
         x[x > 3] += 1
         return x
 
+    def mixed(x, y):
+        m = x > 3
+        x[m] = np.sqrt(y[m]) - x[m] * 0.5
+        return x
+
+    def divided(x, y):
+        m = x > 3
+        x[m] = y[m] // 2
+        return x
+
+    def rows(x, y):
+        m = x[:, 0] > 0
+        x[m] = y[m] * 3 + 1
+        return x
+
     check(several, np.arange(8.0), breaks=1)
-    check(augmented, np.arange(8.0), breaks=1)
+    check(augmented, np.arange(8.0))
+    check(mixed, np.arange(8.0), np.arange(8.0) + 1)
+    check(divided, np.arange(8), np.arange(8) - 4, breaks=1)
+    check(rows, np.arange(12.0).reshape(4, 3) - 5, np.ones((4, 3)))
 
 
 def test_torch_index_and_mask_stores():
