@@ -171,26 +171,24 @@ def test_a_counters_value_after_the_loop():
     check(counter_as_a_bound, lambda seed: (np.linspace(0.0, 9.0 + seed, 7),), breaks=1)
 
 
-def jacobi(u0, tol, max_iter):
-    u = u0.copy()
-    err = 1.0  # a Python float: the trace goes through the first iteration, the rest is a loop
-    it = 0
-    while err > tol and it < max_iter:
-        new = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
-        err = np.abs(new - u[1:-1, 1:-1]).max()
-        u[1:-1, 1:-1] = new
+def relax(u, tol, max_iter):
+    it, err = 0, 1.0  # Python values: the trace goes through the first iteration
+    while it < max_iter and err > tol:
+        old = u.copy()
+        u[1:-1] = 0.5 * (u[2:] + u[:-2])  # in place, in the caller's array
+        err = np.abs(u - old).max()
         it += 1
-    return u, it, err
+    return it, err
 
 
 @pytest.mark.parametrize("max_iter", [1, 500])
 def test_a_first_iteration_on_python_values(max_iter):
     def make(seed):
-        u = np.zeros((12, 12 + seed))
+        u = np.zeros(20 + seed)
         u[0] = 1.0
         return u, 1e-4, max_iter
 
-    check(jacobi, make)
+    check(relax, make, loops=1 if max_iter > 1 else None)  # one iteration: no loop left
 
 
 def walrus(x):
