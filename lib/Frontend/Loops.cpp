@@ -28,12 +28,13 @@
 // `while a and b` are and-ed, a test on Python values the trace passed (`it < max_iter`
 // first) is traced in the second tests only. Where the first tests are Python values
 // (`err = 1.0` before the loop), the trace goes through the first iteration and the loop
-// starts at the second tests. A Python int the body steps by constants
-// (`it += 1`) is carried as a counter (an int64 the graph computes; comparisons of it are
-// bools the graph computes); a use of its value in the body leaves the loop uncaptured, and
-// after the loop it is a number whose value the host gets at a break. There is no loop
-// variable, so a view the body binds is not taken again after the loop. A loop it cannot
-// capture is what it was before: a data-dependent branch at the first tensor test.
+// starts at the second tests. A Python int the body steps by constants (`it += 1`) is carried
+// as a counter (an int64 the graph computes; comparisons of it are bools the graph computes);
+// a use of its value in the body leaves the loop uncaptured, and after the loop it is a
+// number whose value the host gets at a break. There is no loop variable, so a view the body
+// binds is not taken again after the loop, and the loop may run no iteration, so what only
+// the body binds may not be read after it. A loop it cannot capture is what it was before: a
+// data-dependent branch at the first tensor test.
 //
 //===----------------------------------------------------------------------===//
 
