@@ -464,7 +464,7 @@ VarPtr Tracer::maskedLoad(const VarPtr &obj, const VarPtr &index) {
       return integer || ellipsis || p->kind == VK::Slice;
     };
     const VarPtr &mask = index->items[0];
-    if (mask->kind != VK::Tensor ||
+    if (mask->kind != VK::Tensor || mask->scalar || !elementTypeOf(mask->value).isInteger(1) ||
         !std::all_of(index->items.begin() + 1, index->items.end(), basic))
       return nullptr;
     // x[m, 1:] is x[:, 1:][m]: the other parts index a view of x's static shape first.

@@ -8,8 +8,9 @@
 // lose. Bufferization updates the result in place.
 //
 // A masked load, x[mask] (dyn.compress), is a running count too: one loop counts the mask's
-// true elements for the result's size, a second copies each selected element to the position
-// the count has reached, both over the operands flattened in row-major order.
+// true elements for the result's size, a second copies each selected element (or row, for a
+// mask of the leading dimensions) to the position the count has reached, both over the
+// operands flattened in row-major order.
 //
 //===----------------------------------------------------------------------===//
 
