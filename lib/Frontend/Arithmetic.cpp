@@ -310,7 +310,7 @@ void Tracer::prepareStore(const VarPtr &x, const std::string &what, ArrayRef<Var
          it = loopArgs.find(origin))
       origin = it->second.init;
     Operation *def = origin.getDefiningOp();
-    if (!def || isa<dyn::IfOp>(def))
+    if (!def || isa<dyn::IfOp>(def) || owner->eitherObject) // a while loop's too
       unaliased();
   }
   if (varsHolding.lookup(base) != 1)

@@ -42,6 +42,8 @@
 
 #include "mlir/IR/IRMapping.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace dynamir;
 using namespace dynamir::frontend;
@@ -416,6 +418,10 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         ownVars.emplace_back(k, nullptr);
       }
     }
+    // Rebound slots first: their arguments come now, those of slots stored before read as
+    // the body's end is known; yields and results follow this order.
+    std::stable_partition(ownVars.begin(), ownVars.end(),
+                          [](const auto &slot) { return slot.second != nullptr; });
     // A block argument stands for its initial value's object (loopArgs): its layout, which
     // contiguous() and views of it depend on (what the body leaves in it must keep it,
     // checked below), and for a carried Var, the Vars that hold it (a store into it breaks
@@ -625,7 +631,20 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         after->scalar = end->scalar;
         after->obj = end->kind == VK::Scalar ? end->obj : py::object();
         after->roots = end->roots;
-        after->value = loop->getResult(result++);
+        unsigned index = result++;
+        after->value = loop->getResult(index);
+        // After a while loop that ran no iteration it is still the object from before the
+        // loop: where that object may be seen otherwise (the caller's, a view, another name),
+        // it is one object or another (stores into either break; the frame returns it by
+        // the loop's first test, Resume.cpp).
+        Value init = inits[index];
+        if (plan.mayRunNone && after->kind == VK::Tensor &&
+            (isa<BlockArgument>(init) || isView(init.getDefiningOp()) ||
+             varsHolding.lookup(init) > 1)) {
+          after->eitherObject = true;
+          after->eitherBases.push_back(viewBase(init));
+          eitherJoins.push_back(after);
+        }
         slotRef(k) = after;
       }
       // A view the last iteration bound: its ops again, with the loop variable's last value

@@ -91,6 +91,12 @@ std::vector<int64_t> inverseOrder(ArrayRef<int64_t> order) {
 
 /// How the host recreates one value of the frame state from the break's live tensors, the
 /// frame's locals and globals, and constants: a nested tuple the runtime interprets.
+/// The value a result of a while loop had before the loop (null for any other value).
+static Value whileLoopStart(Value v) {
+  auto loop = v.getDefiningOp<dyn::WhileOp>();
+  return loop ? loop.getInits()[cast<OpResult>(v).getResultNumber()] : Value();
+}
+
 py::object Tracer::rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live) {
   if (!v)
     return py::make_tuple("unbound");
@@ -126,6 +132,20 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     // An argument under another name (np.asarray(x)): the caller's object itself.
     if (std::string source = callerSource(v); !source.empty())
       return py::make_tuple("source", source);
+    // What a while loop rebinds: the caller's array where the loop ran no iteration (its
+    // first test false), else the graph's new array.
+    VarPtr before = v->eitherObject ? holderOf(whileLoopStart(v->value)) : nullptr;
+    if (std::string source = before ? callerSource(before) : ""; !source.empty()) {
+      Value entered = v->value.getDefiningOp<dyn::WhileOp>().getPredicate();
+      size_t index = llvm::find(live, entered) - live.begin();
+      if (index == live.size())
+        live.push_back(entered);
+      v->eitherObject = false; // the graph's array, rebuilt as any other
+      py::object array = rebuildValue(v, live);
+      v->eitherObject = true;
+      return py::make_tuple("either", py::make_tuple("live", index, "b", false, py::none()), array,
+                            py::make_tuple("source", source));
+    }
     if (v->eitherObject)
       throw NotRebuildable{"a variable that is one object or another after a data-dependent "
                            "branch (" +
@@ -452,6 +472,20 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
       // The caller's array (or another array from before the branch) on one side of a device
       // branch and a new one on the other: the graph's result is a new array either way, and
       // `f(x) is x` would change. (A branch on the host hands back the object each side had.)
+      // What a while loop rebinds is the object from before it where the loop ran no
+      // iteration: the caller's array by its source when the first test was false.
+      if (Value init = v->eitherObject ? whileLoopStart(v->value) : Value()) {
+        VarPtr before = holderOf(init);
+        std::string source = before ? callerSource(before) : "";
+        if (source.empty())
+          breakTrace(dyn::BreakKind::divergent_branch,
+                     "returning what is an array from before a while loop, or a view of one, "
+                     "where the loop runs no iteration, and a new array after the others");
+        std::string array = handOut(v, results);
+        results.push_back(v->value.getDefiningOp<dyn::WhileOp>().getPredicate());
+        return "(" + array + " if %b" + std::to_string(results.size() - 1) + " else " + source +
+               ")";
+      }
       if (v->eitherObject && options.captureControlFlow)
         breakTrace(dyn::BreakKind::divergent_branch,
                    "returning what is an array from before a data-dependent branch or a view "

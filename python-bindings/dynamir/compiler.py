@@ -592,6 +592,8 @@ class CompiledFunction:
                                    "G": global_vars})
             if kind == "const":
                 return recipe[1]
+            if kind == "either":  # (test, if true, if false): a while loop's variable
+                return rebuild(recipe[2]) if rebuild(recipe[1]) else rebuild(recipe[3])
             if kind == "null":
                 return _NULL
             if kind == "unbound":

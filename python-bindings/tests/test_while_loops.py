@@ -286,3 +286,29 @@ def test_the_while_graph_compiles_for_the_gpu():
         assert len(graphs) == 1
         library = _dynamir.compile_graph(traced.module._native, graphs[0], "cuda")
         assert pathlib.Path(library).exists()
+
+
+def halve_then_store(x):
+    while x.max() > 1:
+        x = x * 0.5
+    x[0] = 7.0  # the caller's x where the loop ran no iteration
+    return x
+
+
+def halve_only(x):
+    while x.max() > 1:
+        x = x * 0.5
+    return x
+
+
+@pytest.mark.parametrize("start", [0.5, 4.0])
+def test_a_rebound_variable_is_the_object_from_before_a_loop_that_ran_no_iteration(start):
+    # difftest 3054000055:93: x.neg_() after the loop changed a copy, not the caller's x. A
+    # store into it runs for real; returned, it is the caller's x where the first test is
+    # false (one graph), else the new array.
+    for f in (halve_then_store, halve_only):
+        want_x, got_x = np.array([start, 0.25]), np.array([start, 0.25])
+        want, got = f(want_x), dynamir.compile(f)(got_x)
+        assert same(want, got) and same(want_x, got_x)
+        assert (want is want_x) == (got is got_x)
+    assert dynamir.explain(halve_only, np.array([start, 0.25])).graph_break_count == 0
