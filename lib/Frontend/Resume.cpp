@@ -134,15 +134,19 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       return py::make_tuple("source", source);
     // What a while loop rebinds: the caller's array where the loop ran no iteration (its
     // first test false), else the graph's new array.
-    VarPtr before = v->eitherObject ? holderOf(whileLoopStart(v->value)) : nullptr;
+    Value start = v->eitherObject ? whileLoopStart(v->value) : Value();
+    VarPtr before = start ? holderOf(start) : nullptr;
     if (std::string source = before ? callerSource(before) : ""; !source.empty()) {
       Value entered = v->value.getDefiningOp<dyn::WhileOp>().getPredicate();
       size_t index = llvm::find(live, entered) - live.begin();
       if (index == live.size())
         live.push_back(entered);
-      v->eitherObject = false; // the graph's array, rebuilt as any other
+      struct Either { // the graph's array, rebuilt as any other
+        Var &v;
+        ~Either() { v.eitherObject = true; }
+      } either{*v};
+      v->eitherObject = false;
       py::object array = rebuildValue(v, live);
-      v->eitherObject = true;
       return py::make_tuple("either", py::make_tuple("live", index, "b", false, py::none()), array,
                             py::make_tuple("source", source));
     }
