@@ -190,8 +190,10 @@ bool Tracer::fitsInteger(py::handle value, Type element) {
 VarPtr Tracer::scalarVar(Value v, const VarPtr &a, const VarPtr &c) {
   VarPtr s = makeVar(VK::Scalar);
   s->value = v;
-  s->obj =
-      isa<FloatType>(elementTypeOf(v)) ? py::type::of(py::float_(0.0)) : py::type::of(py::int_(0));
+  Type element = elementTypeOf(v);
+  s->obj = isa<FloatType>(element) ? py::type::of(py::float_(0.0))
+           : element.isInteger(1)  ? py::type::of(py::bool_(false))
+                                   : py::type::of(py::int_(0));
   for (const VarPtr &operand : {a, c})
     if (operand && operand->kind == VK::Scalar)
       s->roots.insert(s->roots.end(), operand->roots.begin(), operand->roots.end());
@@ -692,13 +694,8 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
              (v->kind == VK::Const && PyLong_CheckExact(v->obj.ptr()) &&
               fitsInteger(v->obj, i64()));
     };
-    if ((isLoopCounter(x) || isLoopCounter(y)) && countable(x) && countable(y)) {
-      VarPtr truth = makeVar(VK::Scalar);
-      truth->value = compareValues(kind, operandAs(x, i64()), operandAs(y, i64()));
-      truth->obj = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject *>(&PyBool_Type));
-      truth->roots = {kLoopCounter};
-      return truth;
-    }
+    if ((isLoopCounter(x) || isLoopCounter(y)) && countable(x) && countable(y))
+      return scalarVar(compareValues(kind, operandAs(x, i64()), operandAs(y, i64())), x, y);
     needConstant(x); // a comparison of Python numbers is there to be branched on
     needConstant(y);
     // Python values: constants (tuples and lists of them too) compare for real; `==` of other

@@ -276,9 +276,7 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     // branches take it as they take a tensor, and the frame returns a bool.
     RankedTensorType type = typeOf(args[0]->value);
     if (isBuiltin(fn, "bool") && type.hasStaticShape() && type.getNumElements() == 1) {
-      VarPtr truth = makeVar(VK::Scalar);
-      truth->value = toPredicate(args[0]);
-      truth->obj = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject *>(&PyBool_Type));
+      VarPtr truth = scalarVar(toPredicate(args[0]), args[0]);
       truth->roots = {kTensorTruth};
       return truth;
     }

@@ -432,11 +432,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case UNARY_NOT: {
     VarPtr x = f.pop();
     if (isDynamicBool(x)) {
-      VarPtr r = makeVar(VK::Scalar);
-      r->value = dyn::NotOp::create(b, loc(), x->value);
-      r->obj = x->obj;
-      r->roots = x->roots;
-      f.stack.push_back(r);
+      f.stack.push_back(scalarVar(dyn::NotOp::create(b, loc(), x->value), x));
       break;
     }
     std::optional<bool> truth = x->kind == VK::Tensor ? std::nullopt : truthOf(x);
@@ -656,9 +652,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     return;
   case POP_JUMP_IF_FALSE:
   case POP_JUMP_IF_TRUE: {
-    VarPtr cond = f.pop();
-    if (isDynamicBool(cond)) // a branch on it is a branch on its tensor
-      cond = tensorVar(cond->value, Lib::Numpy);
+    VarPtr cond = branchValue(f.pop());
     bool jumpIfTrue = in.op == POP_JUMP_IF_TRUE;
     bool isForward = in.target > in.offset;
     int64_t target = in.target;

@@ -278,8 +278,7 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
   };
   // A test's value as a predicate for going on (a constant for a Python value).
   auto predicate = [&](VarPtr c, const Instr &test) -> Value {
-    if (isDynamicBool(c)) // `while not np.allclose(x, y)`, `it < max_iter` of a counter
-      c = tensorVar(c->value, Lib::Numpy);
+    c = branchValue(c);       // `while not np.allclose(x, y)`, `it < max_iter` of a counter
     if (c->kind == VK::Const) // `it < max_iter` before `it` is known to be a counter
       if (std::optional<bool> truth = truthOf(c))
         c = tensorVar(scalarConstant(py::bool_(*truth), b.getI1Type()), Lib::Numpy);

@@ -480,7 +480,8 @@ public:
     return v->kind == VK::Tensor || v->kind == VK::Scalar ? castTo(v->value, element)
                                                           : scalarConstant(v->obj, element);
   }
-  /// A dynamic Python scalar computed as `v` (f64: a float, i64: an int) from a and c.
+  /// A dynamic Python scalar computed as `v` (f64: a float, i64: an int, i1: a bool) from a
+  /// and c, whose roots it takes.
   VarPtr scalarVar(Value v, const VarPtr &a, const VarPtr &c = nullptr);
   VarPtr scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y);
   /// `numpyFunction`: np.power(x, y) and the like, whose fast paths are not the operators'
@@ -519,6 +520,11 @@ public:
   /// The written inputs' final values appended to `values`, as (source, index) pairs.
   py::list writeBacks(SmallVectorImpl<Value> &values);
   Value toPredicate(VarPtr cond);
+  /// A branch's or loop test's value: a dynamic bool as its one-element tensor (a branch on
+  /// it is a branch on that tensor), anything else as it is.
+  VarPtr branchValue(VarPtr cond) {
+    return isDynamicBool(cond) ? tensorVar(cond->value, Lib::Numpy) : cond;
+  }
 
   // --- Attributes.cpp: attributes, subscripts, slices, lists ---------------------------------
   VarPtr getAttr(VarPtr obj, const std::string &name);
