@@ -23,6 +23,8 @@ namespace {
 bool isEllipsis(const VarPtr &p) {
   return (p->kind == VK::Const || p->kind == VK::Object) && p->obj.is(py::ellipsis());
 }
+/// `None` (np.newaxis) in an index.
+bool isNewAxis(const VarPtr &p) { return p->kind == VK::Const && p->obj.is_none(); }
 } // namespace
 
 VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
@@ -227,7 +229,6 @@ VarPtr Tracer::slice(std::vector<VarPtr> bounds) {
 Tracer::BasicIndex Tracer::basicIndex(const VarPtr &obj, const VarPtr &index) {
   RankedTensorType type = typeOf(obj->value);
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
-  auto isNewAxis = [](const VarPtr &p) { return p->kind == VK::Const && p->obj.is_none(); };
   int64_t rank = type.getRank();
   int64_t consumed = 0, ellipses = 0;
   for (const VarPtr &p : parts) {
@@ -390,8 +391,9 @@ VarPtr Tracer::subscript(VarPtr obj, VarPtr index) {
 /// another among slices and `...`, with integers beside them counting as 0-d arrays
 /// (`x[idx]`, `x[:, [0, 2]]`, `x[rows, cols]`, `x[idx, 1]`): the slices' view, whose
 /// dimensions the arrays index collapsed into one, and the positions into it. A single 0-d
-/// index is an integer (a view), a bool array a mask, and arrays apart from one another, or
-/// beside None, move the result's dimensions first: those return nothing.
+/// index is an integer (a view), a bool array a mask, and arrays apart from one another move
+/// the result's dimensions first: those return nothing, as None does (advancedSubscript takes
+/// it out first).
 std::optional<Tracer::AdvancedIndex> Tracer::advancedIndex(const VarPtr &obj, const VarPtr &index) {
   std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
   int64_t first = -1, consumed = 0;
@@ -500,13 +502,42 @@ VarPtr Tracer::maskedLoad(const VarPtr &obj, const VarPtr &index) {
 }
 
 VarPtr Tracer::advancedSubscript(const VarPtr &obj, const VarPtr &index) {
-  std::optional<AdvancedIndex> adv = advancedIndex(obj, index);
+  // None beside the arrays (`w[rows, slot, None]`) is a new dimension of size 1 where it
+  // stands in the result; the arrays are indexed without it. (None between two arrays keeps
+  // them apart, which moves their dimensions first: not modelled.)
+  std::vector<VarPtr> parts = index->kind == VK::Tuple ? index->items : std::vector<VarPtr>{index};
+  auto isArray = [](const VarPtr &p) {
+    return !isEllipsis(p) && p->kind != VK::Slice && !isNewAxis(p);
+  };
+  auto firstArray = llvm::find_if(parts, isArray);
+  auto lastArray = llvm::find_if(llvm::reverse(parts), isArray).base();
+  if (std::any_of(firstArray, lastArray, isNewAxis))
+    return nullptr;
+  VarPtr rest = makeVar(VK::Tuple);
+  llvm::copy_if(parts, std::back_inserter(rest->items),
+                [](const VarPtr &p) { return !isNewAxis(p); });
+  bool anyNone = rest->items.size() != parts.size();
+  std::optional<AdvancedIndex> adv = advancedIndex(obj, anyNone ? rest : index);
   if (!adv)
     return nullptr;
-  return layOut(tensorVar(dyn::GatherOp::create(b, loc(), adv->merged, adv->positions,
-                                                static_cast<uint64_t>(adv->axis)),
-                          obj->lib),
-                {obj}, ResultLayout::Unknown);
+  Value r = dyn::GatherOp::create(b, loc(), adv->merged, adv->positions,
+                                  static_cast<uint64_t>(adv->axis));
+  if (anyNone) {
+    int64_t rank = typeOf(obj->value).getRank();
+    int64_t consumed = llvm::count_if(rest->items, [](const VarPtr &p) { return !isEllipsis(p); });
+    int64_t at = 0; // the result's dimension the next part starts at
+    for (auto p = parts.begin(); p != parts.end(); ++p) {
+      if (p == firstArray) {
+        at += typeOf(adv->positions).getRank();
+        p = lastArray - 1;
+      } else if (isNewAxis(*p)) {
+        r = dyn::ExpandDimsOp::create(b, loc(), r, at++);
+      } else {
+        at += isEllipsis(*p) ? rank - consumed : 1;
+      }
+    }
+  }
+  return layOut(tensorVar(r, obj->lib), {obj}, ResultLayout::Unknown);
 }
 
 Value Tracer::integerIndices(const VarPtr &v, Lib lib) {
@@ -535,21 +566,28 @@ Value Tracer::checkedIndices(Value indices, int64_t size, bool negative, const s
   if (loopDepth || branchDepth)
     breakTrace(dyn::BreakKind::unsupported_call,
                what + " by an index array inside a captured loop or branch");
-  if (ShapedType::isDynamic(size) || !typeOf(indices).hasStaticShape())
-    breakTrace(dyn::BreakKind::unsupported_call, what + " with dynamic sizes");
+  if (ShapedType::isDynamic(size))
+    breakTrace(dyn::BreakKind::unsupported_call, what + " of a dimension of dynamic size");
+  // Indices of a size only the graph knows (np.nonzero's) are checked as others are.
+  bool mayHaveElements = !typeOf(indices).hasStaticShape() || typeOf(indices).getNumElements() > 0;
+  if (size == 0 && mayHaveElements) // any index is out of bounds (numpy raises)
+    breakTrace(dyn::BreakKind::unsupported_call, what + " of an empty dimension");
   // uint64 indices from 2^63 on would read as negative ones in int64: out of bounds for any
   // size, as numpy says.
-  if (elementTypeOf(indices).isUnsignedInteger(64) && typeOf(indices).getNumElements() > 0) {
-    Value big =
-        create<dyn::GeOp>({indices, scalarConstant(py::int_(std::numeric_limits<int64_t>::max()),
-                                                   elementTypeOf(indices))});
-    int64_t rank = typeOf(big).getRank();
+  std::string reason = what + " by an index out of bounds for size " + std::to_string(size);
+  // No index outside the bounds: a count, one sum the graph fuses, which (unlike a min or max)
+  // is defined for indices of a size only the graph knows, where there may be none.
+  auto noneOutside = [&](Value outside) {
+    int64_t rank = typeOf(outside).getRank();
     auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
-    Value most = dyn::MaxOp::create(b, loc(), castTo(big, i64()), all, /*keepdim=*/false);
-    runtimeChecks.emplace_back(create<dyn::EqOp>({most, scalarConstant(py::int_(0), i64())}),
-                               what + " by an index out of bounds for size " +
-                                   std::to_string(size));
-  }
+    Value count = dyn::SumOp::create(b, loc(), castTo(outside, i64()), all, /*keepdim=*/false);
+    runtimeChecks.emplace_back(create<dyn::EqOp>({count, scalarConstant(py::int_(0), i64())}),
+                               reason);
+  };
+  if (elementTypeOf(indices).isUnsignedInteger(64) && mayHaveElements)
+    noneOutside(
+        create<dyn::GeOp>({indices, scalarConstant(py::int_(std::numeric_limits<int64_t>::max()),
+                                                   elementTypeOf(indices))}));
   indices = castTo(indices, i64());
   int64_t low = negative ? -size : 0;
   DenseIntElementsAttr known;
@@ -559,17 +597,10 @@ Value Tracer::checkedIndices(Value indices, int64_t size, bool negative, const s
         breakTrace(dyn::BreakKind::unsupported_call,
                    what + ": index " + std::to_string(i.getSExtValue()) +
                        " is out of bounds for size " + std::to_string(size));
-  } else if (typeOf(indices).getNumElements() > 0) {
-    // Every index in bounds: min >= low and max < size, two reductions the graph fuses.
-    int64_t rank = typeOf(indices).getRank();
-    auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
-    Value lowest = dyn::MinOp::create(b, loc(), indices, all, /*keepdim=*/false);
-    Value highest = dyn::MaxOp::create(b, loc(), indices, all, /*keepdim=*/false);
-    Value ok = create<dyn::LogicalAndOp>(
-        {create<dyn::GeOp>({lowest, scalarConstant(py::int_(low), i64())}),
-         create<dyn::LtOp>({highest, scalarConstant(py::int_(size), i64())})});
-    std::string reason = what + " by an index out of bounds for size " + std::to_string(size);
-    runtimeChecks.emplace_back(ok, reason);
+  } else if (mayHaveElements) {
+    noneOutside(create<dyn::LogicalOrOp>(
+        {create<dyn::LtOp>({indices, scalarConstant(py::int_(low), i64())}),
+         create<dyn::GeOp>({indices, scalarConstant(py::int_(size), i64())})}));
   }
   return indices;
 }

@@ -28,7 +28,7 @@
 //   LibraryScientific.cpp    numpy functions of numerical kernels made of other calls (diff,
 //                            vdot, meshgrid, cov, corrcoef, einsum) and numpy scalar types
 //   LibraryIndexing.cpp      take, index_select, embedding, gather, take_along_axis: gathers
-//                            at integer indices
+//                            at integer indices; nonzero, argwhere: positions of a mask
 //   LibraryLinalg.cpp        linalg.cholesky and linalg.solve (LAPACK)
 //   LibrarySorting.cpp       sort, argsort, msort, topk, median, quantile, percentile
 //                            (dyn.sort)
@@ -146,6 +146,15 @@ VarPtr complexPart(Tracer &t, mlir::Location loc, const VarPtr &x, bool imaginar
 /// Emits the ops of one call and returns its value, or breaks; returns null when the function
 /// is not modelled in this form (torch.size of a numpy array, np.add with three arguments),
 /// which is then a break naming the function.
+/// The position along dimension `dim` of each element of an array of static `shape`, int64
+/// (np.indices(shape)[dim]): an arange broadcast, which fusion computes in place.
+mlir::Value positionsAlong(Tracer &t, mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+                           int64_t dim);
+
+/// np.nonzero(a) and the functions of its family (LibraryIndexing.cpp), which np.where(c) and
+/// torch.where(c) are.
+VarPtr nonzero(LibraryCall &c);
+
 /// np.mgrid[index] (`sparse`: np.ogrid[index]) of constant slices; null where not modelled.
 VarPtr indexGrid(Tracer &t, bool sparse, const VarPtr &index);
 

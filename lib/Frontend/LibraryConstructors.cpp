@@ -163,6 +163,16 @@ VarPtr arange(LibraryCall &c) {
 
 } // namespace
 
+Value dynamir::frontend::positionsAlong(Tracer &t, Location loc, ArrayRef<int64_t> shape,
+                                        int64_t dim) {
+  Value v = dyn::ArangeOp::create(t.b, loc, RankedTensorType::get({shape[dim]}, t.i64()),
+                                  t.b.getF64FloatAttr(0), t.b.getF64FloatAttr(1));
+  SmallVector<int64_t> along(shape.size(), 1);
+  along[dim] = shape[dim];
+  v = dyn::ReshapeOp::create(t.b, loc, RankedTensorType::get(along, t.i64()), v);
+  return dyn::BroadcastToOp::create(t.b, loc, RankedTensorType::get(shape, t.i64()), v);
+}
+
 /// np.mgrid[...] and np.ogrid[...] of constant slices, computed as numpy's nd_grid computes them
 /// (its __getitem__ catches exceptions, which the trace does not model): along each slice
 /// `i * step + start` for i below ceil((stop - start) / step), int64 for integer bounds and

@@ -327,9 +327,12 @@ VarPtr maximumMinimum(LibraryCall &c) {
                                      : Value(t.create<dyn::MinimumOp>({a, other})));
 }
 
-/// np.where(c, x, y) / torch.where(c, x, y); the one-argument form is not modelled.
+/// np.where(c, x, y) / torch.where(c, x, y); the one-argument form is np.nonzero
+/// (LibraryIndexing.cpp).
 VarPtr where(LibraryCall &c) {
   Tracer &t = c.t;
+  if (c.args.size() == 1)
+    return nonzero(c);
   if (c.args.size() != 3)
     return nullptr;
   VarPtr condition = c.tensorArg(0), x = c.args[1], y = c.args[2];

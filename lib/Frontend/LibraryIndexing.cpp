@@ -4,7 +4,8 @@
 // array, a list of ints or an int; torch.gather and np.take_along_axis: one element per index
 // position (Tracer::checkedIndices checks the indices). The results are new arrays, as numpy
 // and torch make them. Their inverses store: torch.index_add/index_copy/index_fill/index_put,
-// torch.scatter/scatter_add and np.put_along_axis are dyn.scatter ops.
+// torch.scatter/scatter_add and np.put_along_axis are dyn.scatter ops. np.nonzero and its
+// family select the positions of a mask (dyn.compress).
 //
 //===----------------------------------------------------------------------===//
 
@@ -288,6 +289,56 @@ VarPtr indexPut(LibraryCall &c) {
 
 } // namespace
 
+/// The positions of the nonzero (true) elements of an array or tensor, in row-major order, as
+/// numpy and torch return them:
+/// - np.nonzero(a), a.nonzero(), np.where(a), torch.where(a), torch.nonzero(a, as_tuple=True):
+///   a tuple of one index array per dimension;
+/// - np.argwhere(a), torch.argwhere(a), torch.nonzero(a), a.nonzero() of a tensor: one
+///   (count, rank) array, the positions as rows;
+/// - np.flatnonzero(a): positions in the flattened array.
+/// Each is a selection (dyn.compress) of positionsAlong by the mask, so the selections of one
+/// mask share one count, which only the graph knows. (0-d arrays, which numpy refuses and
+/// torch treats as 1-d, run for real.)
+VarPtr dynamir::frontend::nonzero(LibraryCall &c) {
+  Tracer &t = c.t;
+  if (c.name == "where" && c.args.size() != 1)
+    return nullptr;
+  VarPtr x = c.tensorArg(0);
+  VarPtr asTuple = c.lib == Lib::Torch && c.name == "nonzero" ? c.take(1, {"as_tuple"}) : nullptr;
+  ArrayRef<int64_t> shape = staticShape(c, x->value);
+  if (shape.empty())
+    return nullptr;
+  VarPtr mask = t.tensorVar(t.castTo(x->value, t.i1()), x->lib);
+  auto select = [&](Value positions) {
+    VarPtr selected = t.maskedLoad(c.result(positions), mask);
+    if (!selected) // (maskedLoad takes every static mask shape of the array's leading sizes)
+      breakTrace(dyn::BreakKind::unsupported_call, c.name + " of this mask");
+    return selected;
+  };
+  if (c.name == "flatnonzero") {
+    int64_t n = t.typeOf(x->value).getNumElements();
+    mask = t.tensorVar(
+        dyn::ReshapeOp::create(t.b, c.loc, RankedTensorType::get({n}, t.i1()), mask->value),
+        x->lib);
+    return select(positionsAlong(t, c.loc, {n}, 0));
+  }
+  bool rows = c.name == "argwhere" ||
+              (c.lib == Lib::Torch && c.name == "nonzero" && !flagOf(asTuple, "as_tuple"));
+  if (rows) { // the positions along each dimension as the last dimension's columns
+    SmallVector<int64_t> column(shape);
+    column.push_back(1);
+    SmallVector<Value> columns;
+    for (int64_t d = 0, rank = shape.size(); d < rank; ++d)
+      columns.push_back(dyn::ReshapeOp::create(t.b, c.loc, RankedTensorType::get(column, t.i64()),
+                                               positionsAlong(t, c.loc, shape, d)));
+    return select(dyn::ConcatOp::create(t.b, c.loc, columns, shape.size()));
+  }
+  VarPtr out = makeVar(VK::Tuple);
+  for (int64_t d = 0, rank = shape.size(); d < rank; ++d)
+    out->items.push_back(select(positionsAlong(t, c.loc, shape, d)));
+  return out;
+}
+
 std::vector<LibraryFunction> dynamir::frontend::indexingFunctions() {
   std::vector<LibraryFunction> functions = {
       {"take", take},
@@ -302,6 +353,9 @@ std::vector<LibraryFunction> dynamir::frontend::indexingFunctions() {
       {"index_copy", indexUpdate},
       {"index_fill", indexUpdate},
       {"index_put", indexPut},
+      {"nonzero", nonzero},
+      {"argwhere", nonzero},
+      {"flatnonzero", nonzero},
   };
   return functions;
 }

@@ -33,21 +33,20 @@ VarPtr reshape(LibraryCall &c) {
   // torch raises for a view its strides cannot take: a view of a slice or a transpose is
   // checked by torch's own rule on the strides the trace knows.
   bool checkStrides = c.name == "view" && !t.isContiguous(x);
-  SmallVector<int64_t> shape;
   std::vector<VarPtr> dims(c.args.begin() + 1, c.args.end());
-  if (dims.size() == 1 && (dims[0]->kind == VK::Tuple || dims[0]->kind == VK::List))
-    dims = dims[0]->items;
   if (VarPtr s = c.take(99, {"shape", "newshape"}))
-    dims = s->kind == VK::Const ? std::vector<VarPtr>{s} : s->items;
+    dims = {s};
+  // One tuple or list of sizes (x.shape, a torch.Size too), or the sizes one by one.
+  std::optional<SmallVector<int64_t>> sizes =
+      dims.size() == 1 ? intSequence(dims[0]) : std::nullopt;
+  SmallVector<int64_t> shape = sizes ? *sizes : SmallVector<int64_t>(llvm::map_range(dims, intOf));
   RankedTensorType type = t.typeOf(x->value);
   int64_t known = 1, inferred = -1;
-  for (const VarPtr &d : dims) {
-    int64_t n = intOf(d);
+  for (auto [i, n] : llvm::enumerate(shape)) {
     if (n == -1)
-      inferred = shape.size();
+      inferred = i;
     else
       known *= n;
-    shape.push_back(n);
   }
   if (inferred >= 0) {
     if (!type.hasStaticShape() || known == 0)

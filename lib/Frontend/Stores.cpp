@@ -215,12 +215,24 @@ Value Tracer::advancedStore(const VarPtr &obj, const VarPtr &index, const VarPtr
   SmallVector<int64_t> loaded(merged.take_front(adv->axis));
   llvm::append_range(loaded, indexType.getShape());
   llvm::append_range(loaded, merged.drop_front(adv->axis + 1));
-  SmallVector<int64_t> rows(merged);
-  rows[adv->axis] = indexType.getNumElements();
-  v = broadcastStored(v, loaded);
-  v = dyn::ReshapeOp::create(b, loc(), typeOf(v).clone(rows), v);
-  Value positions = dyn::ReshapeOp::create(
-      b, loc(), indexType.clone(ArrayRef<int64_t>{indexType.getNumElements()}), adv->positions);
+  Value positions = adv->positions;
+  if (indexType.hasStaticShape()) {
+    SmallVector<int64_t> rows(merged);
+    rows[adv->axis] = indexType.getNumElements();
+    v = broadcastStored(v, loaded);
+    v = dyn::ReshapeOp::create(b, loc(), typeOf(v).clone(rows), v);
+    positions = dyn::ReshapeOp::create(
+        b, loc(), indexType.clone(ArrayRef<int64_t>{indexType.getNumElements()}), positions);
+  } else {
+    // Indices as many as only the graph knows (np.nonzero's): one array of them, and a value
+    // computed for as many rows (`out[rows] += w[rows] * x[rows]`), not broadcast.
+    std::optional<SmallVector<int64_t>> valueSizes = symbolsOfValue(v),
+                                        indexSizes = symbolsOfValue(positions);
+    if (indexType.getRank() != 1 || typeOf(v).getShape() != ArrayRef<int64_t>(loaded) ||
+        !valueSizes || !indexSizes || (*valueSizes)[adv->axis] != indexSizes->front())
+      breakTrace(dyn::BreakKind::unsupported_call,
+                 "a store through indices the graph counts of a value of another shape");
+  }
   Value r = dyn::ScatterOp::create(b, loc(), v, adv->merged, positions,
                                    static_cast<uint64_t>(adv->axis), accumulate);
   if (r.getType() != adv->sliced.getType())

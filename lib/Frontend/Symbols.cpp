@@ -227,6 +227,22 @@ public:
             broadcast({x, dimsOf(bias)});
           return SmallVector<Dims>{x};
         })
+        .Case([&](dyn::GatherOp g) {
+          // x's dims with the axis replaced by those of the indices (np.nonzero's, say).
+          Dims x = operand(0), out(x.begin(), x.begin() + g.getAxis());
+          llvm::append_range(out, dimsOf(g.getIndices()));
+          out.append(x.begin() + g.getAxis() + 1, x.end());
+          return SmallVector<Dims>{out};
+        })
+        .Case([&](dyn::ScatterOp sc) {
+          // The updates are dest's dims with the axis replaced by the indices' count.
+          Dims updates = operand(0), dest = dimsOf(sc.getDest());
+          for (auto [d, dim] : llvm::enumerate(dest))
+            contract(updates[d], static_cast<int64_t>(d) == static_cast<int64_t>(sc.getAxis())
+                                     ? dimsOf(sc.getIndices()).front()
+                                     : dim);
+          return SmallVector<Dims>{dest};
+        })
         .Case([&](dyn::ConcatOp c) {
           SmallVector<Dims> inputs = tensorOperands();
           int64_t axis = normalizedDim(c.getDim(), inputs.front().size());
@@ -320,16 +336,17 @@ void Tracer::deriveSymbols(Operation *op) {
   SmallVector<Dims> results;
   try {
     // A box's size that changes with a loop, a masked load's, may be 0 or 1: only ops whose
-    // results stay right for those take it (not a max of no elements, which raises).
+    // results stay right for those take it (not a max of no elements, which raises; a
+    // gather's, scatter's or linear's sizes are those of its operands).
     bool loopVariant = llvm::any_of(op->getOperands(), [&](Value v) {
       std::optional<SmallVector<int64_t>> s = symbols(v);
       return s && llvm::any_of(*s, [&](int64_t symbol) {
                return symbol >= 0 && symbolSize[symbol] == kAnySize;
              });
     });
-    if (loopVariant &&
-        !isa<dyn::ElementwiseOpInterface, dyn::WhereOp, dyn::FmaOp, dyn::SumOp, dyn::ProdOp,
-             dyn::MatmulOp, dyn::TransposeOp, dyn::ExpandDimsOp, dyn::SqueezeOp>(op))
+    if (loopVariant && !isa<dyn::ElementwiseOpInterface, dyn::WhereOp, dyn::FmaOp, dyn::SumOp,
+                            dyn::ProdOp, dyn::MatmulOp, dyn::LinearOp, dyn::TransposeOp,
+                            dyn::ExpandDimsOp, dyn::SqueezeOp, dyn::GatherOp, dyn::ScatterOp>(op))
       throw NoRule{"a size that may be 0 or 1 (a box that changes with a loop, a masked load)"};
     results = SymbolRules(symbols, unify).derive(op);
   } catch (NoRule &none) {

@@ -703,8 +703,10 @@ bool isScalarLoopNest(scf::ForOp loop) {
 LogicalResult moveBuffersToDevice(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
+    // (A load in the body of a linalg op left to the parallel-loop path, a gather of
+    // indices as many as only the graph knows, runs in that op's kernel.)
     if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp, memref::LoadOp>(op) &&
-        !op->getParentOfType<gpu::LaunchOp>())
+        !op->getParentOfType<gpu::LaunchOp>() && !op->getParentOfType<linalg::LinalgOp>())
       ops.push_back(op);
   });
   for (Operation *op : ops) {

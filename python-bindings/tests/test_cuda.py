@@ -88,7 +88,7 @@ def test_prepared_gpu_check_runs_its_plumbing_on_a_fake_driver(tmp_path):
                            str(tmp_path / "results.json")], env=env, capture_output=True,
                           text=True)
     assert "device: Fake GPU" in done.stdout
-    # The models come whole (MoE's data-dependent routing still runs eagerly: left out), the
+    # The models come whole (MoE's topk is a runtime sort GPU graphs lack: left out), the
     # causal mask of the transformer blocks as its own values, batch norm variances positive.
     manifest = (bundle / "manifest.txt").read_text()
     for model in ("mlp", "swiglu_width_512", "block", "block_width_768_seq_512_batch_1",

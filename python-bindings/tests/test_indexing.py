@@ -179,14 +179,14 @@ def test_masks_of_leading_dimensions_select_rows():
         assert e.graph_break_count == 0 and "dyn.compress" in str(e), e
 
 
-@pytest.mark.parametrize("index", ["apart", "with_none", "zero_d"])
+@pytest.mark.parametrize("index", ["apart", "none_between", "zero_d"])
 def test_other_advanced_indices_still_break(index):
-    # Arrays apart from one another or beside None move the result's dimensions first; a 0-d
-    # index array is an integer (a view).
+    # Arrays apart from one another (a slice or None between them) move the result's
+    # dimensions first; a 0-d index array is an integer (a view).
     i = np.array([0, 2])
     f = {
         "apart": lambda x: x.reshape(2, 3, 4)[i % 2, :, i],
-        "with_none": lambda x: x[None, i],
+        "none_between": lambda x: x[i, None, i],
         "zero_d": lambda x: x[np.array(1)],
     }[index]
     want = f(X)
@@ -206,11 +206,17 @@ def test_gathers_and_masked_rows_compile_for_the_gpu():
     def rows(x, i):  # dyn.compress of rows: a scalar loop nest, one GPU thread
         return x[x[:, 0] > 5, 1:].sum(0) * 2  # (results of dynamic sizes stay on the CPU)
 
-    for fn in (f, rows):
+    def by_positions(x, i):  # np.nonzero's positions: a gather and a scatter of their count
+        r = torch.where(x[:, 0] > 5)[0]
+        y = x.clone()
+        y[r] += x[r] * 2
+        return y
+
+    for fn in (f, rows, by_positions):
         traced = dynamir.trace(fn, T, torch.tensor([3, 0, 2]))
         traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
         graphs = [g for g in traced.module.functions if "_graph" in g]
-        assert graphs and ("dyn.check" in str(traced.module)) == (fn is f)
+        assert graphs and ("dyn.check" in str(traced.module)) == (fn is not rows)
         for graph in graphs:
             library = _dynamir.compile_graph(traced.module._native, graph, "cuda")
             assert pathlib.Path(library).exists()
@@ -233,6 +239,101 @@ def test_several_adjacent_index_arrays(case):
         def g(x, r, c):
             return x[r, c]
         check(g, T, torch.from_numpy(rows), torch.from_numpy(cols))
+
+
+@pytest.mark.parametrize("case", ["before", "after", "after_pair", "ellipsis", "torch"])
+def test_none_beside_index_arrays_is_a_new_dimension(case):
+    # numpy keeps the arrays' dimensions where they stand; None adds one of size 1 in place.
+    i, j = np.array([3, 0, -1]), np.array([5, -6, 2])
+    f = {
+        "before": lambda x, i, j: x[None, i],
+        "after": lambda x, i, j: x[i, None] + 1,
+        "after_pair": lambda x, i, j: x[i, j, None],
+        "ellipsis": lambda x, i, j: x.reshape(2, 2, 6)[None, ..., j, None],
+        "torch": lambda x, i, j: x[:, None, i[:2] % 4 - 4],
+    }[case]
+    if case == "torch":
+        check(f, T, torch.from_numpy(i), torch.from_numpy(j))
+    else:
+        check(f, X, i, j)
+
+
+M = np.array([[0.5, -1.0, 0.0, 2.0], [0.0, 0.0, 3.0, -0.5], [1.0, 0.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize("mask", ["some", "none", "all"])
+@pytest.mark.parametrize("case", ["nonzero", "method", "where", "argwhere", "flatnonzero",
+                                  "of_floats", "load"])
+def test_numpy_nonzero_family(case, mask):
+    # Positions of the true elements, as many as only the graph knows (dyn.compress), in
+    # row-major order, as int64; indexing by them gathers.
+    f = {
+        "nonzero": lambda x, m: np.nonzero(m),
+        "method": lambda x, m: m.nonzero()[1] * 2,
+        "where": lambda x, m: np.where(m),
+        "argwhere": lambda x, m: np.argwhere(m),
+        "flatnonzero": lambda x, m: np.flatnonzero(m),
+        "of_floats": lambda x, m: np.nonzero(x * m),  # NaN counts as nonzero
+        "load": lambda x, m: x[np.nonzero(m)] + x[np.nonzero(m)[0]].sum(1),
+    }[case]
+    m = {"some": M != 0, "none": M > 10, "all": M < 10}[mask]
+    x = np.where(M == 2.0, np.nan, M + 1)
+    want = f(x, m)
+    for mode in MODES:
+        same(dynamir.compile(f, **mode)(x, m), want)
+    e = dynamir.explain(f, x, m)
+    assert e.graph_break_count == 0 and "dyn.compress" in str(e), e
+
+
+@pytest.mark.parametrize("case", ["where", "nonzero", "as_tuple", "method", "argwhere"])
+def test_torch_nonzero_family(case):
+    f = {
+        "where": lambda t: torch.where(t > 0),
+        "nonzero": lambda t: torch.nonzero(t > 0),
+        "as_tuple": lambda t: torch.nonzero(t, as_tuple=True),
+        "method": lambda t: t.nonzero(),
+        "argwhere": lambda t: torch.argwhere(t),
+    }[case]
+    t = torch.from_numpy(M)
+    want = f(t)
+    for mode in MODES:
+        same(dynamir.compile(f, **mode)(t), want)
+    assert dynamir.explain(f, t).graph_break_count == 0
+
+
+def routed(x, gate):
+    """The loads and stores of a mixture of experts' routing (bench/model_zoo.py's MoE): the
+    tokens each expert chose, by positions only the graph knows, weighted and added back."""
+    weights, chosen = torch.topk(torch.softmax(gate, dim=-1), 2, dim=-1)
+    out = torch.zeros_like(x)
+    for e in range(gate.shape[1]):
+        rows, slot = torch.where(chosen == e)
+        out[rows] += weights[rows, slot, None] * torch.tanh(x[rows] @ x[rows].T) @ x[rows]
+    return out
+
+
+@pytest.mark.parametrize("experts", [3, 12])  # with 12, some experts get no token
+def test_routing_by_positions_the_graph_counts(experts):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(8, 5, generator=g)
+    gate = torch.randn(8, experts, generator=g)
+    want = routed(x, gate)
+    for mode in MODES:
+        torch.testing.assert_close(dynamir.compile(routed, **mode)(x, gate), want)
+    e = dynamir.explain(routed, x, gate)
+    assert e.graph_break_count == 0 and "dyn.scatter" in str(e), e
+
+    def numpy_routed(x, chosen):  # np.add.at's cousin: a store of rows by positions
+        out = np.zeros_like(x)
+        rows = np.nonzero(chosen == 1)[0]
+        out[rows] = x[rows] * 2 - out[rows]
+        return out
+
+    c = np.array([1, 0, 1, 1, 0, 2, 1, 0])
+    for chosen in (c, c + 5):  # some rows, none
+        want = numpy_routed(x.numpy(), chosen)
+        for mode in MODES:
+            same(dynamir.compile(numpy_routed, **mode)(x.numpy(), chosen), want)
 
 
 def test_gather_and_take_along_axis():

@@ -243,3 +243,24 @@ func.func @scatter_loops(%v: memref<4x3xf32>, %x: memref<4x10xf32>, %i: memref<3
   }
   return
 }
+
+// -----
+
+// A gather of indices as many as only the graph knows is left to the parallel-loop path: the
+// load in its body reads device memory in that op's kernel, with no host copy.
+// CHECK-LABEL: func.func @gather_of_a_dynamic_count
+// CHECK-NOT: gpu.memcpy
+// CHECK: linalg.generic
+// CHECK: memref.load %arg0
+func.func @gather_of_a_dynamic_count(%x: memref<4x6xf32>, %i: memref<?xi64>, %out: memref<?x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%i : memref<?xi64>) outs(%out : memref<?x6xf32>) {
+  ^bb0(%idx: i64, %o: f32):
+    %r = arith.index_cast %idx : i64 to index
+    %c = linalg.index 1 : index
+    %v = memref.load %x[%r, %c] : memref<4x6xf32>
+    linalg.yield %v : f32
+  }
+  return
+}

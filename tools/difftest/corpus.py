@@ -3902,7 +3902,7 @@ BREAKS = {
     'repr_of_containers': 1,
     'attribute_list_mutation': 2,
     'boolean_mask_select': 2,
-    'nonzero_argwhere': 2,
+    'nonzero_argwhere': 1,
     'factory_functions': 1,
     'item_and_tolist': 4,
     'allclose_equal': 3,
@@ -3911,7 +3911,6 @@ BREAKS = {
     'zero_dim_tensors': 'eager',
     'manual_seed_randn': 3,
     'unique_and_bincount': 3,
-    'np_where_clip': 1,
     # np.partition's order is numpy's own: its call breaks inside numpy's code, and the rest of
     # the frame runs eagerly from there.
     'np_sort_argsort': 'eager',
@@ -3925,7 +3924,7 @@ BREAKS = {
     'np_tolist_item': 'eager',
     'np_bincount_histogram': 1,
     'np_nan_functions': 2,
-    'np_argmax_unravel': 2,
+    'np_argmax_unravel': 1,
     'np_copy_vs_view': 2,
     'named_parameters_loop': 'eager',
     'inference_mode_block': 2,

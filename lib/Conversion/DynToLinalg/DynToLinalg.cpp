@@ -535,18 +535,20 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
     Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
     RankedTensorType type = tensorType(adaptor.getDest());
     int64_t axis = op.getAxis();
-    Value size = arith::ConstantIntOp::create(rewriter, loc, type.getDimSize(axis), 64);
-    // Loop 0 runs over the indices, loop d + 1 over dimension d of the rest.
+    Value size = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                            dimSize(rewriter, loc, adaptor.getDest(), axis));
+    // Loop 0 runs over the indices (as many as only the graph may know: np.nonzero's), loop
+    // d + 1 over dimension d of the rest.
     SmallVector<Value> lbs, ubs, steps;
-    auto loop = [&](int64_t extent) {
+    auto loop = [&](Value extent) {
       lbs.push_back(constantIndex(rewriter, loc, 0));
-      ubs.push_back(constantIndex(rewriter, loc, extent));
+      ubs.push_back(extent);
       steps.push_back(constantIndex(rewriter, loc, 1));
     };
-    loop(tensorType(indices).getDimSize(0));
+    loop(dimSize(rewriter, loc, indices, 0));
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != axis)
-        loop(type.getDimSize(d));
+        loop(dimSize(rewriter, loc, adaptor.getDest(), d));
     bool accumulate = op.getAccumulate();
     scf::LoopNest nest = scf::buildLoopNest(
         rewriter, loc, lbs, ubs, steps, ValueRange{adaptor.getDest()},

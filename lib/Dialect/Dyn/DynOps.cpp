@@ -1125,8 +1125,9 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   int64_t axis = adaptor.getAxis();
   if (axis >= x->getRank())
     return emitOptionalError(loc, "gather axis ", axis, " is out of range for ", *x);
-  // Taking from an empty dimension is an error for any index; no index is a valid result.
-  if (x->getDimSize(axis) == 0 && indices->hasStaticShape() && indices->getNumElements() > 0)
+  // Taking from an empty dimension is an error for any index; no index is a valid result
+  // (and indices of a size only the graph knows may be some).
+  if (x->getDimSize(axis) == 0 && !(indices->hasStaticShape() && indices->getNumElements() == 0))
     return emitOptionalError(loc, "gather from an empty dimension needs no indices");
   SmallVector<int64_t> shape(x->getShape().take_front(axis));
   llvm::append_range(shape, indices->getShape());
@@ -1152,12 +1153,11 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location>
     return emitOptionalError(loc, "an accumulating scatter needs numbers, not booleans");
   SmallVector<int64_t> expected(dest->getShape());
   expected[axis] = indices->getDimSize(0);
-  if (updates->getShape() != ArrayRef<int64_t>(expected) || !dest->hasStaticShape() ||
-      !indices->hasStaticShape())
+  if (updates->getShape() != ArrayRef<int64_t>(expected) || !dest->hasStaticShape())
     return emitOptionalError(loc, "scatter updates have shape ", *updates, ", expected ",
                              RankedTensorType::get(expected, dest->getElementType()),
-                             " (static shapes)");
-  if (dest->getDimSize(axis) == 0 && indices->getNumElements() > 0)
+                             " (a destination of static shape)");
+  if (dest->getDimSize(axis) == 0 && indices->getDimSize(0) != 0)
     return emitOptionalError(loc, "scatter into an empty dimension needs no indices");
   inferred.push_back(*dest);
   return success();

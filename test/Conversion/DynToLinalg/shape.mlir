@@ -222,6 +222,20 @@ func.func @scatter(%v: tensor<4x3xf32>, %x: tensor<4x10xf32>, %i: tensor<3xi64>)
 
 // -----
 
+// Indices as many as only the graph knows (np.nonzero's): the outer loop runs to their count.
+// CHECK-LABEL: func.func @scatter_dynamic_count
+// CHECK-SAME: (%[[V:.*]]: tensor<?x6xf32>, %[[X:.*]]: tensor<4x6xf32>, %[[I:.*]]: tensor<?xi64>)
+// CHECK: %[[N:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?xi64>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]]
+// CHECK:   tensor.extract %[[V]]
+// CHECK:   tensor.insert %{{.*}} : tensor<4x6xf32>
+func.func @scatter_dynamic_count(%v: tensor<?x6xf32>, %x: tensor<4x6xf32>, %i: tensor<?xi64>) -> tensor<4x6xf32> {
+  %r = dyn.scatter %v into %x[%i] axis 0 : tensor<?x6xf32> into tensor<4x6xf32>, tensor<?xi64>
+  return %r : tensor<4x6xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @scatter_accumulate
 // CHECK: scf.for
 // CHECK:   %[[E:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<3xi32>

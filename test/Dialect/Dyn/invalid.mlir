@@ -692,6 +692,23 @@ func.func @scatter_shape(%v: tensor<3x8xf32>, %x: tensor<4x8xf32>, %i: tensor<2x
 
 // -----
 
+// Indices as many as only the graph knows may be some: none fits an empty dimension.
+func.func @gather_empty_dynamic(%x: tensor<0x8xf32>, %i: tensor<?xi64>) {
+  // expected-error@+1 {{gather from an empty dimension needs no indices}}
+  %0 = dyn.gather %x[%i] axis 0 : tensor<0x8xf32>, tensor<?xi64>
+  return
+}
+
+// -----
+
+func.func @scatter_dynamic_dest(%v: tensor<?x8xf32>, %x: tensor<?x8xf32>, %i: tensor<?xi64>) {
+  // expected-error@+1 {{scatter updates have shape 'tensor<?x8xf32>', expected 'tensor<?x8xf32>' (a destination of static shape)}}
+  %0 = dyn.scatter %v into %x[%i] axis 0 : tensor<?x8xf32> into tensor<?x8xf32>, tensor<?xi64>
+  return
+}
+
+// -----
+
 func.func @scatter_element(%v: tensor<2x8xf64>, %x: tensor<4x8xf32>, %i: tensor<2xi64>) {
   // expected-error@+1 {{scatter updates have element type 'f64', the destination 'f32'}}
   %0 = dyn.scatter %v into %x[%i] axis 0 : tensor<2x8xf64> into tensor<4x8xf32>, tensor<2xi64>

@@ -547,7 +547,8 @@ def Dyn_ScatterOp : Dyn_Op<"scatter", [Pure, InferTypeOpAdaptor]> {
     A store through one index array, `x[:, idx] = v`, and, with `accumulate`, `np.add.at`
     and `torch.index_add_`: the result is `dest` where, for each `j` in order,
     `result[i..., indices[j], k...] = updates[i..., j, k...]` (`+=` with `accumulate`).
-    `updates` has `dest`'s shape with dimension `axis` replaced by the number of indices.
+    `updates` has `dest`'s shape with dimension `axis` replaced by the number of indices,
+    which may be a size only the graph knows (np.nonzero's); `dest`'s shape is static.
     Where an index repeats, the last update wins (numpy's order); with `accumulate` every
     update is added, in order. A negative index counts from the end; an index still outside
     `[0, size)` is clamped into it, so the op never writes outside `dest`: the frontend checks
