@@ -456,6 +456,16 @@ class Generator:
             shift = self.rng.choice(["", "", " - 1", f" + {s // 2 + 1}"])
             index = f"(({{a}}.reshape(-1)[:4].abs() * 3){cast} % {s}){shift}"
             return f"[..., {index}]" if last else f"[{index}]"
+        if r < 0.21 and nd and min(shape) > 0:
+            # Positions the data decides (np.nonzero, torch.where: as many as only the graph
+            # knows): of the elements, or of the rows by their first column, None beside them
+            # now and then.
+            where = "torch.where" if torch_ else "np.nonzero"
+            if self.rng.random() < 0.4:
+                return f"[{where}({{a}} > 0)]"
+            rows = f"{where}({{a}}.reshape({shape[0]}, -1)[:, 0] != 0)[0]"
+            return self.rng.choice([f"[{rows}]", f"[{rows}]", f"[{rows}, None]",
+                                    f"[None, {rows}]"])
         comps = []
         m = self.rng.randint(1, max(1, nd))
         dims = list(shape)
@@ -572,8 +582,10 @@ class Generator:
         xv = self.env[x]
         idx = self.index_src(_shape(xv)).replace("{a}", x)
         r = self.rng.random()
-        if r < 0.45:
+        if r < 0.4:
             val = self.rng.choice(["3", "0", "-1.5", "True", "1"])
+        elif r < 0.5:  # computed from what it replaces (`x[m] = x[m] * 2 - 1`)
+            val = f"{x}{idx} * 2 - {self.rng.choice(['1', '0.5', 'True'])}"
         elif r < 0.7:
             try:
                 target = self.ev(x + idx)
