@@ -659,6 +659,17 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     std::optional<bool> truth =
         cond->kind == VK::Tensor ? constantTruth(cond) : std::optional<bool>();
     if (cond->kind == VK::Tensor && !truth) {
+      // `assert cond` of a tensor: a condition the graph checks (dyn.check), as an index's
+      // bounds are; where it fails, the frame runs eagerly and raises the AssertionError.
+      if (isForward && !loopDepth && !branchDepth && next < f.code->instrs.size() &&
+          f.code->instrs[next].op == LOAD_ASSERTION_ERROR) {
+        Value passes = toPredicate(cond);
+        if (!jumpIfTrue)
+          passes = dyn::NotOp::create(b, loc(), passes);
+        runtimeChecks.emplace_back(passes, "the assert at line " + std::to_string(in.line));
+        jumpTo(target);
+        return;
+      }
       if (captureWhile(f, pc, in, cond))
         return;
       if (!isForward)

@@ -260,3 +260,45 @@ def test_unary_plus():
     check(lambda t: (+t is t, +t * 2), torch.arange(6.0))
     check(lambda x: +(x > 1), x)
     check(lambda t: +(t > 1), torch.arange(6.0))
+
+
+def test_asserts_on_tensors_are_checks_the_graph_computes():
+    # `assert cond` of a tensor is a dyn.check, as an index's bounds are: one graph, no break;
+    # where a check fails the frame runs eagerly and raises the AssertionError, message
+    # included. (A multi-element tensor's truth raises in eager as it does.)
+    torch = pytest.importorskip("torch")
+    # (Compiled from text: pytest rewrites the asserts of functions written in a test module.)
+    scope = {"np": np, "torch": torch}
+    exec(compile("""
+def f(x):
+    y = x * 2
+    assert (y > -100).all(), f"too small: {y.min()}"
+    assert not torch.isnan(y).any()
+    return y + 1
+
+def g(x):
+    assert np.isfinite(x).all()
+    return x.sum()
+
+def h(x):
+    assert x > 0
+    return x
+""", "asserts.py", "exec"), scope)
+    f, g, h = scope["f"], scope["g"], scope["h"]
+    e = dynamir.explain(f, torch.ones(3))
+    assert e.graph_break_count == 0 and str(e).count("the assert at line") == 2, e
+    compiled = dynamir.compile(f)
+    assert torch.equal(compiled(torch.ones(3)), f(torch.ones(3)))
+    for bad in (torch.full((3,), -1000.0), torch.tensor([1.0, float("nan")])):
+        with pytest.raises(AssertionError) as want:
+            f(bad.clone())
+        with pytest.raises(AssertionError) as got:
+            compiled(bad.clone())
+        assert str(got.value) == str(want.value)
+    compiled = dynamir.compile(g)
+    assert compiled(np.ones(3)) == 3.0
+    with pytest.raises(AssertionError):
+        compiled(np.array([1.0, np.inf]))
+    compiled = dynamir.compile(h)
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        compiled(torch.ones(2))

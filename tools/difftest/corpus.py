@@ -3941,7 +3941,6 @@ BREAKS = {
     'conditional_collect_stack': 6,
     'argmax_as_index': 1,
     'range_from_tensor': 1,
-    'assert_passes': 1,
     'match_on_shape': 1,
     'loop_accumulates_python_float': 1,
     'loop_over_dict_with_tensor_cond': 2,
