@@ -275,11 +275,8 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     // bool() of one element is computed by the graph (`np.allclose`, `bool((x > 0).all())`):
     // branches take it as they take a tensor, and the frame returns a bool.
     RankedTensorType type = typeOf(args[0]->value);
-    if (isBuiltin(fn, "bool") && type.hasStaticShape() && type.getNumElements() == 1) {
-      VarPtr truth = scalarVar(toPredicate(args[0]), args[0]);
-      truth->roots = {kTensorTruth};
-      return truth;
-    }
+    if (isBuiltin(fn, "bool") && type.hasStaticShape() && type.getNumElements() == 1)
+      return tensorTruth(args[0]);
     breakTrace(dyn::BreakKind::data_dependent_value,
                std::string(py::str(fn.attr("__name__"))) +
                    "() of a tensor needs its real value on the host");

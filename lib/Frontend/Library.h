@@ -11,8 +11,8 @@
 //                            operators, with torch's alpha and rounding_mode), maximum,
 //                            minimum, where; casts and copies
 //   LibraryMath.cpp          elementwise functions of several ops: sign, isnan/isinf/isfinite,
-//                            isclose, logical_*, fmod, hypot, arctan2, outer, lerp, addcmul,
-//                            addcdiv
+//                            isclose, allclose, logical_*, fmod, hypot, arctan2, outer, cross,
+//                            lerp, addcmul, addcdiv
 //   LibraryActivations.cpp   torch.nn.functional's activations (leaky_relu, elu, selu,
 //                            softplus, hardtanh, relu6, hardsigmoid, hardswish, mish)
 //   LibraryReductions.cpp    sum, mean, prod (with dtype), max, min, argmax, ..., any, all,
@@ -28,7 +28,8 @@
 //   LibraryScientific.cpp    numpy functions of numerical kernels made of other calls (diff,
 //                            vdot, meshgrid, cov, corrcoef, einsum) and numpy scalar types
 //   LibraryIndexing.cpp      take, index_select, embedding, gather, take_along_axis: gathers
-//                            at integer indices; nonzero, argwhere: positions of a mask
+//                            at integer indices; nonzero, argwhere, masked_select: positions
+//                            or elements of a mask; unravel_index
 //   LibraryLinalg.cpp        linalg.cholesky and linalg.solve (LAPACK)
 //   LibrarySorting.cpp       sort, argsort, msort, topk, median, quantile, percentile
 //                            (dyn.sort)

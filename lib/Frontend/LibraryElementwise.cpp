@@ -200,12 +200,25 @@ const llvm::StringMap<int> &comparisonFunctions() {
   return functions;
 }
 
-/// A comparison function: its operator. torch.equal is not one (it is whether two tensors are
-/// equal, a Python bool).
+/// torch.equal(a, b): whether two tensors have one shape (another shape is False) and equal
+/// elements (NaN is not equal to NaN), a Python bool the graph computes.
+VarPtr torchEqual(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0), y = c.tensorArg(1);
+  RankedTensorType xt = t.typeOf(x->value), yt = t.typeOf(y->value);
+  if (c.args.size() != 2 || !xt.hasStaticShape() || !yt.hasStaticShape())
+    return nullptr;
+  if (xt.getShape() != yt.getShape())
+    return constVar(py::bool_(false));
+  return t.tensorTruth(t.callTensorOp(Lib::Torch, "all", {t.compare(2, x, y)}, {}));
+}
+
+/// A comparison function: its operator (torch.equal is another function).
 VarPtr comparisonFunction(LibraryCall &c) {
+  if (c.lib == Lib::Torch && c.name == "equal")
+    return torchEqual(c);
   VarPtr y = c.take(1, {"other"});
-  if ((c.lib == Lib::Torch && c.name == "equal") || c.args.size() != 2 || !y ||
-      (c.args[0]->kind != VK::Tensor && y->kind != VK::Tensor))
+  if (c.args.size() != 2 || !y || (c.args[0]->kind != VK::Tensor && y->kind != VK::Tensor))
     return nullptr;
   return c.t.compare(comparisonFunctions().lookup(c.name), c.args[0], y);
 }

@@ -287,6 +287,70 @@ VarPtr indexPut(LibraryCall &c) {
   return r ? c.result(r) : nullptr;
 }
 
+/// np.unravel_index(indices, shape, order="C"): the coordinates of flat indices into an array
+/// of `shape`, one int64 array per dimension (numpy ints for a 0-d index), (i // stride) %
+/// size. An index outside [0, prod(shape)) raises in numpy: a dyn.check.
+VarPtr unravelIndex(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr indices = c.take(0, {"indices"}), shapeArg = c.take(1, {"shape", "dims"});
+  VarPtr order = c.take(2, {"order"});
+  if (c.lib != Lib::Numpy || !indices || indices->kind != VK::Tensor || !shapeArg ||
+      c.args.size() > 3 || (order && !py::str(constant(order, "order")).equal(py::str("C"))))
+    return nullptr;
+  Type element = t.elementTypeOf(indices->value);
+  std::optional<SmallVector<int64_t>> shape = intSequence(shapeArg);
+  if (!shape)
+    shape = SmallVector<int64_t>{intOf(shapeArg)};
+  if (!isa<IntegerType>(element) || element.isInteger(1) ||
+      llvm::any_of(*shape, [](int64_t n) { return n < 0; }))
+    return nullptr; // numpy refuses floats; negative sizes raise
+  int64_t count = 1;
+  for (int64_t n : *shape)
+    count *= n;
+  VarPtr flat =
+      c.result(t.checkedIndices(indices->value, count, /*negative=*/false, "np.unravel_index"));
+  VarPtr out = makeVar(VK::Tuple);
+  int64_t stride = count;
+  for (int64_t n : *shape) {
+    stride /= n;
+    VarPtr coordinate =
+        t.binary(NB_REMAINDER, t.binary(NB_FLOOR_DIVIDE, flat, constVar(py::int_(stride))),
+                 constVar(py::int_(n)));
+    out->items.push_back(c.ufunc(coordinate->value));
+  }
+  return out;
+}
+
+/// torch.masked_select(x, mask): the elements of x where the mask (a bool tensor) is true, both
+/// broadcast to one shape, in row-major order: a dyn.compress of as many as only the graph
+/// knows.
+VarPtr maskedSelect(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr x = c.tensorArg(0), mask = c.take(1, {"mask"});
+  if (c.lib != Lib::Torch || !mask || mask->kind != VK::Tensor || c.args.size() > 2 ||
+      !t.elementTypeOf(mask->value).isInteger(1))
+    return nullptr;
+  ArrayRef<int64_t> xs = staticShape(c, x->value), ms = staticShape(c, mask->value);
+  SmallVector<int64_t> shape(std::max(xs.size(), ms.size()), 1);
+  for (ArrayRef<int64_t> s : {xs, ms})
+    for (auto [d, n] : llvm::enumerate(llvm::reverse(s))) {
+      int64_t &out = shape[shape.size() - 1 - d];
+      if (n != 1 && out != 1 && n != out)
+        return nullptr; // torch raises
+      out = n == 1 ? out : n;
+    }
+  if (shape.empty()) // one element, as a 1-d tensor of one
+    shape.push_back(1);
+  auto broadcast = [&](const VarPtr &v) {
+    RankedTensorType type = t.typeOf(v->value);
+    if (type.getShape() == ArrayRef<int64_t>(shape))
+      return v;
+    return t.tensorVar(
+        dyn::BroadcastToOp::create(t.b, c.loc, type.clone(shape), v->value).getResult(), v->lib);
+  };
+  return t.maskedLoad(broadcast(x), broadcast(mask));
+}
+
 } // namespace
 
 /// The positions of the nonzero (true) elements of an array or tensor, in row-major order, as
@@ -356,6 +420,8 @@ std::vector<LibraryFunction> dynamir::frontend::indexingFunctions() {
       {"nonzero", nonzero},
       {"argwhere", nonzero},
       {"flatnonzero", nonzero},
+      {"unravel_index", unravelIndex},
+      {"masked_select", maskedSelect},
   };
   return functions;
 }

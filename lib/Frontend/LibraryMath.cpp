@@ -443,6 +443,84 @@ VarPtr reciprocal(LibraryCall &c) {
   return c.t.binary(NB_TRUE_DIVIDE, constVar(py::int_(1)), c.tensorArg(0));
 }
 
+/// np.allclose / torch.allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): all of
+/// isclose, a Python bool the graph computes, as bool() of a tensor is (numpy's own code is
+/// `bool(all(isclose(...)))`). torch computes part of it in place in a tensor of a's shape (it
+/// raises for some operands b broadcasts to a larger shape): modelled where isclose has a's
+/// shape. numpy's other forms (lists, two numbers, keywords for the arrays) are numpy's own
+/// code, traced as it is.
+VarPtr allClose(LibraryCall &c) {
+  auto modelled = [](const VarPtr &v) { return v->kind == VK::Tensor || numberOf(v); };
+  if (c.lib == Lib::Numpy && (c.args.size() < 2 || !modelled(c.args[0]) || !modelled(c.args[1]) ||
+                              (c.args[0]->kind != VK::Tensor && c.args[1]->kind != VK::Tensor))) {
+    KwArgs kwargs;
+    std::swap(kwargs, c.kwargs); // numpy's code takes them all
+    return c.t.callNumpyImplementation(c.t.numpy.attr("allclose"), c.args, kwargs, 0);
+  }
+  std::optional<RankedTensorType> first;
+  if (!c.args.empty() && c.args[0]->kind == VK::Tensor)
+    first = c.t.typeOf(c.args[0]->value);
+  VarPtr close = isClose(c);
+  if (!close ||
+      (c.lib == Lib::Torch && (!first || c.t.typeOf(close->value).getShape() != first->getShape())))
+    return nullptr;
+  return c.t.tensorTruth(c.t.callTensorOp(c.lib, "all", {close}, {}));
+}
+
+/// torch.cross / torch.linalg.cross(a, b, dim) and np.cross(a, b) of 3-vectors along a
+/// dimension of size 3 in both (linalg.cross and numpy: the last; torch.cross without dim: the
+/// first of size 3, as torch picks it), computed as both libraries do, on the broadcast
+/// operands: (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0), where torch's vectorized kernel
+/// fuses the first product (fma(a1, b2, -(a2 b1)), 1 ulp from numpy's on random data).
+VarPtr cross(LibraryCall &c) {
+  Tracer &t = c.t;
+  VarPtr a = c.tensorArg(0), b = c.tensorArg(1);
+  VarPtr dimArg = c.lib == Lib::Torch ? c.take(2, {"dim"}) : c.take(5, {"axis"});
+  if (c.lib == Lib::Numpy)
+    for (auto [position, name] : {std::pair{2, "axisa"}, {3, "axisb"}, {4, "axisc"}})
+      if (VarPtr axis = c.take(position, {name}); !isNone(axis) && intOf(axis) != -1)
+        return nullptr;
+  if (c.args.size() > (c.lib == Lib::Torch ? 3u : 6u))
+    return nullptr;
+  ArrayRef<int64_t> as = staticShape(c, a->value), bs = staticShape(c, b->value);
+  if (c.lib == Lib::Torch && t.elementTypeOf(a->value) != t.elementTypeOf(b->value))
+    return nullptr; // torch raises for two dtypes
+  int64_t rank = std::max(as.size(), bs.size());
+  // The size of broadcast dimension d (from the left) in one operand, 1 where it has none.
+  auto sizeIn = [&](ArrayRef<int64_t> s, int64_t d) {
+    int64_t own = d - (rank - static_cast<int64_t>(s.size()));
+    return own < 0 ? int64_t(1) : s[own];
+  };
+  int64_t dim = -1;
+  if (!isNone(dimArg) || c.lib == Lib::Numpy || c.name == "linalg.cross") {
+    dim = singleDim(isNone(dimArg) ? constVar(py::int_(-1)) : dimArg, rank);
+  } else {
+    for (int64_t d = 0; d < rank && dim < 0; ++d)
+      if (sizeIn(as, d) == 3 && sizeIn(bs, d) == 3)
+        dim = d;
+  }
+  if (dim < 0 || sizeIn(as, dim) != 3 || sizeIn(bs, dim) != 3)
+    return nullptr; // numpy's 2-vectors, or sizes the libraries raise for
+  auto component = [&](const VarPtr &v, ArrayRef<int64_t> s, int64_t k) {
+    int64_t own = dim - (rank - static_cast<int64_t>(s.size()));
+    return c.result(rangeOf(c, v->value, own, k, k + 1));
+  };
+  SmallVector<Value> parts;
+  for (int64_t k = 0; k < 3; ++k) {
+    int64_t i = (k + 1) % 3, j = (k + 2) % 3;
+    VarPtr second = t.binary(NB_MULTIPLY, component(a, as, j), component(b, bs, i));
+    if (c.lib == Lib::Torch) {
+      Value negated = dyn::NegOp::create(t.b, c.loc, second->value);
+      parts.push_back(
+          t.create<dyn::FmaOp>({component(a, as, i)->value, component(b, bs, j)->value, negated}));
+      continue;
+    }
+    VarPtr first = t.binary(NB_MULTIPLY, component(a, as, i), component(b, bs, j));
+    parts.push_back(t.binary(NB_SUBTRACT, first, second)->value);
+  }
+  return c.result(dyn::ConcatOp::create(t.b, c.loc, parts, dim));
+}
+
 } // namespace
 
 std::vector<LibraryFunction> dynamir::frontend::mathFunctions() {
@@ -459,6 +537,8 @@ std::vector<LibraryFunction> dynamir::frontend::mathFunctions() {
       {"lerp", lerp},           {"addcmul", addcmulDiv},
       {"addcdiv", addcmulDiv},  {"reciprocal", reciprocal},
       {"nan_to_num", nanToNum}, {"nansum", nanSum},
+      {"allclose", allClose},   {"cross", cross},
+      {"linalg.cross", cross},
   };
   return functions;
 }

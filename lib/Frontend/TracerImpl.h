@@ -483,6 +483,13 @@ public:
   /// A dynamic Python scalar computed as `v` (f64: a float, i64: an int, i1: a bool) from a
   /// and c, whose roots it takes.
   VarPtr scalarVar(Value v, const VarPtr &a, const VarPtr &c = nullptr);
+  /// The truth of a one-element tensor as a Python bool the graph computes (bool(t),
+  /// torch.allclose).
+  VarPtr tensorTruth(const VarPtr &t) {
+    VarPtr truth = scalarVar(toPredicate(t), t);
+    truth->roots = {kTensorTruth};
+    return truth;
+  }
   VarPtr scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y);
   /// `numpyFunction`: np.power(x, y) and the like, whose fast paths are not the operators'
   /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).

@@ -354,3 +354,19 @@ def test_numpy_functions_written_in_python_are_inlined():
     check(lambda x, s: (x * 2, np.linalg.det(s)), x, s, breaks=1)
     report = dynamir.explain(lambda s: np.linalg.inv(s) + 1, s)
     assert report.graph_count == 1 and "inside numpy's inv" in str(report), str(report)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+def test_cross(dtype):
+    a, b = array((4, 3), dtype), array((3,), dtype)
+    check(lambda a, b: np.cross(a, b), a, b)
+    check(lambda a, b: np.cross(a[:2], a[2:], axis=-1), a, b)
+    check(lambda a, b: np.cross(a[:, :2], b[:2]), a, b, breaks=1)  # 2-vectors: not modelled
+
+
+def test_unravel_index():
+    a = array((3, 4), np.float64)
+    check(lambda a: np.unravel_index(np.argmax(a), a.shape), a)
+    check(lambda a: np.unravel_index(np.argsort(a.ravel()), (2, 6)), a)
+    check(lambda a: np.unravel_index(np.argsort(a, axis=0).astype(np.int32), (3, 4)), a)
+    check(lambda a: np.unravel_index(np.argsort(a.ravel()) + 9, (4, 5)), a)  # raises ValueError

@@ -332,3 +332,27 @@ def test_out_keyword_that_casts_resizes_or_is_refused_runs_for_real():
         overlaps(x.clone())
     with pytest.raises(RuntimeError):
         dynamir.compile(overlaps)(x.clone())
+
+
+def test_allclose_equal_cross_and_masked_select():
+    # torch.allclose and torch.equal are Python bools the graph computes; torch.cross is
+    # torch's own arithmetic (its first product fused); masked_select selects as many as only
+    # the graph knows.
+    def make():
+        g = torch.Generator().manual_seed(3)
+        return [torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g)]
+
+    check(lambda x, y: (torch.allclose(x, y), torch.allclose(x, x + 1e-9),
+                        torch.allclose(x, x[0], rtol=0.5, equal_nan=True)), make)
+    # torch computes part of it in place in a tensor of a's shape (it raises for some such
+    # operands): where b broadcasts a, the call runs for real.
+    check(lambda x, y: torch.allclose(x[0], x), make, breaks=1)
+    check(lambda x, y: (torch.equal(x, x.clone()), torch.equal(x, y), torch.equal(x, x[:2]),
+                        torch.equal(x, x.double()), x.equal(x * 1)), make)
+    check(lambda x, y: torch.cross(x, y, dim=1) + torch.linalg.cross(x, y), make)
+    check(lambda x, y: torch.cross(x[:3].T, y[:3].T), make)  # dim=None: the first of size 3
+    check(lambda x, y: torch.linalg.cross(x, y[:1], dim=-1), make)  # broadcast
+    check(lambda x, y: torch.masked_select(x, x > 0) * 2 + x.masked_select(y[:, :1] > 0).sum(),
+          make)
+    check(lambda x, y: torch.masked_select(x, torch.tensor([True, False, True])), make)
+    check(lambda x, y: torch.masked_select(x, x > 10), make)  # nothing selected
