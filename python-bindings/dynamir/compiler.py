@@ -343,17 +343,25 @@ class CompiledFunction:
         (the common case) bind by zipping names instead."""
         fn = self._fn
         func = getattr(fn, "__func__", fn)
-        signature = inspect.signature(fn)
+        code = getattr(func, "__code__", None)
+        try:
+            signature = inspect.signature(fn)
+        except ValueError:
+            # A continuation of a frame whose locals are no identifiers (pytest's rewritten
+            # asserts name theirs `@py_assert1`), which inspect refuses: its parameters, all
+            # positional and called so by the trampoline, come from its code.
+            signature = None
         bound_self = {}
         if hasattr(fn, "__self__"):
             bound_self[next(iter(inspect.signature(func).parameters))] = fn.__self__
-        names = tuple(signature.parameters)
-        simple = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
-                     for p in signature.parameters.values())
+        names = (tuple(signature.parameters) if signature
+                 else code.co_varnames[:code.co_argcount])
+        simple = signature is None or all(p.kind is p.POSITIONAL_OR_KEYWORD and
+                                          p.default is p.empty
+                                          for p in signature.parameters.values())
         globals_ = func.__globals__
         # A closure's free variables are locals of the frame too (the tracer names them
         # L['k']); their cells are read on every call, as a rebinding `nonlocal` changes them.
-        code = getattr(func, "__code__", None)
         cells = tuple(zip(code.co_freevars, func.__closure__)) if code and func.__closure__ else ()
 
         def bind_defaults(local_vars):
@@ -382,6 +390,8 @@ class CompiledFunction:
         def frame(args, kwargs):
             if simple and not kwargs and len(args) == len(names):
                 local_vars = positional(args)
+            elif signature is None:
+                raise TypeError(f"{func.__qualname__}() takes {len(names)} positional arguments")
             else:
                 bound = signature.bind(*args, **kwargs)
                 local_vars = dict(bound.arguments)

@@ -321,3 +321,22 @@ def test_errors_after_a_break_name_the_user_line():
     with pytest.raises(ValueError) as failure:
         dynamir.compile(f)(np.ones(3, np.float32), np.ones(4, np.float32))
     assert failure.traceback[-1].lineno + 1 == f.__code__.co_firstlineno + 3
+
+
+def test_a_continuation_takes_locals_that_are_not_identifiers():
+    # pytest's rewritten asserts name their locals `@py_assert1`, which inspect.signature
+    # refuses as a parameter name: the continuation's parameters come from its code.
+    import ast
+
+    tree = ast.parse("def f(a):\n"
+                     "    x = a + 1\n"
+                     "    y = np.partition(a, 2)\n"  # a break: numpy's own order
+                     "    return x * y\n")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "y":
+            node.id = "@py_assert1"
+    scope = {"np": np}
+    exec(compile(tree, "rewritten.py", "exec"), scope)
+    f, a = scope["f"], np.linspace(1, 0, 6)
+    assert dynamir.explain(f, a).graph_break_count == 1
+    assert same(dynamir.compile(f)(a), f(a))
