@@ -769,6 +769,13 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     gradModes.push_back(py::isinstance(ctx->obj, torch.attr("enable_grad")));
     break;
   }
+  case MATCH_SEQUENCE:
+  case MATCH_MAPPING:
+  case GET_LEN:
+  case MATCH_KEYS:
+  case MATCH_CLASS:
+    matchCase(f, in);
+    break;
   case RAISE_VARARGS:
   case WITH_EXCEPT_START:
     breakTrace(dyn::BreakKind::unsupported_bytecode,

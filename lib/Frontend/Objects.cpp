@@ -402,3 +402,94 @@ VarPtr Tracer::superAttr(const VarPtr &super, const std::string &name) {
   }
   unsupported("'super' object has no attribute '" + name + "'");
 }
+
+//===----------------------------------------------------------------------===//
+// Structural pattern matching
+//===----------------------------------------------------------------------===//
+
+void Tracer::matchCase(Frame &f, const Instr &in) {
+  static py::handle builtins = py::module_::import("builtins").release();
+  // The keys or attribute names of a pattern: a tuple of constants, as a constant or as the
+  // tuple the trace holds.
+  auto constants = [](const VarPtr &v) {
+    std::vector<py::object> out;
+    if (v->kind == VK::Tuple) {
+      for (const VarPtr &item : v->items) {
+        if (item->kind != VK::Const)
+          unsupported("a pattern of keys that are not constants");
+        out.push_back(item->obj);
+      }
+    } else if (v->kind == VK::Const && v->obj && PyTuple_Check(v->obj.ptr())) {
+      for (py::handle item : v->obj)
+        out.push_back(py::reinterpret_borrow<py::object>(item));
+    } else {
+      unsupported("a pattern of keys that are not constants");
+    }
+    return out;
+  };
+  switch (in.op) {
+  case MATCH_SEQUENCE:
+  case MATCH_MAPPING: {
+    // The subject's class decides, by the flag CPython's own test reads (a str is no
+    // sequence pattern's, an ndarray neither).
+    auto *type = reinterpret_cast<PyTypeObject *>(pythonType(f.peek()).ptr());
+    unsigned long flag = in.op == MATCH_SEQUENCE ? Py_TPFLAGS_SEQUENCE : Py_TPFLAGS_MAPPING;
+    f.stack.push_back(constVar(py::bool_((PyType_GetFlags(type) & flag) != 0)));
+    return;
+  }
+  case GET_LEN: {
+    std::vector<VarPtr> args = {f.peek()};
+    KwArgs kwargs;
+    f.stack.push_back(callBuiltin(f, builtins.attr("len"), args, kwargs));
+    return;
+  }
+  case MATCH_KEYS: { // the values of every key, or None where one is missing
+    VarPtr keys = f.peek(), subject = f.peek(2);
+    VarPtr values = makeVar(VK::Tuple);
+    for (const py::object &key : constants(keys)) {
+      VarPtr k = constVar(key);
+      if (!contains(subject, k)->obj.cast<bool>()) {
+        f.stack.push_back(constVar(py::none()));
+        return;
+      }
+      values->items.push_back(subscript(subject, k));
+    }
+    f.stack.push_back(values);
+    return;
+  }
+  case MATCH_CLASS: { // `case Cls(p, q, name=r)`: the attributes, or None where no instance
+    VarPtr names = f.pop(), cls = f.pop(), subject = f.pop();
+    if (!isInstance(subject, cls)->obj.cast<bool>()) {
+      f.stack.push_back(constVar(py::none()));
+      return;
+    }
+    VarPtr values = makeVar(VK::Tuple);
+    std::vector<std::string> attributes;
+    // bool(x), int(x), str(x), ... match the subject itself; other classes name their
+    // positional attributes in __match_args__.
+    bool self = false;
+    for (const char *name : {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int",
+                             "list", "set", "str", "tuple"})
+      self |= cls->obj.is(builtins.attr(name));
+    if (self && in.arg > 0) {
+      if (in.arg > 1)
+        unsupported("a class pattern of more than one positional part for a builtin class");
+      values->items.push_back(subject);
+    } else if (in.arg > 0) {
+      py::object positional = py::getattr(cls->obj, "__match_args__", py::none());
+      if (!PyTuple_Check(positional.ptr()) || py::len(positional) < static_cast<size_t>(in.arg))
+        unsupported("a class pattern of more positional parts than __match_args__ names");
+      for (int64_t i = 0; i < in.arg; ++i)
+        attributes.push_back(py::str(PyTuple_GET_ITEM(positional.ptr(), i)));
+    }
+    for (const py::object &name : constants(names))
+      attributes.push_back(py::str(name));
+    for (const std::string &name : attributes)
+      values->items.push_back(getAttr(subject, name));
+    f.stack.push_back(values);
+    return;
+  }
+  default:
+    unsupported(std::string("unsupported bytecode ") + opcodeName(in.op));
+  }
+}

@@ -654,6 +654,9 @@ public:
   /// super() in frame f (zero-argument form: its __class__ cell and first argument).
   VarPtr makeSuper(Frame &f, const VarPtr &cls, const VarPtr &self);
   VarPtr superAttr(const VarPtr &super, const std::string &name);
+  /// `match`'s instructions (MATCH_SEQUENCE, MATCH_MAPPING, GET_LEN, MATCH_KEYS, MATCH_CLASS)
+  /// on the values the tracer holds.
+  void matchCase(Frame &f, const Instr &in);
 
   // --- Collections.cpp: sets, OrderedDict, defaultdict, Counter, deque -----------------------
   /// Whether v is of collections' class `name` (v->cls).

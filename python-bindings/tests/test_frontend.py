@@ -302,3 +302,61 @@ def h(x):
     compiled = dynamir.compile(h)
     with pytest.raises(RuntimeError, match="ambiguous"):
         compiled(torch.ones(2))
+
+
+def test_match_statements_stay_in_the_graph():
+    # match / case on the values the tracer holds: sequences (a shape), mappings, literals,
+    # class patterns (dataclasses by __match_args__, builtins by the subject itself) and
+    # guards; the arms taken are traced, with no break.
+    import dataclasses
+
+    torch = pytest.importorskip("torch")
+
+    @dataclasses.dataclass
+    class Point:
+        x: float
+        y: float
+
+    def f(x, d, act, p):
+        match tuple(x.shape):
+            case (n,):
+                r = x * n
+            case (n, m) if n == m:
+                r = x.trace() + x
+            case (n, m):
+                r = x.sum(0)
+        match d:
+            case {"scale": s, **rest}:
+                r = r * s + len(rest)
+            case _:
+                r = r - 1
+        match act:
+            case "relu":
+                r = torch.relu(r)
+            case "tanh" | "sigmoid":
+                r = getattr(torch, act)(r)
+        match p:
+            case Point(x=0, y=y):
+                r = r + y
+            case Point(a, b):
+                r = r + a * b
+        match x:
+            case list() | tuple():
+                r = r * 100
+            case torch.Tensor():
+                r = r + 0.5
+        match [1, 2, 3]:
+            case [a, *rest]:
+                r = r + a + len(rest)
+        match 3.5:
+            case float(v):
+                r = r + v
+        return r
+
+    for args in [(torch.ones(3, 3), {"scale": 2.0, "k": 1}, "tanh", Point(0, 4.0)),
+                 (torch.ones(3), {"q": 2.0}, "relu", Point(2.0, 4.0)),
+                 (torch.ones(2, 3), {"scale": 3}, "none", Point(1.0, 1.0))]:
+        want = f(*args)
+        got = dynamir.compile(f)(*args)
+        assert got.shape == want.shape and torch.allclose(got, want)
+        assert dynamir.explain(f, *args).graph_break_count == 0

@@ -3938,7 +3938,6 @@ BREAKS = {
     'conditional_collect_stack': 6,
     'argmax_as_index': 1,
     'range_from_tensor': 1,
-    'match_on_shape': 1,
     'loop_accumulates_python_float': 1,
     'loop_over_dict_with_tensor_cond': 2,
     'in_place_in_branch': 1,
