@@ -755,8 +755,20 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case BEFORE_WITH: {
     // `with torch.no_grad():` (enable_grad(), set_grad_enabled(b)), the context managers
     // modelled: on the stack go its __exit__ (a call that leaves the block) and what
-    // __enter__ returns (None).
+    // __enter__ returns (None). An object of a plain class whose __enter__ and __exit__ are
+    // Python functions is inlined: __exit__(None, None, None) where the block ends. (What
+    // raises in the block breaks there, and the rest of the frame runs eagerly from that
+    // instruction, where the exception reaches __exit__: resume.in_try_block.)
     VarPtr ctx = f.stack.empty() ? nullptr : f.stack.back();
+    if (py::object cls = ctx ? classOf(ctx) : py::object();
+        cls && PyFunction_Check(classLookup(cls, "__enter__").ptr()) &&
+        PyFunction_Check(classLookup(cls, "__exit__").ptr())) {
+      f.pop();
+      VarPtr exit = getAttr(ctx, "__exit__");
+      f.stack.push_back(exit);
+      f.stack.push_back(callDunder(ctx, "__enter__", {}));
+      break;
+    }
     if (!ctx || ctx->kind != VK::Object || ctx->name != "grad_mode")
       breakTrace(dyn::BreakKind::unsupported_bytecode,
                  "BEFORE_WITH: exceptions and with-blocks are not traced");

@@ -360,3 +360,67 @@ def test_match_statements_stay_in_the_graph():
         got = dynamir.compile(f)(*args)
         assert got.shape == want.shape and torch.allclose(got, want)
         assert dynamir.explain(f, *args).graph_break_count == 0
+
+
+def test_with_blocks_of_plain_context_managers_are_inlined():
+    # __enter__ and __exit__ of a plain class are Python: inlined, no break. A break inside
+    # the block runs the rest eagerly from there, so an exception still reaches __exit__ (which
+    # may swallow it).
+    torch = pytest.importorskip("torch")
+
+    class Log:
+        def __init__(self, swallow=False):
+            self.events, self.swallow = [], swallow
+
+        def __enter__(self):
+            self.events.append("enter")
+            return self
+
+        def __exit__(self, typ, value, tb):
+            self.events.append("exit" if typ is None else typ.__name__)
+            return self.swallow
+
+    class Scale:
+        def __init__(self, k):
+            self.k = k
+
+        def __enter__(self):
+            return self.k
+
+        def __exit__(self, *exc):
+            return None
+
+    def nested(x):
+        log = Log()
+        with log as entered:
+            y = x * 2
+            with Scale(3) as k:
+                y = y * k
+            entered.events.append("body")
+        return y + 1, log.events
+
+    def breaks_inside(x, out):
+        log = Log()
+        with log:
+            y = x * 2
+            print("inside")
+            y = y + 1
+        out.append(log.events)
+        return y
+
+    def swallowed(x):
+        log = Log(swallow=True)
+        y = x
+        with log:
+            y = x * 2
+            y = y + {"a": 1}["b"]  # KeyError, which __exit__ swallows
+        return y, log.events
+
+    x = torch.ones(3)
+    assert dynamir.explain(nested, x).graph_break_count == 0
+    for fn, args in [(nested, lambda: (x,)), (swallowed, lambda: (x,))]:
+        want, got = fn(*args()), dynamir.compile(fn)(*args())
+        assert torch.equal(got[0], want[0]) and got[1] == want[1]
+    want, got = [], []
+    assert torch.equal(dynamir.compile(breaks_inside)(x, got), breaks_inside(x, want))
+    assert got == want == [["enter", "exit"]]
