@@ -2,8 +2,8 @@
 //
 // flip (a negative-step view in numpy, a copy in torch), roll, swapaxes/moveaxis/movedim,
 // unflatten, the repetitions (torch's repeat, tile, np.repeat and repeat_interleave), the
-// stacks (hstack, vstack, dstack, column_stack, atleast_Nd) and the diagonals (diagonal, diag):
-// slices, transposes, reshapes, broadcasts and concatenations of the input.
+// stacks (hstack, vstack, dstack, column_stack, atleast_Nd), the diagonals (diagonal, diag) and
+// np.pad / F.pad: slices, transposes, reshapes, broadcasts and concatenations of the input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -487,6 +487,136 @@ VarPtr diagonalSum(LibraryCall &c) {
   return t.callTensorOp(c.lib, "sum", {c.result(d), constVar(py::int_(-1))}, {});
 }
 
+//===----------------------------------------------------------------------===//
+// pad
+//===----------------------------------------------------------------------===//
+
+/// How np.pad and F.pad fill a border: a constant, or elements of the array.
+enum class PadMode { Constant, Edge, Reflect, Symmetric, Wrap };
+
+/// `v` padded along `axis` by `before` and `after` elements, or null where the mode cannot
+/// take that many from v's size there (numpy repeats reflections beyond; torch raises).
+Value padAxis(LibraryCall &c, Value v, int64_t axis, int64_t before, int64_t after, PadMode mode,
+              Value fill) {
+  ArrayRef<int64_t> shape = staticShape(c, v);
+  int64_t n = shape[axis], rank = shape.size();
+  int64_t most = mode == PadMode::Constant                             ? INT64_MAX
+                 : mode == PadMode::Reflect                            ? n - 1
+                 : mode == PadMode::Symmetric || mode == PadMode::Wrap ? n
+                 : n > 0                                               ? INT64_MAX
+                                                                       : 0;
+  if (before > most || after > most)
+    return Value();
+  auto piece = [&](int64_t start, int64_t stop, int64_t step) {
+    SmallVector<int64_t> starts(rank, 0), stops(shape), steps(rank, 1);
+    starts[axis] = start; // a stop of -1 with step -1 runs through element 0
+    stops[axis] = stop;
+    steps[axis] = step;
+    return sliceOf(c, v, starts, stops, steps);
+  };
+  auto border = [&](int64_t count, bool left) -> Value {
+    SmallVector<int64_t> sized(shape);
+    sized[axis] = count;
+    auto type = c.t.typeOf(v).clone(sized);
+    switch (mode) {
+    case PadMode::Constant:
+      return dyn::BroadcastToOp::create(c.t.b, c.loc, type, fill);
+    case PadMode::Edge:
+      return dyn::BroadcastToOp::create(c.t.b, c.loc, type,
+                                        left ? piece(0, 1, 1) : piece(n - 1, n, 1));
+    case PadMode::Reflect:
+      return left ? piece(count, 0, -1) : piece(n - 2, n - 2 - count, -1);
+    case PadMode::Symmetric:
+      return left ? piece(count - 1, -1, -1) : piece(n - 1, n - 1 - count, -1);
+    case PadMode::Wrap:
+      return left ? piece(n - count, n, 1) : piece(0, count, 1);
+    }
+    llvm_unreachable("a pad mode");
+  };
+  SmallVector<Value> parts;
+  if (before)
+    parts.push_back(border(before, true));
+  parts.push_back(v);
+  if (after)
+    parts.push_back(border(after, false));
+  return dyn::ConcatOp::create(c.t.b, c.loc, parts, axis);
+}
+
+/// np.pad(x, pad_width, mode="constant", constant_values=0) and F.pad(x, pad, mode="constant",
+/// value=None): the modes that copy (numpy's constant, edge, reflect, symmetric and wrap;
+/// torch's constant, replicate, reflect and circular), axis after axis as numpy pads them (a
+/// later axis's corners come from the earlier axes' borders). The constant is converted to the
+/// array's dtype as numpy converts it (an array of it, assigned: 1.7 into ints is 1).
+VarPtr pad(LibraryCall &c) {
+  Tracer &t = c.t;
+  bool torchLib = c.lib == Lib::Torch;
+  VarPtr x = c.tensorArg(0);
+  VarPtr widthArg = c.take(1, {torchLib ? "pad" : "pad_width"}), modeArg = c.take(2, {"mode"});
+  VarPtr valueArg = c.take(torchLib ? 3 : 99, {torchLib ? "value" : "constant_values"});
+  Type element = t.elementTypeOf(x->value);
+  if (!widthArg || c.args.size() > (torchLib ? 4u : 3u) || isa<ComplexType>(element))
+    return nullptr;
+  ArrayRef<int64_t> shape = staticShape(c, x->value);
+  int64_t rank = shape.size();
+  std::string name = isNone(modeArg) ? "constant" : py::str(constant(modeArg, "pad's mode"));
+  static const llvm::StringMap<PadMode> numpyModes = {{"constant", PadMode::Constant},
+                                                      {"edge", PadMode::Edge},
+                                                      {"reflect", PadMode::Reflect},
+                                                      {"symmetric", PadMode::Symmetric},
+                                                      {"wrap", PadMode::Wrap}};
+  static const llvm::StringMap<PadMode> torchModes = {{"constant", PadMode::Constant},
+                                                      {"replicate", PadMode::Edge},
+                                                      {"reflect", PadMode::Reflect},
+                                                      {"circular", PadMode::Wrap}};
+  const llvm::StringMap<PadMode> &modes = torchLib ? torchModes : numpyModes;
+  auto found = modes.find(name);
+  if (found == modes.end())
+    return nullptr;
+  PadMode mode = found->second;
+  // (before, after) for each axis.
+  SmallVector<std::pair<int64_t, int64_t>> widths(rank, {0, 0});
+  if (torchLib) { // the last dimension's pair first
+    std::optional<SmallVector<int64_t>> flat = intSequence(widthArg);
+    int64_t padded = flat ? flat->size() / 2 : 0;
+    // torch pads a batch of images other than by a constant: never their first dimension.
+    if (!flat || flat->size() % 2 || padded > rank || (mode != PadMode::Constant && padded >= rank))
+      return nullptr;
+    for (int64_t i = 0; i < padded; ++i)
+      widths[rank - 1 - i] = {(*flat)[2 * i], (*flat)[2 * i + 1]};
+  } else {
+    py::object given = t.asConstant(widthArg);
+    if (!given)
+      return nullptr;
+    py::object pairs;
+    try { // one int, one pair, or a pair per axis, as np.pad broadcasts them
+      pairs = t.numpy.attr("broadcast_to")(t.numpy.attr("asarray")(given, "int64"),
+                                           py::make_tuple(rank, 2));
+    } catch (py::error_already_set &) {
+      return nullptr; // numpy raises
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      widths[d] = {pairs[py::make_tuple(d, 0)].cast<int64_t>(),
+                   pairs[py::make_tuple(d, 1)].cast<int64_t>()};
+  }
+  if (llvm::any_of(widths, [](auto w) { return w.first < 0 || w.second < 0; }))
+    return nullptr; // numpy raises, torch crops
+  Value fill;
+  if (mode == PadMode::Constant) {
+    py::object value = isNone(valueArg) ? py::int_(0) : t.asConstant(valueArg);
+    if (!value || !(PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())))
+      return nullptr;
+    py::object converted =
+        t.numpy.attr("array")(value).attr("astype")(python::numpyDtype(element)).attr("item")();
+    fill = t.scalarConstant(converted, element);
+  }
+  Value v = x->value;
+  for (int64_t d = 0; d < rank; ++d)
+    if (widths[d].first || widths[d].second)
+      if (!(v = padAxis(c, v, d, widths[d].first, widths[d].second, mode, fill)))
+        return nullptr;
+  return c.result(v == x->value ? freshCopy(c, v) : v);
+}
+
 } // namespace
 
 Value dynamir::frontend::rangeOf(LibraryCall &c, Value x, int64_t dim, int64_t start,
@@ -523,6 +653,7 @@ std::vector<LibraryFunction> dynamir::frontend::rearrangeFunctions() {
       {"diagonal", diagonal},
       {"diag", diag},
       {"trace", diagonalSum},
+      {"pad", pad},
   };
   return functions;
 }

@@ -370,3 +370,25 @@ def test_unravel_index():
     check(lambda a: np.unravel_index(np.argsort(a.ravel()), (2, 6)), a)
     check(lambda a: np.unravel_index(np.argsort(a, axis=0).astype(np.int32), (3, 4)), a)
     check(lambda a: np.unravel_index(np.argsort(a.ravel()) + 9, (4, 5)), a)  # raises ValueError
+
+
+PADS = [
+    lambda x: np.pad(x, 1),
+    lambda x: np.pad(x, (1, 2)),
+    lambda x: np.pad(x, ((0, 1), (2, 0)), constant_values=-1.5),  # converted as numpy does
+    lambda x: np.pad(x, ((1,), (2,)), constant_values=300.7),
+    lambda x: np.pad(x, 2, mode="edge"),
+    lambda x: np.pad(x, ((1, 2), (3, 1)), mode="reflect"),
+    lambda x: np.pad(x, ((1, 2), (3, 1)), "symmetric"),
+    lambda x: np.pad(x, ((3, 2), (4, 1)), "wrap"),
+    lambda x: np.pad(x, 0),  # a new array all the same
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64, np.uint8])
+def test_pad(dtype):
+    x = array((3, 4), dtype)
+    for f in PADS:
+        check(f, x)
+    check(lambda x: np.pad(x, 5, mode="reflect"), x, breaks=1)  # reflections repeated
+    check(lambda x: np.pad(x, 1, mode="mean"), x, breaks=1)  # statistics: numpy's code

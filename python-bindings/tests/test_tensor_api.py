@@ -356,3 +356,13 @@ def test_allclose_equal_cross_and_masked_select():
           make)
     check(lambda x, y: torch.masked_select(x, torch.tensor([True, False, True])), make)
     check(lambda x, y: torch.masked_select(x, x > 10), make)  # nothing selected
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_functional_pad(mode):
+    F = torch.nn.functional
+    check(lambda t: F.pad(t, (1, 2, 2, 1), mode=mode), lambda: [tensor(1, 2, 3, 4)])
+    check(lambda t: F.pad(t, (2, 0), mode=mode) * 2, lambda: [tensor(2, 3, 4)])
+    if mode == "constant":
+        check(lambda t: F.pad(t, (1, 1, 1, 1, 1, 1), value=3.5), lambda: [tensor(2, 3, 4)])
+        check(lambda t: F.pad(t, (1, 1), value=2.7), lambda: [tensor(3, 4, dtype=torch.int64)])

@@ -3917,7 +3917,6 @@ BREAKS = {
     'np_unique': 2,
     # r is the caller's a or a new array after the ifs; a break cannot recreate which object.
     'np_mean_dtype': 1,
-    'np_pad': 2,
     'np_default_rng_inside': 3,
     'np_tolist_item': 'eager',
     'np_bincount_histogram': 1,
