@@ -335,16 +335,27 @@ class Generator:
             return f"{b} {op} {a}"
         return f"{a} {op} {b}"
 
+    def exactly_rounded(self, src, val):
+        """`src`, or its float32 cast where numpy would compute a float function of it in
+        float16 and this machine's float16 loops are approximate (np.tanh of a uint8 array is
+        0.9985 from 4 on, where the rounded value is 1.0 from 5 on: an argmax of such ties is
+        numpy's own, 20261201:28 on 3.13)."""
+        if self.lib == "numpy" and _FLOAT16_APPROXIMATE and str(_dt(val)) in ("int8", "uint8",
+                                                                               "bool"):
+            return f"({src}).astype(np.float32)"
+        return src
+
     def e_unary(self, depth):
-        a, _ = self.operand(depth)
+        a, av = self.operand(depth)
         f = self.rng.choice(T_UNARY if self.lib == "torch" else NP_UNARY)
+        a = self.exactly_rounded(a, av)
         return f.format(a) if "{}" in f else f"{f}({a})"
 
     def e_func2(self, depth):
         a, av = self.operand(depth)
         b = self.second(depth, av)
         f = self.rng.choice(T_BIN if self.lib == "torch" else NP_BIN)
-        return f"{f}({a}, {b})"
+        return f"{f}({self.exactly_rounded(a, av)}, {b})"
 
     def e_where(self, depth):
         a, av = self.operand(depth)

@@ -114,6 +114,18 @@ def combine(a, b=None, *rest, scale=1.0, **extra):
         out = out - r
     return out + extra.get("bias", 0)
 ''',
+    "Ctx": '''
+class Ctx:
+    def __init__(self, k):
+        self.k, self.exits = k, 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, typ, value, tb):
+        self.exits += 1
+        return False
+''',
     "STATE": '''
 STATE = {"last": 0}
 ''',
@@ -217,7 +229,8 @@ class PyGen:
         if small:
             return self.small()
         kinds = ["list"] * 3 + ["dict"] * 2 + ["closure"] * 3 + ["gen"] * 2 + ["zip"] * 2 + \
-            ["cls"] * 2 + ["nt"] + ["call"] * 2 + ["sorted"] * 2 + ["idiom"] * 3 + ["alias"] * 2
+            ["cls"] * 2 + ["nt"] + ["call"] * 2 + ["sorted"] * 2 + ["idiom"] * 3 + ["alias"] * 2 + \
+            ["ctl"] * 2
         if not self.g.pure:
             kinds += ["mut"] * 3
         return "\n".join(getattr(self, "p_" + self.rng.choice(kinds))())
@@ -554,6 +567,26 @@ class PyGen:
         parts = f"parts{n}"
         return [f"{parts} = {{'b': {a}, 'a': {self.elem(b)}}}",
                 f"{v} = [t for _, t in sorted({parts}.items(), key=lambda kv: kv[0])][0]"]
+
+    def p_ctl(self):
+        """Statements of structure: `match` on a shape, `assert` of a tensor (which fails now and
+        then: an AssertionError both ways), a `with` block of a small context manager."""
+        a = self.pick()
+        n, v = self.num(), self.g.fresh()
+        r = self.rng.random()
+        if r < 0.4:
+            return [f"match {a}.shape:",
+                    "    case ():", f"        {v} = {a} + 1",
+                    "    case (k,):", f"        {v} = {a} * k",
+                    "    case (k, *rest) if k > 2:", f"        {v} = {a} * len(rest) - k",
+                    "    case _:", f"        {v} = {a} - 1"]
+        if r < 0.7:
+            cond = self.rng.choice([f"({a} == {a}).all()", f"not ({a} > 1e30).any()",
+                                    f"({a} > -3).all()"])
+            return [f"assert {cond}, 'checked'", f"{v} = {a} * 2"]
+        self.need("Ctx")
+        return [f"with Ctx({self.lit()}) as c{n}:", f"    {v} = {a} * c{n}.k",
+                f"{v} = {v} + c{n}.exits"]
 
     def p_alias(self):
         """One object reached two ways: an array in a list or a dict updated in place (the
