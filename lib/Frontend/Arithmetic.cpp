@@ -458,8 +458,7 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
     try {
       return constVar(callReal(op, py::make_tuple(x->obj, y->obj)));
     } catch (py::error_already_set &e) {
-      breakTrace(dyn::BreakKind::unsupported_call,
-                 std::string("Python arithmetic raised: ") + e.what());
+      throw PythonRaise{e.value(), std::string("Python arithmetic raised: ") + e.what()};
     }
   }
   if ((x->kind == VK::Tuple || x->kind == VK::List) && kind == NB_ADD && y->kind == x->kind &&

@@ -165,7 +165,8 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
       return item;
     if (args.size() == 2)
       return args[1];
-    breakTrace(dyn::BreakKind::unsupported_call, "next() of an exhausted iterator raises");
+    throw PythonRaise{builtinException("StopIteration", py::none()),
+                      "next() of an exhausted iterator raises"};
   }
   if (isBuiltin(fn, "list") || isBuiltin(fn, "tuple")) {
     arity(0, 1);
@@ -327,8 +328,7 @@ VarPtr Tracer::callRealOnConstants(py::handle fn, const std::vector<VarPtr> &arg
   try {
     return liftConstant(fn(*py::tuple(realArgs), **realKwargs));
   } catch (py::error_already_set &e) {
-    breakTrace(dyn::BreakKind::unsupported_call,
-               std::string(py::str(py::repr(fn))) + " raised: " + e.what());
+    throw PythonRaise{e.value(), std::string(py::str(py::repr(fn))) + " raised: " + e.what()};
   }
 }
 

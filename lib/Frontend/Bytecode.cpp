@@ -131,6 +131,29 @@ std::shared_ptr<Code> dynamir::frontend::decode(py::handle codeObject) {
   }
   for (py::handle n : codeObject.attr("co_freevars"))
     code->localNames.push_back(n.cast<std::string>());
+  // co_exceptiontable: entries of four varints (6 bits a byte, bit 6 for "more", the first
+  // byte of an entry marked by bit 7), offsets in code units; as dis._parse_exception_table.
+  std::string handlers = codeObject.attr("co_exceptiontable").cast<py::bytes>();
+  size_t at = 0;
+  auto varint = [&]() -> int64_t {
+    uint8_t byte = static_cast<uint8_t>(handlers[at++]);
+    int64_t value = byte & 63;
+    while ((byte & 64) && at < handlers.size()) {
+      byte = static_cast<uint8_t>(handlers[at++]);
+      value = (value << 6) | (byte & 63);
+    }
+    return value;
+  };
+  while (at + 3 < handlers.size()) {
+    Handler h;
+    h.start = 2 * varint();
+    h.end = h.start + 2 * varint();
+    h.target = 2 * varint();
+    int64_t depthLasti = varint();
+    h.depth = static_cast<int>(depthLasti >> 1);
+    h.lasti = depthLasti & 1;
+    code->handlers.push_back(h);
+  }
 
   std::string bytes = codeObject.attr("co_code").cast<py::bytes>();
   py::list positions(codeObject.attr("co_positions")());

@@ -51,6 +51,15 @@ struct Instr {
   int col = 0;
 };
 
+/// An entry of the exception table (3.11+): an exception raised by an instruction in
+/// [start, end) goes to `target`, with the stack cut to `depth` (and the raising instruction's
+/// offset pushed first where `lasti`).
+struct Handler {
+  int64_t start = 0, end = 0, target = 0;
+  int depth = 0;
+  bool lasti = false;
+};
+
 struct Code {
   pybind11::object object;
   std::string filename, name;
@@ -58,6 +67,14 @@ struct Code {
   llvm::DenseMap<int64_t, size_t> indexOf;
   std::vector<std::string> localNames; // co_varnames + new cellvars + freevars
   int argCount = 0, kwOnlyCount = 0, flags = 0;
+  std::vector<Handler> handlers;
+  /// The handler of an exception raised at `offset`, if any (entries do not overlap).
+  const Handler *handlerAt(int64_t offset) const {
+    for (const Handler &h : handlers)
+      if (h.start <= offset && offset < h.end)
+        return &h;
+    return nullptr;
+  }
 };
 
 std::shared_ptr<Code> decode(pybind11::handle codeObject);

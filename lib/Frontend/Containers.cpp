@@ -505,7 +505,7 @@ VarPtr Tracer::containerItem(const VarPtr &obj, const VarPtr &index) {
       return obj->items[i];
     if (VarPtr value = missingKey(obj, key))
       return value;
-    unsupported("KeyError: " + describe(index));
+    throw PythonRaise{builtinException("KeyError", key), "KeyError: " + describe(index)};
   }
   int64_t n = static_cast<int64_t>(obj->items.size());
   if (index->kind == VK::Slice) {

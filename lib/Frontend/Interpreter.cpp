@@ -68,6 +68,23 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
     try {
       try {
         step(f, pc, in, stopAt, out);
+      } catch (PythonRaise &raised) {
+        // A try block of this frame around the instruction takes the exception: the stack
+        // cut to the handler's depth (the instruction's offset pushed where it asks for it),
+        // the exception pushed. Elsewhere, or inside a branch or loop being captured (whose
+        // regions the handler would leave), the instruction breaks and raises for real.
+        const Handler *handler = f.code->handlerAt(in.offset);
+        if (!handler || branchDepth || loopDepth ||
+            static_cast<size_t>(handler->depth) > f.stack.size())
+          breakTrace(dyn::BreakKind::unsupported_call, raised.reason);
+        f.stack.resize(handler->depth);
+        if (handler->lasti)
+          f.stack.push_back(constVar(py::int_(in.offset / 2)));
+        VarPtr exception = makeVar(VK::Object);
+        exception->obj = raised.exception;
+        f.stack.push_back(exception);
+        pc = f.code->indexOf.lookup(handler->target);
+        continue;
       } catch (py::error_already_set &e) {
         // A Python-level error while modelling the instruction (a bad attribute, an argument
         // of the wrong type): the host runs it for real and reports it as eager Python would.
@@ -81,6 +98,8 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
                    std::string("the tracer cannot model this instruction: ") + e.what());
       }
     } catch (Break &brk) {
+      if (f.handlersOpen > 0)
+        throw EagerOnly{"inside an except block: " + brk.reason};
       if (brk.depth < 0)
         brk.depth = static_cast<int>(f.depth);
       throw;
@@ -748,10 +767,29 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     out = Outcome{Outcome::Yield, v, 0, next};
     return;
   }
-  case PUSH_EXC_INFO:
-  case CHECK_EXC_MATCH:
-  case RERAISE:
+  case PUSH_EXC_INFO: { // an except block starts, for an exception the trace raised
+    VarPtr exception = f.pop();
+    f.stack.push_back(constVar(py::none())); // the exception handled before: none modelled
+    f.stack.push_back(exception);
+    ++f.handlersOpen;
+    break;
+  }
   case POP_EXCEPT:
+    f.pop();
+    --f.handlersOpen;
+    break;
+  case CHECK_EXC_MATCH: {
+    VarPtr cls = f.pop();
+    f.stack.push_back(isInstance(f.peek(), cls));
+    break;
+  }
+  case RERAISE: { // to this frame's next handler, or a break where it raises for real
+    VarPtr exception = f.peek();
+    if (exception->kind != VK::Object || !PyExceptionInstance_Check(exception->obj.ptr()))
+      breakTrace(dyn::BreakKind::unsupported_call, "RERAISE of " + describe(exception));
+    throw PythonRaise{exception->obj,
+                      "an exception the frame raises: " + std::string(py::repr(exception->obj))};
+  }
   case BEFORE_WITH: {
     // `with torch.no_grad():` (enable_grad(), set_grad_enabled(b)), the context managers
     // modelled: on the stack go its __exit__ (a call that leaves the block) and what

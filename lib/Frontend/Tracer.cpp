@@ -204,6 +204,10 @@ TraceResult Tracer::run(py::handle fn, py::tuple args, py::dict kwargs) {
     result.eagerReason = eager.reason;
     func.erase();
     return result;
+  } catch (PythonRaise &raised) { // (runFrame makes them breaks; none should come this far)
+    result.eagerReason = raised.reason;
+    func.erase();
+    return result;
   } catch (Specialize &specialize) {
     result.specialize = specialize.sources;
     func.erase();
@@ -270,6 +274,9 @@ TraceResult Tracer::runModule(py::handle m, py::tuple args, TraceResult result) 
     finishSymbols();
   } catch (EagerOnly &eager) {
     result.eagerReason = eager.reason;
+    func.erase();
+  } catch (PythonRaise &raised) {
+    result.eagerReason = raised.reason;
     func.erase();
   } catch (std::exception &e) {
     result.eagerReason = std::string("the tracer failed: ") + e.what();

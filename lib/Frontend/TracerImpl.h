@@ -69,6 +69,9 @@ struct Frame {
   py::tuple kwNames;
   unsigned depth = 0;
   bool polyfill = false; // dynamir's polyfill of a builtin: ops get the caller's location
+  /// except blocks entered (PUSH_EXC_INFO) and not left (POP_EXCEPT): a break inside one
+  /// makes the frame run eagerly, as the host could not hand the exception state over.
+  int handlersOpen = 0;
 
   VarPtr pop() {
     if (stack.empty())

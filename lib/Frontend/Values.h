@@ -220,6 +220,21 @@ struct Break {
   throw Break{kind, std::move(reason), Value(), {}};
 }
 
+/// A Python exception an instruction raises where the trace knows it does (a dict's missing
+/// key, a division of constants by zero, next() of an exhausted iterator): the frame's handler
+/// takes it where a try block covers the instruction (Tracer::runFrame), else it is a break
+/// with `reason` and the instruction raises for real.
+struct PythonRaise {
+  py::object exception;
+  std::string reason;
+};
+
+/// A new exception of a builtin class (KeyError(key); StopIteration() for None).
+inline py::object builtinException(const char *type, py::handle argument) {
+  py::object cls = py::module_::import("builtins").attr(type);
+  return argument.is_none() ? cls() : cls(argument);
+}
+
 /// A break for a Python construct the tracer does not model.
 [[noreturn]] inline void unsupported(const std::string &what) {
   breakTrace(dyn::BreakKind::unsupported_call, what);

@@ -424,3 +424,71 @@ def test_with_blocks_of_plain_context_managers_are_inlined():
     want, got = [], []
     assert torch.equal(dynamir.compile(breaks_inside)(x, got), breaks_inside(x, want))
     assert got == want == [["enter", "exit"]]
+
+
+def test_exceptions_the_trace_knows_go_to_their_handlers():
+    # A missing dict key, Python arithmetic of constants that raises, next() of an exhausted
+    # iterator: where a try block of the frame covers the instruction, the trace goes on in
+    # the handler (CPython's exception table), with no break. Elsewhere the instruction breaks
+    # and raises for real; a break inside an except block runs the frame eagerly.
+    torch = pytest.importorskip("torch")
+
+    def missing_key(x, d):
+        try:
+            v = d["missing"]
+        except KeyError:
+            v = x * 2
+        return v
+
+    def else_block(x, n):
+        try:
+            r = 10 // n
+        except ZeroDivisionError:
+            r = -1
+        else:
+            r = r + 1
+        return x * r
+
+    def named_with_finally(x, d):
+        try:
+            v = d["missing"]
+        except (IndexError, KeyError) as e:
+            v = x * len(str(e))
+        finally:
+            x = x + 1
+        return v + x
+
+    def exhausted(x, items):
+        it = iter(items)
+        try:
+            while True:
+                x = x + next(it)
+        except StopIteration:
+            pass
+        return x
+
+    def unmatched(x, d):
+        try:
+            v = d["missing"]
+        except ValueError:
+            v = x
+        return v
+
+    def raises_in_handler(x, d):
+        try:
+            v = d["missing"]
+        except KeyError:
+            print("in the handler")  # a break inside the except block
+            raise RuntimeError("no scale")
+        return v
+
+    x = torch.ones(3)
+    cases = [(missing_key, (x, {"a": 1})), (else_block, (x, 0)), (else_block, (x, 2)),
+             (named_with_finally, (x, {})), (exhausted, (x, [1, 2, 3]))]
+    for fn, args in cases:
+        assert torch.equal(dynamir.compile(fn)(*args), fn(*args))
+        assert dynamir.explain(fn, *args).graph_break_count == 0, fn.__name__
+    with pytest.raises(KeyError):
+        dynamir.compile(unmatched)(x, {})
+    with pytest.raises(RuntimeError, match="no scale"):
+        dynamir.compile(raises_in_handler)(x, {})
