@@ -442,12 +442,12 @@ def test_exceptions_the_trace_knows_go_to_their_handlers():
 
     def else_block(x, n):
         try:
-            r = 10 // n
+            q = 7 % n
         except ZeroDivisionError:
-            r = -1
+            q = -2
         else:
-            r = r + 1
-        return x * r
+            q = q * 3
+        return x + q
 
     def named_with_finally(x, d):
         try:
