@@ -471,7 +471,8 @@ VarPtr allClose(LibraryCall &c) {
 /// dimension of size 3 in both (linalg.cross and numpy: the last; torch.cross without dim: the
 /// first of size 3, as torch picks it), computed as both libraries do, on the broadcast
 /// operands: (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0), where torch's vectorized kernel
-/// fuses the first product (fma(a1, b2, -(a2 b1)), 1 ulp from numpy's on random data).
+/// fuses the first product of floats (fma(a1, b2, -(a2 b1)), 1 ulp from numpy's on random
+/// data).
 VarPtr cross(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr a = c.tensorArg(0), b = c.tensorArg(1);
@@ -509,7 +510,7 @@ VarPtr cross(LibraryCall &c) {
   for (int64_t k = 0; k < 3; ++k) {
     int64_t i = (k + 1) % 3, j = (k + 2) % 3;
     VarPtr second = t.binary(NB_MULTIPLY, component(a, as, j), component(b, bs, i));
-    if (c.lib == Lib::Torch) {
+    if (c.lib == Lib::Torch && isa<FloatType>(t.elementTypeOf(a->value))) {
       Value negated = dyn::NegOp::create(t.b, c.loc, second->value);
       parts.push_back(
           t.create<dyn::FmaOp>({component(a, as, i)->value, component(b, bs, j)->value, negated}));

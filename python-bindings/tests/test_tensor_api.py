@@ -352,6 +352,7 @@ def test_allclose_equal_cross_and_masked_select():
     check(lambda x, y: torch.cross(x, y, dim=1) + torch.linalg.cross(x, y), make)
     check(lambda x, y: torch.cross(x[:3].T, y[:3].T), make)  # dim=None: the first of size 3
     check(lambda x, y: torch.linalg.cross(x, y[:1], dim=-1), make)  # broadcast
+    check(lambda x, y: torch.cross((x * 9).long(), (y * 9).long(), dim=1), make)  # no fma
     check(lambda x, y: torch.masked_select(x, x > 0) * 2 + x.masked_select(y[:, :1] > 0).sum(),
           make)
     check(lambda x, y: torch.masked_select(x, torch.tensor([True, False, True])), make)
