@@ -82,6 +82,7 @@ Outcome Tracer::runFrame(Frame &f, size_t pc, int64_t stopAt) {
           f.stack.push_back(constVar(py::int_(in.offset / 2)));
         VarPtr exception = makeVar(VK::Object);
         exception->obj = raised.exception;
+        exception->raised = true;
         f.stack.push_back(exception);
         pc = f.code->indexOf.lookup(handler->target);
         continue;
@@ -826,8 +827,20 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
   case MATCH_CLASS:
     matchCase(f, in);
     break;
+  case WITH_EXCEPT_START: {
+    // An exception the trace raised inside a with block of a plain class's object: its
+    // __exit__(type, value, traceback) inlined (no traceback: the exception never unwound a
+    // real frame); what it returns decides whether the block swallows the exception.
+    VarPtr exit = f.stack.size() >= 4 ? f.peek(4) : nullptr, exception = f.peek();
+    if (!exit || exit->kind == VK::Object || exception->kind != VK::Object)
+      breakTrace(dyn::BreakKind::unsupported_bytecode,
+                 "WITH_EXCEPT_START: an exception leaving this with block is not traced");
+    VarPtr type = makeVar(VK::Object);
+    type->obj = py::reinterpret_borrow<py::object>(py::type::handle_of(exception->obj));
+    f.stack.push_back(call(f, exit, {type, exception, constVar(py::none())}, {}));
+    break;
+  }
   case RAISE_VARARGS:
-  case WITH_EXCEPT_START:
     breakTrace(dyn::BreakKind::unsupported_bytecode,
                std::string(opcodeName(in.op)) + ": exceptions and with-blocks are not traced");
   default:

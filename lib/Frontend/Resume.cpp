@@ -196,7 +196,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     // frame runs eagerly: see in_try_block in compiler.py).
     if (v->kind == VK::Object && v->name == "grad_mode.__exit__")
       return py::make_tuple("grad_mode_exit", py::type::of(v->obj));
-    if (!v->obj || v->made)
+    if (!v->obj || v->made || v->raised) // (each call raises an exception of its own)
       throw NotRebuildable{describe(v)};
     return py::make_tuple("const", v->obj);
   case VK::Tuple:
@@ -548,7 +548,7 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     // module is guarded by its type only, so a later call's is another object (returning the
     // first call's one handed out torch.max's values of another call, difftest 20261201:414).
     if ((v->kind == VK::Object || v->kind == VK::NNModule || v->kind == VK::Function) && v->obj &&
-        !v->made)
+        !v->made && !v->raised)
       return v->source.empty() ? constant(v->obj) : v->source;
     breakTrace(dyn::BreakKind::unsupported_call, "returning " + describe(v));
   };

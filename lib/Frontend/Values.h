@@ -154,6 +154,10 @@ struct Var {
   /// a generator of ours): its Python type is not what eager code would see, so asking for it
   /// is a break.
   bool opaqueType = false;
+  /// An exception the trace raised and a handler caught (a VK::Object): each call raises its
+  /// own, so the one the trace made is never handed out (returned, stored where the caller
+  /// sees it).
+  bool raised = false;
 };
 
 inline VarPtr makeVar(VK kind) {

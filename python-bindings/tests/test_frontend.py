@@ -363,9 +363,9 @@ def test_match_statements_stay_in_the_graph():
 
 
 def test_with_blocks_of_plain_context_managers_are_inlined():
-    # __enter__ and __exit__ of a plain class are Python: inlined, no break. A break inside
-    # the block runs the rest eagerly from there, so an exception still reaches __exit__ (which
-    # may swallow it).
+    # __enter__ and __exit__ of a plain class are Python: inlined, no break, also where an
+    # exception the trace raises leaves the block (__exit__ may swallow it). A break inside the
+    # block runs the rest eagerly from there, so an exception still reaches __exit__.
     torch = pytest.importorskip("torch")
 
     class Log:
@@ -416,8 +416,16 @@ def test_with_blocks_of_plain_context_managers_are_inlined():
             y = y + {"a": 1}["b"]  # KeyError, which __exit__ swallows
         return y, log.events
 
+    def kept(x):
+        with Log():
+            y = x + {"a": 1}["b"]  # __exit__ returns False: the KeyError goes on
+        return y
+
     x = torch.ones(3)
     assert dynamir.explain(nested, x).graph_break_count == 0
+    assert dynamir.explain(swallowed, x).graph_break_count == 0  # __exit__ inlined for it
+    with pytest.raises(KeyError):
+        dynamir.compile(kept)(x)
     for fn, args in [(nested, lambda: (x,)), (swallowed, lambda: (x,))]:
         want, got = fn(*args()), dynamir.compile(fn)(*args())
         assert torch.equal(got[0], want[0]) and got[1] == want[1]
@@ -482,7 +490,18 @@ def test_exceptions_the_trace_knows_go_to_their_handlers():
             raise RuntimeError("no scale")
         return v
 
+    def handed_out(x, d):
+        try:
+            v = d["missing"]
+        except KeyError as e:
+            return x * 2, e
+        return v, None
+
     x = torch.ones(3)
+    compiled = dynamir.compile(handed_out)
+    first, second = compiled(x, {}), compiled(x, {})
+    assert type(first[1]) is KeyError and first[1] is not second[1]  # each call's own
+    assert first[1].args == handed_out(x, {})[1].args and torch.equal(first[0], x * 2)
     cases = [(missing_key, (x, {"a": 1})), (else_block, (x, 0)), (else_block, (x, 2)),
              (named_with_finally, (x, {})), (exhausted, (x, [1, 2, 3]))]
     for fn, args in cases:
