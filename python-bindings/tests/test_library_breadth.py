@@ -52,7 +52,8 @@ def assert_same(got, want, rtol=0.0, atol=0.0):
 
 def check(fn, *args, rtol=0.0, atol=0.0, breaks=0, backends=("llvm",)):
     """fn compiled equals fn eager (or raises what it raises); the trace breaks `breaks` times
-    and runs no kernel."""
+    and runs no kernel, and with no break no part of it runs eagerly (a graph whose lowering
+    fails runs the frame eagerly with no break to show for it)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -66,9 +67,12 @@ def check(fn, *args, rtol=0.0, atol=0.0, breaks=0, backends=("llvm",)):
         report = dynamir.explain(fn, *args)
         assert report.graph_break_count == breaks, str(report)
         assert report.kernels_run_during_tracing == 0
+        dynamir.reset()
         for backend in backends:
             kwargs = {} if backend == "llvm" else {"backend": backend}
             assert_same(dynamir.compile(fn, **kwargs)(*args), want, rtol, atol)
+        if breaks == 0:
+            assert dynamir.counters()["eager_runs"] == 0, str(report)
 
 
 def ulps(dtype):

@@ -34,10 +34,13 @@ def same(got, want):
 
 def check(fn, make_args, breaks=0):
     """fn compiled (twice, on fresh arguments) equals fn eager in its result and in the state
-    of its arguments afterwards, with `breaks` graph breaks and no kernel run by the trace."""
+    of its arguments afterwards, with `breaks` graph breaks and no kernel run by the trace;
+    with none, no part of it runs eagerly (a graph whose lowering fails runs the frame eagerly
+    with no break to show for it)."""
     report = dynamir.explain(fn, *make_args())
     assert report.graph_break_count == breaks, str(report)
     assert report.kernels_run_during_tracing == 0
+    dynamir.reset()
     compiled = dynamir.compile(fn)
     for _ in range(2):
         eager_args, compiled_args = make_args(), make_args()
@@ -45,6 +48,8 @@ def check(fn, make_args, breaks=0):
         got = compiled(*compiled_args)
         same(got, want)
         same(list(compiled_args), list(eager_args))
+    if breaks == 0:
+        assert dynamir.counters()["eager_runs"] == 0, str(report)
 
 
 def tensor(*shape, dtype=torch.float32):
