@@ -490,6 +490,49 @@ def test_exceptions_the_trace_knows_go_to_their_handlers():
             raise RuntimeError("no scale")
         return v
 
+    def lookup(d, k):
+        try:
+            return d[k]
+        except KeyError:
+            return -1
+
+    def in_a_callee(x, d):
+        return x * lookup(d, "missing") + lookup(d, "a")
+
+    def nested(x, d):
+        try:
+            try:
+                v = d["missing"]
+            except IndexError:
+                v = 1
+        except KeyError:
+            v = 2
+        return x + v
+
+    def in_a_loop(x, d):
+        for k in ["a", "b", "c"]:
+            try:
+                x = x + d[k]
+            except KeyError:
+                x = x * 2
+        return x
+
+    def until_exhausted(x):
+        it, s = iter([1, 2]), 0
+        while True:
+            try:
+                s += next(it)
+            except StopIteration:
+                break
+        return x + s
+
+    def through_finally(x, n):
+        try:
+            r = 1 / n
+        finally:
+            x = x + 1
+        return x * r
+
     def handed_out(x, d):
         try:
             v = d["missing"]
@@ -503,11 +546,15 @@ def test_exceptions_the_trace_knows_go_to_their_handlers():
     assert type(first[1]) is KeyError and first[1] is not second[1]  # each call's own
     assert first[1].args == handed_out(x, {})[1].args and torch.equal(first[0], x * 2)
     cases = [(missing_key, (x, {"a": 1})), (else_block, (x, 0)), (else_block, (x, 2)),
-             (named_with_finally, (x, {})), (exhausted, (x, [1, 2, 3]))]
+             (named_with_finally, (x, {})), (exhausted, (x, [1, 2, 3])),
+             (in_a_callee, (x, {"a": 3})), (nested, (x, {})), (in_a_loop, (x, {"a": 1, "c": 5})),
+             (until_exhausted, (x,)), (through_finally, (x, 2))]
     for fn, args in cases:
         assert torch.equal(dynamir.compile(fn)(*args), fn(*args))
         assert dynamir.explain(fn, *args).graph_break_count == 0, fn.__name__
     with pytest.raises(KeyError):
         dynamir.compile(unmatched)(x, {})
+    with pytest.raises(ZeroDivisionError):  # re-raised after the finally block
+        dynamir.compile(through_finally)(x, 0)
     with pytest.raises(RuntimeError, match="no scale"):
         dynamir.compile(raises_in_handler)(x, {})
