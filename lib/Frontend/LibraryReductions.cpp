@@ -16,8 +16,51 @@ using namespace dynamir::frontend;
 
 namespace {
 
+/// numpy's `where=` mask and `initial=` value of a reduction (sum, prod, mean, max, min):
+/// masked-out elements become the reduction's identity (the initial value for max and min,
+/// which numpy requires there), and the initial value joins the result. Both are converted to
+/// the accumulation type as numpy converts them (np.sum of ints with initial=1.5 adds 1).
+struct MaskAndInitial {
+  Value mask;           // i1, or null for none
+  py::object initial;   // a Python number, or null
+  bool modelled = true; // false: a form numpy raises for or this does not model
+};
+
+MaskAndInitial maskAndInitial(LibraryCall &c, bool isArg) {
+  MaskAndInitial m;
+  if (c.lib != Lib::Numpy)
+    return m;
+  VarPtr where = c.take(99, {"where"});
+  VarPtr initial = isArg || c.name == "mean" ? nullptr : c.take(99, {"initial"});
+  if (where && !(where->kind == VK::Const && where->obj.is(py::bool_(true)))) {
+    // numpy casts the mask to bool by the safe rule: only booleans.
+    if (where->kind != VK::Tensor || !c.t.elementTypeOf(where->value).isInteger(1))
+      m.modelled = false;
+    else
+      m.mask = where->value;
+  }
+  if (!isNone(initial)) {
+    PyObject *o = initial->kind == VK::Const ? initial->obj.ptr() : nullptr;
+    if (!o || PyBool_Check(o) || !(PyLong_Check(o) || PyFloat_Check(o)))
+      m.modelled = false;
+    else
+      m.initial = initial->obj;
+  }
+  bool extremum = c.name != "sum" && c.name != "prod" && c.name != "mean";
+  if (m.mask && extremum && !m.initial)
+    m.modelled = false; // numpy raises: no identity to fill with
+  return m;
+}
+
+/// `initial` as a 0-d constant of `element`, converted as numpy converts it.
+Value initialValue(Tracer &t, py::handle initial, Type element) {
+  py::object converted =
+      t.numpy.attr("array")(initial).attr("astype")(python::numpyDtype(element)).attr("item")();
+  return t.scalarConstant(converted, element);
+}
+
 /// sum, mean, prod, max, min, amax, amin, argmax and argmin over an axis, several or all,
-/// with keepdims/keepdim.
+/// with keepdims/keepdim (and numpy's where= and initial=).
 VarPtr reduction(LibraryCall &c) {
   Tracer &t = c.t;
   VarPtr x = c.tensorArg(0);
@@ -32,6 +75,17 @@ VarPtr reduction(LibraryCall &c) {
   // positional argument is no keepdims).
   bool accumulates = c.name == "sum" || c.name == "prod" || c.name == "mean";
   VarPtr dtype = accumulates ? c.take(99, {"dtype"}) : nullptr;
+  MaskAndInitial extra = maskAndInitial(c, isArg);
+  if (extra.mask) { // it broadcasts to the array's shape (numpy raises otherwise)
+    ArrayRef<int64_t> shape = t.typeOf(x->value).getShape(), ms = t.typeOf(extra.mask).getShape();
+    extra.modelled &= ms.size() <= shape.size() && t.typeOf(x->value).hasStaticShape();
+    for (size_t i = 0; extra.modelled && i < ms.size(); ++i) {
+      int64_t n = shape[shape.size() - ms.size() + i];
+      extra.modelled = ms[i] == 1 || ms[i] == n;
+    }
+  }
+  if (!extra.modelled)
+    return nullptr;
   SmallVector<int64_t> dims;
   if (isNone(axis)) {
     for (int64_t d = 0; d < rank; ++d)
@@ -64,8 +118,9 @@ VarPtr reduction(LibraryCall &c) {
     v = t.castTo(v, target);
     element = target;
   }
-  // Maxima, minima and their positions of nothing raise in numpy and torch.
-  if (c.name != "sum" && c.name != "prod" && c.name != "mean")
+  // Maxima, minima and their positions of nothing raise in numpy and torch (without an
+  // initial value).
+  if (c.name != "sum" && c.name != "prod" && c.name != "mean" && !extra.initial)
     for (int64_t d : dims)
       if (xType.getDimSize(d) == 0)
         breakTrace(dyn::BreakKind::unsupported_call,
@@ -74,13 +129,24 @@ VarPtr reduction(LibraryCall &c) {
   // numpy and torch accumulate 16-bit floats in float32 and round once at the end; summing
   // in f16 loses 2-4 ulp over a few hundred elements.
   bool narrowFloat = element.isF16() || element.isBF16();
+  // Masked-out elements become `fill` (the mask broadcast against the array, as numpy does).
+  auto masked = [&](Value x, Value fill) {
+    return extra.mask ? t.create<dyn::WhereOp>({extra.mask, x, fill}) : x;
+  };
   if (c.name == "sum" || c.name == "prod") {
     if (isa<IntegerType>(element) && !explicitDtype)
       v = t.castTo(v, t.integerAccumulator(c.lib, element));
     if (narrowFloat)
       v = t.castTo(v, t.f32());
+    Type accumulator = t.elementTypeOf(v);
+    v = masked(v, t.scalarConstant(py::int_(c.name == "sum" ? 0 : 1), accumulator));
     Value r = c.name == "sum" ? Value(dyn::SumOp::create(t.b, c.loc, v, attr, keepdim))
                               : Value(dyn::ProdOp::create(t.b, c.loc, v, attr, keepdim));
+    if (extra.initial) {
+      Value start = initialValue(t, extra.initial, narrowFloat ? element : accumulator);
+      r = c.name == "sum" ? t.create<dyn::AddOp>({r, t.castTo(start, accumulator)})
+                          : t.create<dyn::MulOp>({r, t.castTo(start, accumulator)});
+    }
     return c.ufunc(narrowFloat ? t.castTo(r, element) : r);
   }
   if (c.name == "mean") {
@@ -88,17 +154,39 @@ VarPtr reduction(LibraryCall &c) {
       breakTrace(dyn::BreakKind::unsupported_call,
                  "torch.mean of an integer tensor raises in eager torch");
     Type meanType = narrowFloat ? t.f32() : t.floatFor(c.lib, element);
+    if (extra.mask) {
+      // numpy's masked mean: the masked sum in the mean's type over the count of the mask,
+      // divided in float64 and rounded back (true_divide into the sum's array).
+      Value sum = dyn::SumOp::create(
+          t.b, c.loc, masked(t.castTo(v, meanType), t.scalarConstant(py::int_(0), meanType)), attr,
+          keepdim);
+      Value ones =
+          masked(t.scalarConstant(py::int_(1), t.i64()), t.scalarConstant(py::int_(0), t.i64()));
+      ones = dyn::BroadcastToOp::create(t.b, c.loc, xType.clone(t.i64()), ones);
+      Value count = dyn::SumOp::create(t.b, c.loc, ones, attr, keepdim);
+      Value r = t.create<dyn::DivOp>({t.castTo(sum, t.f64()), t.castTo(count, t.f64())});
+      return c.ufunc(t.castTo(r, element.isF16() || element.isBF16() ? element : meanType));
+    }
     Value r = dyn::MeanOp::create(t.b, c.loc, t.castTo(v, meanType), attr, keepdim);
     return c.ufunc(narrowFloat ? t.castTo(r, element) : r);
   }
-  if (element.isInteger(1))
+  // The initial value of a maximum or minimum is of the array's dtype (True for a bool -1).
+  Value start = extra.initial ? initialValue(t, extra.initial, element) : Value();
+  if (element.isInteger(1)) {
     v = t.castTo(v, t.i64());
+    start = start ? t.castTo(start, t.i64()) : start;
+  }
+  if (extra.mask)
+    v = masked(v, start);
   if (isArg)
     return c.ufunc(c.name == "argmax" ? Value(dyn::ArgMaxOp::create(t.b, c.loc, v, attr, keepdim))
                                       : Value(dyn::ArgMinOp::create(t.b, c.loc, v, attr, keepdim)));
   bool isMax = c.name == "max" || c.name == "amax";
   Value values = isMax ? Value(dyn::MaxOp::create(t.b, c.loc, v, attr, keepdim))
                        : Value(dyn::MinOp::create(t.b, c.loc, v, attr, keepdim));
+  if (start)
+    values = isMax ? t.create<dyn::MaximumOp>({values, start})
+                   : t.create<dyn::MinimumOp>({values, start});
   values = t.castTo(values, element);
   // torch.max(x, dim) returns (values, indices).
   if (c.lib == Lib::Torch && !isNone(axis) && (c.name == "max" || c.name == "min")) {

@@ -392,3 +392,22 @@ def test_pad(dtype):
         check(f, x)
     check(lambda x: np.pad(x, 5, mode="reflect"), x, breaks=1)  # reflections repeated
     check(lambda x: np.pad(x, 1, mode="mean"), x, breaks=1)  # statistics: numpy's code
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64, np.bool_])
+def test_reductions_with_where_and_initial(dtype):
+    # numpy's where= masks out elements (the identity, or initial for max and min, takes
+    # their place); initial= joins the result, converted to its dtype as numpy converts it.
+    x = array((3, 4), dtype)
+    mask = array((3, 4), np.float64) > 0
+    check(lambda x, m: np.sum(x, where=m), x, mask, rtol=1e-6)
+    check(lambda x, m: np.sum(x, axis=1, where=m[0], keepdims=True, initial=1.5), x, mask,
+          rtol=1e-6)
+    check(lambda x, m: np.max(x, axis=0, where=m, initial=-1), x, mask)
+    check(lambda x, m: x.min(initial=0.5), x, mask)
+    check(lambda x, m: np.min(x[:0], axis=0, initial=5), x, mask)  # empty: the initial value
+    check(lambda x, m: np.max(x, where=m), x, mask)  # raises: no initial value
+    if dtype != np.bool_:
+        check(lambda x, m: np.prod(x, where=m, initial=2), x, mask, rtol=1e-6)
+        check(lambda x, m: np.mean(x, axis=0, where=m), x, mask, rtol=1e-6)
+    check(lambda x, m: np.sum(x, where=[True, False, True, True]), x, mask, breaks=1)  # a list

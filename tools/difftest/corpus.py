@@ -3970,7 +3970,6 @@ BREAKS = {
     'numpy_broadcast_error': 1,
     'bool_of_multi_element_raises': 1,
     'dict_key_error_tensor_values': 1,
-    'np_keepdims_where_keyword': 2,
     'reshape_noncontiguous_then_mutate': 'eager',
     'flatten_transposed_copy': 'eager',
     'permuted_result_view_raises': 1,
