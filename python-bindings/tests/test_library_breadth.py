@@ -72,7 +72,8 @@ def check(fn, *args, rtol=0.0, atol=0.0, breaks=0, backends=("llvm",)):
             kwargs = {} if backend == "llvm" else {"backend": backend}
             assert_same(dynamir.compile(fn, **kwargs)(*args), want, rtol, atol)
         if breaks == 0:
-            assert dynamir.counters()["eager_runs"] == 0, str(report)
+            counters = dynamir.counters()  # (a run-time check that fails runs it eagerly)
+            assert counters["eager_runs"] <= counters["failed_checks"], str(report)
 
 
 def ulps(dtype):

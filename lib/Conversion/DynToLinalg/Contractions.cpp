@@ -104,8 +104,33 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                                         tensor::getMixedSize(rewriter, loc, rhs, 1)));
       return success();
     }
-    if ((lr == 1 && rk >= 3) || (lr >= 3 && rk == 1))
-      return rewriter.notifyMatchFailure(op, "batched matmul with a 1-D operand");
+    if ((lr == 1 && rk >= 3) || (lr >= 3 && rk == 1)) {
+      // A vector against a batch of matrices (`cholesky(a) @ ones`): the vector as a
+      // matrix of one row or column, the product's dimension of 1 folded away again.
+      if (!resultType.hasStaticShape() || !tensorType(lhs).hasStaticShape() ||
+          !tensorType(rhs).hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "dynamic sizes of a matmul with a 1-D operand");
+      bool vectorFirst = lr == 1;
+      Value vector = vectorFirst ? lhs : rhs;
+      int64_t k = tensorType(vector).getDimSize(0);
+      auto matrixType =
+          RankedTensorType::get(vectorFirst ? ArrayRef<int64_t>{1, k} : ArrayRef<int64_t>{k, 1},
+                                tensorType(vector).getElementType());
+      Value matrix = tensor::ExpandShapeOp::create(rewriter, loc, matrixType, vector,
+                                                   ArrayRef<ReassociationIndices>{{0, 1}});
+      int64_t rr = resultType.getRank();
+      SmallVector<int64_t> shape(resultType.getShape());
+      shape.insert(shape.begin() + (vectorFirst ? rr - 1 : rr), 1);
+      auto productType = resultType.clone(shape);
+      Value product = vectorFirst ? contract(rewriter, loc, matrix, rhs, productType)
+                                  : contract(rewriter, loc, lhs, matrix, productType);
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t d = 0; d < rr - 1; ++d)
+        groups.push_back({d});
+      groups.push_back({rr - 1, rr});
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, resultType, product, groups);
+      return success();
+    }
     for (auto [d, source] : llvm::enumerate(resultDims(lhs, rhs, resultType))) {
       auto [value, sd] = source;
       if (resultType.isDynamicDim(d) &&

@@ -153,3 +153,20 @@ func.func @transposed(%a: tensor<7x4xf32>, %q: tensor<2x3x5x8xf32>, %k: tensor<2
   %3 = dyn.matmul %q, %2 : tensor<2x3x5x8xf32>, tensor<2x3x8x6xf32>
   return %1, %3 : tensor<4x4xf32>, tensor<2x3x5x6xf32>
 }
+
+// -----
+
+// A vector against a batch of matrices: the vector as a column (or a row), the product's
+// dimension of 1 collapsed away.
+// CHECK-LABEL: func.func @batch_times_vector
+// CHECK: %[[COL:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [7, 1] : tensor<7xf32> into tensor<7x1xf32>
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%arg0, %[[COL]] : tensor<3x7x7xf32>, tensor<7x1xf32>)
+// CHECK: tensor.collapse_shape %[[P]] {{\[\[}}0], [1, 2]] : tensor<3x7x1xf32> into tensor<3x7xf32>
+// CHECK: %[[ROW:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [1, 7] : tensor<7xf32> into tensor<1x7xf32>
+// CHECK: %[[Q:.*]] = linalg.generic {{.*}} ins(%[[ROW]], %arg0 : tensor<1x7xf32>, tensor<3x7x7xf32>)
+// CHECK: tensor.collapse_shape %[[Q]] {{\[\[}}0], [1, 2]] : tensor<3x1x7xf32> into tensor<3x7xf32>
+func.func @batch_times_vector(%a: tensor<3x7x7xf32>, %v: tensor<7xf32>) -> (tensor<3x7xf32>, tensor<3x7xf32>) {
+  %0 = dyn.matmul %a, %v : tensor<3x7x7xf32>, tensor<7xf32>
+  %1 = dyn.matmul %v, %a : tensor<7xf32>, tensor<3x7x7xf32>
+  return %0, %1 : tensor<3x7xf32>, tensor<3x7xf32>
+}
