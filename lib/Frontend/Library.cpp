@@ -44,6 +44,12 @@ int64_t intOf(const VarPtr &v) {
 
 bool isNone(const VarPtr &v) { return !v || (v->kind == VK::Const && v->obj.is_none()); }
 
+Value numpyConverted(Tracer &t, py::handle number, Type element) {
+  py::object converted =
+      t.numpy.attr("array")(number).attr("astype")(python::numpyDtype(element)).attr("item")();
+  return t.scalarConstant(converted, element);
+}
+
 py::handle constant(const VarPtr &v, const std::string &what) {
   needConstant(v);
   if (!v || v->kind != VK::Const)

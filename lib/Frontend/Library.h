@@ -68,6 +68,11 @@ bool isNone(const VarPtr &v);
 /// The Python constant an argument must be (a fill value, a flag); anything else runs for real.
 py::handle constant(const VarPtr &v, const std::string &what);
 
+/// A Python number as a 0-d constant of `element`, converted as numpy converts a number it
+/// stores into an array of that dtype (an array of it cast unsafely: 1.7 into ints is 1, -1
+/// into bools is True): np.pad's constant, a reduction's initial value.
+mlir::Value numpyConverted(Tracer &t, py::handle number, mlir::Type element);
+
 /// A device argument (a string or a torch.device, maybe made by the trace): whether it names
 /// the CPU; anything else is a break.
 bool isCpuDevice(Tracer &t, const VarPtr &v);

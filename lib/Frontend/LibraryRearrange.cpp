@@ -605,9 +605,7 @@ VarPtr pad(LibraryCall &c) {
     py::object value = isNone(valueArg) ? py::int_(0) : t.asConstant(valueArg);
     if (!value || !(PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())))
       return nullptr;
-    py::object converted =
-        t.numpy.attr("array")(value).attr("astype")(python::numpyDtype(element)).attr("item")();
-    fill = t.scalarConstant(converted, element);
+    fill = numpyConverted(t, value, element);
   }
   Value v = x->value;
   for (int64_t d = 0; d < rank; ++d)

@@ -52,13 +52,6 @@ MaskAndInitial maskAndInitial(LibraryCall &c, bool isArg) {
   return m;
 }
 
-/// `initial` as a 0-d constant of `element`, converted as numpy converts it.
-Value initialValue(Tracer &t, py::handle initial, Type element) {
-  py::object converted =
-      t.numpy.attr("array")(initial).attr("astype")(python::numpyDtype(element)).attr("item")();
-  return t.scalarConstant(converted, element);
-}
-
 /// sum, mean, prod, max, min, amax, amin, argmax and argmin over an axis, several or all,
 /// with keepdims/keepdim (and numpy's where= and initial=).
 VarPtr reduction(LibraryCall &c) {
@@ -143,7 +136,7 @@ VarPtr reduction(LibraryCall &c) {
     Value r = c.name == "sum" ? Value(dyn::SumOp::create(t.b, c.loc, v, attr, keepdim))
                               : Value(dyn::ProdOp::create(t.b, c.loc, v, attr, keepdim));
     if (extra.initial) {
-      Value start = initialValue(t, extra.initial, narrowFloat ? element : accumulator);
+      Value start = numpyConverted(t, extra.initial, narrowFloat ? element : accumulator);
       r = c.name == "sum" ? t.create<dyn::AddOp>({r, t.castTo(start, accumulator)})
                           : t.create<dyn::MulOp>({r, t.castTo(start, accumulator)});
     }
@@ -171,7 +164,7 @@ VarPtr reduction(LibraryCall &c) {
     return c.ufunc(narrowFloat ? t.castTo(r, element) : r);
   }
   // The initial value of a maximum or minimum is of the array's dtype (True for a bool -1).
-  Value start = extra.initial ? initialValue(t, extra.initial, element) : Value();
+  Value start = extra.initial ? numpyConverted(t, extra.initial, element) : Value();
   if (element.isInteger(1)) {
     v = t.castTo(v, t.i64());
     start = start ? t.castTo(start, t.i64()) : start;
