@@ -10,7 +10,6 @@ runner generates, with reference outputs from torch eager on the CPU with those 
 
 import copy
 import inspect
-import operator
 import os
 import re
 import shutil
@@ -80,11 +79,18 @@ def model_workloads(bundle, manifest):
         replica = copy.deepcopy(module)
         lines, supported = [], True
         for k, operand in enumerate(operands):
+            # A guard's source is a Python expression over the frame's locals L, e.g.
+            # L['x'] or L['self'].experts[0].fc1.weight.
             source = sources[operand]
             named = re.fullmatch(r"L\['(\w+)'\]", source)
-            path = re.fullmatch(r"L\['self'\]\.([\w.]+)", source)
+            owner_source, _, leaf = source.rpartition(".")
+            if not named and not owner_source.startswith("L['self']"):
+                print(f"{slug}: left out (graph input {source} is neither an argument nor "
+                      "a parameter or buffer)")
+                supported = False
+                break
             value = (args[params.index(named.group(1))] if named
-                     else operator.attrgetter(path.group(1))(module))
+                     else eval(source, {}, {"L": {"self": module}}))
             if value.dtype == torch.bool:  # a mask: its own values, carried in a file
                 x = value
                 data = f"{slug}.input{k}.bin"
@@ -103,8 +109,7 @@ def model_workloads(bundle, manifest):
             if named:
                 args[params.index(named.group(1))] = x
             else:
-                *parents, leaf = path.group(1).split(".")
-                owner = operator.attrgetter(".".join(parents))(replica) if parents else replica
+                owner = eval(owner_source, {}, {"L": {"self": replica}})
                 if leaf in owner._parameters:
                     owner._parameters[leaf] = torch.nn.Parameter(x, requires_grad=False)
                 else:
@@ -125,7 +130,11 @@ def model_workloads(bundle, manifest):
         if len(results) != len(want) or sorted(by_result) != list(range(len(results))):
             print(f"{slug}: left out (the host does more than return the graph's results)")
             continue
-        library = _dynamir.compile_graph(traced.module._native, graphs[0], "cuda", "sm_90")
+        try:
+            library = _dynamir.compile_graph(traced.module._native, graphs[0], "cuda", "sm_90")
+        except RuntimeError as refused:  # e.g. an op the GPU lowering does not take yet
+            print(f"{slug}: left out (the GPU lowering refuses it: {refused})")
+            continue
         shutil.copy(library, os.path.join(bundle, f"{slug}.so"))
         moved = 4 * (sum(int(np.prod(v.shape)) for v in module.state_dict().values()) +
                      sum(int(np.prod(w.shape)) for w in want) +
