@@ -208,8 +208,10 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
                  "the sides of a data-dependent branch leave different stacks");
   } catch (Break &inner) {
     restore();
-    fallBlock->dropAllReferences();
-    jumpBlock->dropAllReferences();
+    for (Block *side : {fallBlock.get(), jumpBlock.get()}) {
+      forgetValues(*side);
+      side->dropAllReferences();
+    }
     f.stack = savedStack;
     f.locals = savedLocals;
     restoreInstruction(atBranch);
@@ -243,8 +245,10 @@ std::optional<Outcome> Tracer::branchOnTensor(Frame &f, size_t &pc, VarPtr cond,
         breakTrace(dyn::BreakKind::unsupported_call,
                    "the sides yield tensors of dynamic sizes the trace cannot relate");
   } catch (Break &inner) {
-    fallBlock->dropAllReferences();
-    jumpBlock->dropAllReferences();
+    for (Block *side : {fallBlock.get(), jumpBlock.get()}) {
+      forgetValues(*side);
+      side->dropAllReferences();
+    }
     f.stack = savedStack;
     f.locals = savedLocals;
     throw Break{dyn::BreakKind::data_dependent_branch,

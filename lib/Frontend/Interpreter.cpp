@@ -690,7 +690,7 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
         jumpTo(target);
         return;
       }
-      if (captureWhile(f, pc, in, cond))
+      if (loopBreak(f, pc, in, cond, jumpIfTrue) || captureWhile(f, pc, in, cond))
         return;
       if (!isForward)
         breakTrace(dyn::BreakKind::data_dependent_loop,

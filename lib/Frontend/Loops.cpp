@@ -21,6 +21,14 @@
 // trace is put back as it was and the loop unrolls as before. A descending range runs as a
 // dyn.for counting up, the variable computed from the count.
 //
+// A `break` on a tensor test (`if np.abs(d).max() < tol: break`; the side that pops the
+// iterator and goes on as the exhausted loop does, 3.12's copy of the code after the loop
+// included) makes the loop a dyn.while carrying the count of iterations: it goes on while the
+// count is below the trip count and no break was taken. The trace goes on past the test as if
+// it were not taken; where one is, the iteration yields what the variables held at the break
+// (a select per value), so what follows the test computes for nothing in the last iteration
+// only. After the loop the variable is the iteration that broke, a number the graph computes.
+//
 // `while cond:` on a tensor `cond` is traced the same way, as a dyn.while: CPython tests the
 // condition before the loop and again at the end of the body (its bytecode holds the tests
 // twice, in every version from 3.11 to 3.13), so the first tests are traced where the loop
@@ -55,10 +63,9 @@ constexpr int64_t kMinCapturedTrips = 4;
 /// Why a loop could not be captured (the loop then unrolls).
 struct NotCaptured {
   std::string why;
-  bool peel = false; // captured from the second iteration on, the first one unrolled
+  bool peel = false;        // captured from the second iteration on, the first one unrolled
+  bool leftByBreak = false; // a for loop's first trace met a `break`: traced as a dyn.while
 };
-
-bool isValueVar(const VarPtr &v) { return v && (v->kind == VK::Tensor || v->kind == VK::Scalar); }
 
 /// The body's ops that compute the view `v` (in order), if they are only views of the carried
 /// arrays (the body's arguments 1 to `carried`, or their values at its end, `ends`) and index
@@ -119,6 +126,7 @@ bool readsOutside(const Code &code, int local, size_t from, size_t to) {
   }
   return false;
 }
+
 } // namespace
 
 /// What tells the captured loops apart; captureBody does the rest.
@@ -145,6 +153,14 @@ struct dynamir::frontend::LoopPlan {
   /// A while loop's instructions [first, last): it may run no iteration.
   std::optional<std::pair<size_t, size_t>> mayRunNone;
   int line; // the loop's, for the log
+  /// A for loop's body may leave it by `break` (Tracer::loopBreak): the loop is a dyn.while.
+  bool exits = false;
+  bool leftByBreak = false; // the trace as a dyn.for met a `break`
+  /// Given whether the iteration left by a `break` (null: none), what the body yields before
+  /// the carried values: the test that goes on, then the leading arguments' next values.
+  std::function<SmallVector<Value>(Value left)> latch;
+  /// What the loop variable holds after the loop, where plan.lastItem does not say.
+  std::function<VarPtr(Operation *loop)> itemAfter;
 };
 
 bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
@@ -197,6 +213,47 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   plan.exit = in.target;
   plan.popIterator = true;
   plan.line = in.line;
+  if (captureBody(f, pc, plan))
+    return true;
+  if (!plan.leftByBreak)
+    return false;
+  // Left by a `break` on a tensor test (`if err < tol: break`): a dyn.while carrying the count
+  // k of iterations begun (the variable is start + step * k), which goes on while k < trips
+  // and no break was taken. It runs at least one iteration, as the range is not empty.
+  Value count, counted;
+  plan.exits = true;
+  plan.enter = [&](Block &body, Location l) {
+    count = body.insertArgument(0u, RankedTensorType::get({}, i64()), l);
+    loopRanges[count] = {0, trips - 1};
+    VarPtr item = makeVar(VK::Scalar);
+    item->obj = py::type::of(py::int_(0));
+    item->roots = {kLoopVariable};
+    item->affine = Var::Affine{start, {{count, step}}};
+    item->value = affineValue(*item->affine);
+    return item;
+  };
+  plan.latch = [&](Value left) -> SmallVector<Value> {
+    counted = create<dyn::AddOp>({count, bound(1)});
+    Value more = create<dyn::LtOp>({counted, bound(trips)});
+    if (left)
+      more = create<dyn::LogicalAndOp>({more, dyn::NotOp::create(b, loc(), left).getResult()});
+    return {more, counted};
+  };
+  plan.build = [&](Location l, TypeRange types, ValueRange inits) -> Operation * {
+    SmallVector<Value> all{bound(0)};
+    llvm::append_range(all, inits);
+    return dyn::WhileOp::create(b, l, ValueRange(all).getTypes(),
+                                scalarConstant(py::bool_(true), b.getI1Type()), all);
+  };
+  plan.lastIndex = nullptr; // a view bound in the body is not taken again
+  plan.itemAfter = [&](Operation *loop) {
+    // The graph knows it: start + step * (k - 1) for the k iterations run.
+    VarPtr last = makeVar(VK::Scalar);
+    last->obj = py::type::of(py::int_(0));
+    last->roots = {kLoopCounter};
+    last->value = affineValue(Var::Affine{start - step, {{loop->getResult(0), step}}});
+    return last;
+  };
   return captureBody(f, pc, plan);
 }
 
@@ -331,7 +388,7 @@ void Tracer::restore(Frame &f, const Snapshot &s) {
   topStack = s.topStack;
 }
 
-bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
+bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
   // What the trace looks like before the loop: put back if the capture fails.
   const Snapshot before = snapshot(f);
   ++loopDepth; // the body's instructions are not the frame's: nothing is committed
@@ -341,6 +398,10 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
   } leave{loopDepth};
   auto fail = [&](const NotCaptured &failed) {
     restore(f, before);
+    if (failed.leftByBreak && !plan.exits) { // traced again as a dyn.while (captureLoop)
+      plan.leftByBreak = true;
+      return false;
+    }
     if (failed.peel)
       peeledLoops.insert(plan.key);
     else
@@ -424,18 +485,24 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
     // A block argument stands for its initial value's object (loopArgs): its layout, which
     // contiguous() and views of it depend on (what the body leaves in it must keep it,
     // checked below), and for a carried Var, the Vars that hold it (a store into it breaks
-    // where others may see it).
+    // where others may see it). The loop forgets its arguments after it, and a body not kept
+    // (the capture failed, or is traced again) all its values.
     struct ForgetArgs {
       Tracer &t;
+      std::unique_ptr<Block> &owned;
       Block &body;
       ~ForgetArgs() {
+        if (owned) {
+          t.forgetValues(body);
+          return;
+        }
         for (BlockArgument arg : body.getArguments()) {
           t.loopArgs.erase(arg);
           t.varsHolding.erase(arg);
           t.loopRanges.erase(arg);
         }
       }
-    } forget{*this, *body};
+    } forget{*this, body, *body};
     auto carry = [&](Value init, bool sameObject) {
       BlockArgument arg = body->addArgument(init.getType(), l);
       if (std::optional<SmallVector<int64_t>> symbols = symbolsOfValue(init))
@@ -462,12 +529,23 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
     unsigned leading = body->getNumArguments() - carriedArgs; // before the carried ones
     if (item)
       f.stack.push_back(item); // what FOR_ITER pushes
+    // A for loop's `break`s on tensors (a while loop's leave it uncaptured).
+    LoopExits exits{&f, stack.size(), f.code->indexOf.lookup(plan.exit), slots, carried, plan.exits,
+                    {}};
+    struct ExitsScope {
+      LoopExits *&current;
+      LoopExits *outer;
+      ~ExitsScope() { current = outer; }
+    } exitsScope{loopExits, loopExits};
+    loopExits = plan.popIterator ? &exits : nullptr;
     try {
       Value next;
       try {
         next = plan.iterate();
       } catch (Break &brk) { // also where the body needs the loop variable's value
         throw NotCaptured{"the body breaks the graph: " + brk.reason};
+      } catch (LoopLeftByBreak &) {
+        throw NotCaptured{"a break leaves it", false, /*leftByBreak=*/true};
       }
       if (f.stack.size() != stack.size())
         throw NotCaptured{"the body leaves a different stack"};
@@ -573,7 +651,8 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       std::vector<std::pair<size_t, SmallVector<Operation *>>> views;
       for (auto &[k, p] : ownVars) {
         const VarPtr &now = slotRef(k);
-        if (!isValueVar(now) || (now->kind == VK::Scalar && !counters.count(k)) ||
+        if (!isValueVar(now) ||
+            (now->kind == VK::Scalar && !counters.count(k) && !isLoopCounter(now)) ||
             (p && (now->value.getType() != p->value.getType() || now->lib != p->lib ||
                    now->scalar != p->scalar)))
           throw NotCaptured{"a variable the loop rebinds changes its type"};
@@ -599,9 +678,62 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
           b.setInsertionPointToEnd(body.get());
         }
       }
-      SmallVector<Value> yielded(yields);
+      // What the iteration yields where it leaves by the `break` `exit`: the carried Vars'
+      // values then, and the own slots' (one the body had not bound yet must not be read
+      // after the loop: it would hold the last iteration's value, or none in the first).
+      auto readsAfter = [&](size_t k) { // outside the body: 3.12's copies of an exit block too
+        if (k >= f.locals.size())
+          return true;
+        int64_t head = plan.key.second;
+        size_t from = f.code->indexOf.lookup(head), to = from;
+        for (size_t i = from; i < f.code->instrs.size(); ++i)
+          if (f.code->instrs[i].target == head)
+            to = i;
+        return readsOutside(*f.code, static_cast<int>(k), from, to + 1);
+      };
+      auto name = [&](size_t k) {
+        return k < f.code->localNames.size() ? f.code->localNames[k] : "a value on the stack";
+      };
+      auto exitValues = [&](const LoopExit &exit) {
+        SmallVector<Value> values(exit.carried);
+        for (auto &[k, p] : ownVars) {
+          if (exit.values[k]) {
+            values.push_back(exit.values[k]);
+          } else if (!p && !exit.slots[k] && !readsAfter(k)) { // never read: any value
+            values.push_back(yields[values.size()]);
+          } else {
+            throw NotCaptured{"at a break, " + name(k) + " holds " +
+                              (exit.slots[k] ? describe(exit.slots[k]) : "nothing")};
+          }
+          if (values.back().getType() != yields[values.size() - 1].getType())
+            throw NotCaptured{"at a break, a variable holds another type"};
+        }
+        for (size_t k = 0; k < slots; ++k)
+          if (!own.contains(k) && exit.slots[k] != slotRef(k))
+            throw NotCaptured{"the body changes a variable after a break"};
+        return values;
+      };
+      // Where the iteration left by a `break`, the values at the break are what it yields.
+      Value left;
+      for (const LoopExit &exit : llvm::reverse(exits.taken)) {
+        SmallVector<Value> values = exitValues(exit);
+        for (auto [value, joined] : llvm::zip(values, yields)) {
+          if (value == joined)
+            continue;
+          keepsLayout(joined, value);
+          Value at = joined;
+          joined = create<dyn::WhereOp>({exit.taken, value, joined});
+          recordLayoutLike(joined, at);
+        }
+        left = left ? create<dyn::LogicalOrOp>({exit.taken, left}) : exit.taken;
+      }
+      SmallVector<Value> yielded;
       if (next) // a while loop's second test
-        yielded.insert(yielded.begin(), next);
+        yielded.push_back(next);
+      if (plan.latch)
+        yielded.append(plan.latch(left));
+      unsigned tests = yielded.empty() ? 0 : 1;
+      yielded.append(yields);
       dyn::YieldOp::create(b, l, yielded);
       // The loop, where the trace was.
       std::vector<VarPtr> ends(slots);
@@ -611,16 +743,17 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       restoreInstruction(start.instruction);
       Operation *loop = plan.build(l, ValueRange(inits).getTypes(), inits);
       loop->getRegion(0).push_back(body.release());
-      layOutResults(loop, yields);
+      layOutResults(loop, ArrayRef(yielded).drop_front(tests));
       // After it: carried Vars hold their final values, own slots new Vars holding theirs,
-      // and the loop variable its last value.
+      // and the loop variable its last value. Results for leading arguments come first.
+      unsigned first = loop->getNumResults() - inits.size();
       for (auto [i, v] : llvm::enumerate(carried)) {
-        v->value = loop->getResult(i);
+        v->value = loop->getResult(first + i);
         varsHolding[v->value] = varsHolding.lookup(inits[i]);
       }
       f.locals = locals;
       f.stack = stack;
-      unsigned result = carried.size();
+      unsigned result = first + carried.size();
       for (auto &[k, placeholder] : ownVars) {
         const VarPtr &end = ends[k];
         if (llvm::any_of(views, [&, k = k](auto &view) { return view.first == k; }))
@@ -636,7 +769,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
         // loop: where that object may be seen otherwise (the caller's, a view, another name),
         // it is one object or another (stores into either break; the frame returns it by
         // the loop's first test, Resume.cpp).
-        Value init = inits[index];
+        Value init = inits[index - first];
         if (plan.mayRunNone && after->kind == VK::Tensor &&
             (isa<BlockArgument>(init) || isView(init.getDefiningOp()) ||
              varsHolding.lookup(init) > 1)) {
@@ -653,8 +786,8 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       if (!views.empty())
         last.map(loopBody.getArgument(0), plan.lastIndex());
       for (size_t i = 0; i < carried.size(); ++i) {
-        last.map(loopBody.getArgument(leading + i), loop->getResult(i));
-        last.map(yields[i], loop->getResult(i));
+        last.map(loopBody.getArgument(leading + i), loop->getResult(first + i));
+        last.map(yields[i], loop->getResult(first + i));
       }
       for (auto &[k, ops] : views) {
         for (Operation *op : ops)
@@ -665,7 +798,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, const LoopPlan &plan) {
       }
       for (size_t k = 0; k < slots; ++k)
         if (item && ends[k] == item)
-          slotRef(k) = constVar(plan.lastItem);
+          slotRef(k) = plan.itemAfter ? plan.itemAfter(loop) : constVar(plan.lastItem);
         else if (constant.contains(k))
           slotRef(k) = ends[k];
       if (plan.popIterator)

@@ -66,6 +66,26 @@ void Tracer::checkDefinition(Operation *op) {
   breakTrace(dyn::BreakKind::unsupported_call, name + ": " + message);
 }
 
+void Tracer::forgetValues(Block &block) {
+  auto forget = [&](Value v) {
+    varsHolding.erase(v);
+    symbolsOf.erase(v);
+    loopRanges.erase(v);
+    loopArgs.erase(v);
+    layoutTwins.erase(v);
+  };
+  for (BlockArgument arg : block.getArguments())
+    forget(arg);
+  block.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      forget(result);
+    for (Region &region : op->getRegions())
+      for (Block &inner : region)
+        for (BlockArgument arg : inner.getArguments())
+          forget(arg);
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // The traced frame
 //===----------------------------------------------------------------------===//

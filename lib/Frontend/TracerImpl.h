@@ -93,6 +93,30 @@ struct Frame {
 /// What tells a captured for loop from a while loop (Loops.cpp).
 struct LoopPlan;
 
+/// A `break` the body of a captured for loop traced: whether the iteration leaves the loop
+/// there, and what the loop's slots hold then.
+struct LoopExit {
+  Value taken;                // an i1 the graph computes
+  std::vector<VarPtr> slots;  // locals, and the stack below the iterator
+  std::vector<Value> values;  // the value of each slot holding a tensor or dynamic scalar
+  SmallVector<Value> carried; // the carried Vars' values
+};
+
+/// The `break`s traced in one pass over a for loop's body (LoopBreaks.cpp).
+struct LoopExits {
+  const Frame *frame;
+  size_t stackSize; // at the body's statements: the iterator on top
+  size_t exit;      // where the exhausted loop goes on (an instruction's index)
+  size_t slots;
+  const std::vector<VarPtr> &carried;
+  bool allowed; // false in a first trace as a dyn.for, which a break makes a dyn.while
+  std::vector<LoopExit> taken;
+};
+
+/// Thrown by the first trace of a for loop, as a dyn.for, at a `break` on a tensor: the loop
+/// is traced again as a dyn.while.
+struct LoopLeftByBreak {};
+
 /// Whether `a` and `c` are one value, or computed again by the same pure ops from the same
 /// values (each `x > 0` has its own constant 0), up to a small depth (Stores.cpp).
 bool computedAlike(Value a, Value c, unsigned depth = 0);
@@ -731,7 +755,12 @@ public:
   /// (false).
   bool captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond);
   /// What the two share: the body traced on carried values, the loop's op and the state after.
-  bool captureBody(Frame &f, size_t &pc, const LoopPlan &plan);
+  bool captureBody(Frame &f, size_t &pc, LoopPlan &plan);
+  /// At a test on the tensor `cond` (popped) in the body of a for loop being captured: where
+  /// one side is a `break` (`if err < tol: break`), records when the iteration leaves the loop
+  /// there and what the variables hold, and goes on with the other side (true).
+  bool loopBreak(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond, bool jumpIfTrue);
+  LoopExits *loopExits = nullptr; // of the innermost loop being captured, if a for loop
   std::set<std::pair<PyObject *, int64_t>> uncapturedLoops; // (code, FOR_ITER offset)
   std::set<std::pair<PyObject *, int64_t>> peeledLoops;     // captured from the 2nd iteration
   unsigned loopDepth = 0; // loop bodies being traced: their instructions are not committed
@@ -807,6 +836,10 @@ public:
   /// How many tensor Vars were made for each value: two Vars of one value may be one object
   /// in the program (`np.asarray(y)`), so neither can be updated in place on its own.
   llvm::DenseMap<Value, unsigned> varsHolding;
+  /// Forgets what the maps keyed by Value hold for the values of `block`, which is being
+  /// discarded (a loop or branch not captured after all): MLIR may give a later op the same
+  /// address, which must not inherit them.
+  void forgetValues(Block &block);
   /// Every Var made for a tensor (holderOf), and for a view (liveViews), while something
   /// holds it.
   std::vector<std::weak_ptr<Var>> tensorVars, viewVars;

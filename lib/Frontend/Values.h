@@ -268,6 +268,11 @@ inline bool isLoopCounter(const VarPtr &v) {
   return v && v->kind == VK::Scalar && llvm::is_contained(v->roots, std::string(kLoopCounter));
 }
 
+/// A Var whose value the graph computes: a tensor or a dynamic scalar.
+inline bool isValueVar(const VarPtr &v) {
+  return v && (v->kind == VK::Tensor || v->kind == VK::Scalar);
+}
+
 /// A Python bool the graph computes (from a tensor): branches and `not` take it as they take
 /// a tensor, the frame's result and the host a bool; anything else needs its value.
 inline bool isDynamicBool(const VarPtr &v) {

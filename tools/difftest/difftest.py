@@ -731,9 +731,16 @@ class Generator:
                     lines += ["else:"] + ["    " + b for b in other]
                 return "\n".join(lines)
             if kind == "for":
-                k = self.rng.randint(1, 4)
+                # Four or more trips make a captured loop (a dyn.for; a dyn.while where a
+                # `break` on a tensor leaves it, at the body's start or end).
+                k = self.rng.choice([1, 2, 3, 4, 4, 6, 8])
                 self.env["i"] = 0
+                first = self.cond() if self.rng.random() < 0.2 else None
                 body = self.block(self.rng.randint(1, 3), False)
+                if first:
+                    body = [f"if {first}:", "    break"] + body
+                elif self.rng.random() < 0.25:
+                    body += [f"if {self.cond()}:", "    break"]
                 return "\n".join([f"for i in range({k}):"] + ["    " + b for b in body])
             n = f"n_{self.counter}"
             self.counter += 1
