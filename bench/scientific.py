@@ -2,7 +2,8 @@
 
 The kind of code numba and JAX exist for: a stencil with a time loop, a triangular solve, a
 correlation matrix, an n-body step, a complex butterfly, a convolution written with slices, a
-uint8 image blend and Jacobi sweeps until a tolerance (a while loop the data ends).
+uint8 image blend, Jacobi sweeps until a tolerance (a while loop the data ends) and conjugate
+gradients (a for loop the data leaves by `break`).
 Each kernel is written once as plain numpy (what Dynamir compiles and what numba compiles where
 it can); JAX gets the same computation in its functional style (`.at[].set` for stores). One
 run measures every system on the same inputs: the first call (trace or JIT compile plus one
@@ -104,6 +105,27 @@ def jacobi(u0, tol=1e-3, max_iter=1000):
     return u, it
 
 
+def conjugate_gradient(A, b, tol=1e-8, max_iter=1000):
+    """Conjugate gradients for a symmetric positive definite A until the residual's norm is
+    under `tol`: a for loop that a `break` on the data leaves, a matrix-vector product each
+    iteration."""
+    x = np.zeros_like(b)
+    r = b.copy()
+    p = r.copy()
+    rs = r @ r
+    for i in range(max_iter):
+        Ap = A @ p
+        alpha = rs / (p @ Ap)
+        x = x + alpha * p
+        r = r - alpha * Ap
+        rs_new = r @ r
+        if np.sqrt(rs_new) < tol:
+            break
+        p = r + (rs_new / rs) * p
+        rs = rs_new
+    return x, i
+
+
 # --- numba versions where numba cannot take the numpy code as it is --------------------------
 
 
@@ -161,6 +183,21 @@ def jax_versions(jax):
                                       (u0, jnp.asarray(1.0, u0.dtype), 0))
         return u, it
 
+    def j_conjugate_gradient(A, b, tol=1e-8, max_iter=1000):  # nor a Python break
+        def step(state):
+            x, r, p, rs, i, _ = state
+            Ap = A @ p
+            alpha = rs / (p @ Ap)
+            r = r - alpha * Ap
+            rs_new = r @ r
+            done = jnp.sqrt(rs_new) < tol
+            return (x + alpha * p, r, jnp.where(done, p, r + (rs_new / rs) * p),
+                    jnp.where(done, rs, rs_new), i + 1, done)
+
+        x, _, _, _, i, _ = jax.lax.while_loop(lambda s: ~s[5] & (s[4] < max_iter), step,
+                                              (jnp.zeros_like(b), b, b, b @ b, 0, False))
+        return x, i - 1
+
     def j_conv_slices(img, k):
         h, w = img.shape
         out = jnp.zeros((h - 2, w - 2), img.dtype)
@@ -172,10 +209,18 @@ def jax_versions(jax):
     return {"heat": j_heat, "forward_substitution": j_forward_substitution,
             "correlation": functools.partial(correlation, xp=jnp), "nbody": nbody,
             "butterfly": functools.partial(butterfly, xp=jnp), "conv_slices": j_conv_slices,
-            "image_blend": functools.partial(image_blend, xp=jnp), "jacobi": j_jacobi}
+            "image_blend": functools.partial(image_blend, xp=jnp), "jacobi": j_jacobi,
+            "conjugate_gradient": j_conjugate_gradient}
 
 
 # --- inputs ----------------------------------------------------------------------------------
+
+
+def spd_system(rng, n):
+    """A symmetric positive definite n x n system whose eigenvalues run from 0.05 to about 4
+    (for n = 512, conjugate gradients take about a hundred iterations to 1e-8)."""
+    M = rng.standard_normal((n, n))
+    return M.T @ M / n + 0.05 * np.eye(n), rng.standard_normal(n)
 
 
 def kernels():
@@ -198,6 +243,7 @@ def kernels():
         "image_blend": (image_blend, tuple(rng.integers(0, 256, (1080, 1920, 3), np.uint8)
                                            for _ in range(2))),
         "jacobi": (jacobi, (np.pad(np.ones((1, 254)), ((0, 255), (1, 1))),)),
+        "conjugate_gradient": (conjugate_gradient, spd_system(rng, 512)),
     }
 
 

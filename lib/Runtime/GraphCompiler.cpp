@@ -110,7 +110,7 @@ constexpr int64_t kManyStores = 64;
 
 /// Bump when the generated code's ABI, the pipeline's meaning or the layout of cache entries
 /// changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v9";
+constexpr const char *kCacheVersion = "dynamir-graph-v10";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 /// The cache key a graph library was built for, as a C string inside the library.
 constexpr const char *kKeySymbol = "dynamir_graph_key";

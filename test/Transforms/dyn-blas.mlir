@@ -221,3 +221,95 @@ func.func @wide(%a: memref<4x128xf32>, %b: memref<128x1024xf32>, %c: memref<4x10
   }
   return
 }
+
+// -----
+
+// A matrix times a vector (linalg.matvec, generalized): a gemm of one column, the vector's
+// and the result's strides their leading dimensions. With threads, each computes a part of
+// the rows (A and C move by rows).
+// CHECK-LABEL: func.func @matvec
+// CHECK-DAG: %[[M:.*]] = arith.constant 512 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 256 : i64
+// CHECK-DAG: %[[NO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 3 : i64
+// CHECK: call @dynamir_sgemm(%[[NO]], %[[NO]], %[[M]], %[[ONE]], %[[K]], %{{.*}}, %[[K]], %{{.*}}, %[[STEP]], %{{.*}}, %[[ONE]])
+// CHECK-NOT: linalg.generic
+// THREADS-LABEL: func.func @matvec
+// THREADS: scf.parallel
+// THREADS: %[[ROWS:.*]] = arith.minsi %{{.*}}, %c256_i64
+// THREADS: call @dynamir_sgemm(%c0_i64, %c0_i64, %[[ROWS]], %c1_i64, %c256_i64,
+// NOF64-LABEL: func.func @matvec
+// NOF64: call @dynamir_sgemm
+func.func @matvec(%a: memref<512x256xf32>, %x: memref<256xf32, strided<[3]>>,
+                  %y: memref<512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (k)>,
+                                   affine_map<(m, k) -> (m)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a, %x : memref<512x256xf32>, memref<256xf32, strided<[3]>>)
+      outs(%y : memref<512xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A vector times a matrix (linalg.vecmat, the vector first, k outermost): the matrix
+// transposed times the vector. Without a dgemm (function-f64 empty) it stays a loop.
+// CHECK-LABEL: func.func @vecmat
+// CHECK-DAG: %[[N:.*]] = arith.constant 256 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 512 : i64
+// CHECK-DAG: %[[NO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[YES:.*]] = arith.constant 1 : i64
+// CHECK: call @dynamir_dgemm(%[[YES]], %[[NO]], %[[N]], %[[YES]], %[[K]], %{{.*}}, %[[N]], %{{.*}}, %[[YES]], %{{.*}}, %[[YES]])
+// NOF64-LABEL: func.func @vecmat
+// NOF64: linalg.generic
+func.func @vecmat(%x: memref<512xf64>, %a: memref<512x256xf64>, %y: memref<256xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(k, n) -> (k)>, affine_map<(k, n) -> (k, n)>,
+                                   affine_map<(k, n) -> (n)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x, %a : memref<512xf64>, memref<512x256xf64>) outs(%y : memref<256xf64>) {
+  ^bb0(%u: f64, %v: f64, %acc: f64):
+    %p = arith.mulf %u, %v : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
+// A reversed vector (a dynamic stride, which may be negative) and a product too small for
+// the call stay loops.
+// CHECK-LABEL: func.func @not_matvec
+// CHECK-NOT: call
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @not_matvec(%a: memref<512x256xf32>, %x: memref<256xf32, strided<[?], offset: ?>>,
+                      %y: memref<512xf32>, %s: memref<8x8xf32>, %v: memref<8xf32>,
+                      %w: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (k)>,
+                                   affine_map<(m, k) -> (m)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a, %x : memref<512x256xf32>, memref<256xf32, strided<[?], offset: ?>>)
+      outs(%y : memref<512xf32>) {
+  ^bb0(%u: f32, %z: f32, %acc: f32):
+    %p = arith.mulf %u, %z : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (k)>,
+                                   affine_map<(m, k) -> (m)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%s, %v : memref<8x8xf32>, memref<8xf32>) outs(%w : memref<8xf32>) {
+  ^bb0(%u: f32, %z: f32, %acc: f32):
+    %p = arith.mulf %u, %z : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  }
+  return
+}

@@ -366,7 +366,11 @@ def DynBlas : Pass<"dyn-blas", "mlir::ModuleOp"> {
     (`C[b,m,n] += A[b,m,k] * B[b,k,n]`, any number of batch dimensions, an operand with fewer
     or size-1 batch dimensions broadcast) become `scf.for` loops over the output's batch
     dimensions around one call per batch element: a 4x64x64 attention product `q @ k.T` ran
-    as a loop nest 4x slower than torch. Products of fewer than `min-flops` multiply-adds per
+    as a loop nest 4x slower than torch. A matrix times a vector (`C[m] += A[m,k] * x[k]`,
+    linalg.matvec, or `x @ A` as A transposed times x, linalg.vecmat) is a call of one column
+    (N = 1, the vector's stride its leading dimension, which must be a known positive one):
+    OpenBLAS runs it as fast as its gemv here, where the loop ran a 512x512 float32 product at
+    a fifth of numpy's speed. Products of fewer than `min-flops` multiply-adds per
     call stay loops. With `threads` above 1 each product is shared out in an `scf.parallel`
     of one iteration per thread (the outermost batch loop when it has an element per thread,
     else a part of the rows per thread, or of the columns when there are more of them): the
