@@ -1,15 +1,15 @@
-//===- LoopBreaks.cpp - for loops left by `break` on a tensor test -------===//
+//===- LoopBreaks.cpp - loops left by `break` on a tensor test ------------===//
 //
-// In the body of a for loop being captured (Loops.cpp), a test on a tensor one of whose sides
+// In the body of a loop being captured (Loops.cpp), a test on a tensor one of whose sides
 // is a `break` (`if np.abs(d).max() < tol: break`) does not branch: the trace records when
 // the iteration leaves the loop there, and what the loop's variables hold then, and goes on
-// with the other side; captureBody makes the loop a dyn.while whose iteration yields the
-// values at the break taken. A first trace of the loop as a dyn.for that meets such a test
-// starts over as a dyn.while (LoopLeftByBreak).
+// with the other side; captureBody makes the iteration yield the values at the break taken.
+// A first trace of a for loop as a dyn.for that meets such a test starts over as a dyn.while
+// (LoopLeftByBreak).
 //
-// A side is a `break` where it pops the iterator and then does what the exhausted loop does
-// after it: 3.11 jumps to that code, 3.12 and 3.13 end a `break` with a copy of it where it is
-// short (`return y`), so the two runs of code are compared step by step.
+// A side is a `break` where it does what the loop does once it ends (after popping a for
+// loop's iterator): 3.11 jumps to that code, 3.12 and 3.13 end a `break` with a copy of it
+// where it is short (`return y`), so the two runs of code are compared step by step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +41,10 @@ std::vector<CodeStep> stepsFrom(const Code &code, size_t k) {
   std::vector<CodeStep> steps;
   while (k < code.instrs.size() && steps.size() < 64) {
     const Instr &i = code.instrs[k];
+    if (i.op == NOP) { // 3.12 marks the line of a `break` with one
+      ++k;
+      continue;
+    }
     if (i.op == JUMP_FORWARD) {
       k = code.indexOf.lookup(i.target);
       continue;
@@ -102,8 +106,11 @@ bool Tracer::loopBreak(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond
   auto target = code.indexOf.find(in.target);
   if (target == code.indexOf.end())
     return false;
-  // A `break` pops the iterator and goes on as the exhausted loop does.
+  // A `break` goes on as the loop does once its test fails or its iterator is exhausted,
+  // having popped the iterator.
   auto breaks = [&](size_t k) {
+    if (!exits->popsIterator)
+      return sameContinuation(code, k, exits->exit);
     return k + 1 < code.instrs.size() && code.instrs[k].op == POP_TOP &&
            sameContinuation(code, k + 1, exits->exit);
   };

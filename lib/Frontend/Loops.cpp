@@ -21,13 +21,13 @@
 // trace is put back as it was and the loop unrolls as before. A descending range runs as a
 // dyn.for counting up, the variable computed from the count.
 //
-// A `break` on a tensor test (`if np.abs(d).max() < tol: break`; the side that pops the
-// iterator and goes on as the exhausted loop does, 3.12's copy of the code after the loop
-// included) makes the loop a dyn.while carrying the count of iterations: it goes on while the
-// count is below the trip count and no break was taken. The trace goes on past the test as if
-// it were not taken; where one is, the iteration yields what the variables held at the break
-// (a select per value), so what follows the test computes for nothing in the last iteration
-// only. After the loop the variable is the iteration that broke, a number the graph computes.
+// A `break` on a tensor test (`if np.abs(d).max() < tol: break`, LoopBreaks.cpp) makes a for
+// loop a dyn.while carrying the count of iterations: it goes on while the count is below the
+// trip count and no break was taken; a while loop goes on where its second tests pass and no
+// break was taken. The trace goes on past the test as if it were not taken; where one is, the
+// iteration yields what the variables held at the break (a select per value), so what follows
+// the test computes for nothing in the last iteration only. After a for loop the variable is
+// the iteration that broke, a number the graph computes.
 //
 // `while cond:` on a tensor `cond` is traced the same way, as a dyn.while: CPython tests the
 // condition before the loop and again at the end of the body (its bytecode holds the tests
@@ -153,7 +153,9 @@ struct dynamir::frontend::LoopPlan {
   /// A while loop's instructions [first, last): it may run no iteration.
   std::optional<std::pair<size_t, size_t>> mayRunNone;
   int line; // the loop's, for the log
-  /// A for loop's body may leave it by `break` (Tracer::loopBreak): the loop is a dyn.while.
+  /// Where the jumps back go: a for loop's FOR_ITER, a while loop's body.
+  int64_t head;
+  /// The body may leave the loop by `break` (Tracer::loopBreak): a for loop is then a dyn.while.
   bool exits = false;
   bool leftByBreak = false; // the trace as a dyn.for met a `break`
   /// Given whether the iteration left by a `break` (null: none), what the body yields before
@@ -211,6 +213,7 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   plan.lastIndex = [&] { return bound(step > 0 ? start + (trips - 1) * step : trips - 1); };
   plan.lastItem = py::int_(start + (trips - 1) * step);
   plan.exit = in.target;
+  plan.head = in.offset;
   plan.popIterator = true;
   plan.line = in.line;
   if (captureBody(f, pc, plan))
@@ -320,8 +323,9 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
       firstTests.push_back(k);
     }
   // No other way back to the body's start or before it (`continue`), where the trace of one
-  // iteration would go on into the next. A way out (`break`, `return`) that the trace takes
-  // ends the body's trace before the second tests, and the loop is not captured.
+  // iteration would go on into the next. A `break` on a tensor test is recorded where it is
+  // (Tracer::loopBreak); another way out (`return`, a `break` the trace takes) ends the body's
+  // trace before the second tests, and the loop is not captured.
   for (size_t k = body; k + 1 < exit; ++k)
     if (code[k].target >= 0 && code[k].target <= back.target)
       return false;
@@ -371,6 +375,8 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
     return dyn::WhileOp::create(b, l, types, entered, inits);
   };
   plan.exit = exitOffset;
+  plan.head = back.target;
+  plan.exits = true;
   plan.mayRunNone = std::make_pair(std::min(pc, body - length), exit);
   plan.line = in.line;
   return captureBody(f, pc, plan);
@@ -530,14 +536,20 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
     if (item)
       f.stack.push_back(item); // what FOR_ITER pushes
     // A for loop's `break`s on tensors (a while loop's leave it uncaptured).
-    LoopExits exits{&f, stack.size(), f.code->indexOf.lookup(plan.exit), slots, carried, plan.exits,
+    LoopExits exits{&f,
+                    stack.size(),
+                    f.code->indexOf.lookup(plan.exit),
+                    slots,
+                    carried,
+                    plan.exits,
+                    plan.popIterator,
                     {}};
     struct ExitsScope {
       LoopExits *&current;
       LoopExits *outer;
       ~ExitsScope() { current = outer; }
     } exitsScope{loopExits, loopExits};
-    loopExits = plan.popIterator ? &exits : nullptr;
+    loopExits = &exits;
     try {
       Value next;
       try {
@@ -684,7 +696,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
       auto readsAfter = [&](size_t k) { // outside the body: 3.12's copies of an exit block too
         if (k >= f.locals.size())
           return true;
-        int64_t head = plan.key.second;
+        int64_t head = plan.head;
         size_t from = f.code->indexOf.lookup(head), to = from;
         for (size_t i = from; i < f.code->instrs.size(); ++i)
           if (f.code->instrs[i].target == head)
@@ -727,6 +739,8 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
         }
         left = left ? create<dyn::LogicalOrOp>({exit.taken, left}) : exit.taken;
       }
+      if (next && left) // a while loop's second tests, where no break was taken
+        next = create<dyn::LogicalAndOp>({next, dyn::NotOp::create(b, loc(), left).getResult()});
       SmallVector<Value> yielded;
       if (next) // a while loop's second test
         yielded.push_back(next);

@@ -109,7 +109,8 @@ struct LoopExits {
   size_t exit;      // where the exhausted loop goes on (an instruction's index)
   size_t slots;
   const std::vector<VarPtr> &carried;
-  bool allowed; // false in a first trace as a dyn.for, which a break makes a dyn.while
+  bool allowed;      // false in a first trace as a dyn.for, which a break makes a dyn.while
+  bool popsIterator; // a for loop's `break` pops its iterator
   std::vector<LoopExit> taken;
 };
 

@@ -235,6 +235,24 @@ def with_break(x):
     return x
 
 
+def break_mid_body(x):
+    n = 0
+    while x.max() > 1.0 and n < 50:
+        x = x * 0.5
+        if x.min() < 0.2:
+            break
+        x = x - 0.01  # not done in the iteration that breaks
+        n += 1
+    return x, n
+
+
+@pytest.mark.parametrize("f", [with_break, break_mid_body])
+def test_a_break_on_a_tensor_test_stays_in_the_while_loop(f):
+    """The iteration that breaks yields the values at the break; the loop goes on where its
+    test passes and no break was taken (LoopBreaks.cpp)."""
+    check(f, lambda seed: (np.linspace(0.0, 9.0 + 40 * seed, 7),))
+
+
 def with_static_break(x):  # the test of the break is decided by the trace: one dyn.while
     while x.max() > 1.0:
         x = x * 0.5
@@ -272,7 +290,7 @@ def printing(x):
     return x
 
 
-@pytest.mark.parametrize("f", [with_break, with_continue, counter_used_inside, printing])
+@pytest.mark.parametrize("f", [with_continue, counter_used_inside, printing])
 def test_loops_that_are_not_captured_run_as_before(f, capsys):
     check(f, lambda seed: (np.linspace(0.0, 9.0 + seed, 7),), loops=None)
 
