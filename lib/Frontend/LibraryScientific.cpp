@@ -229,11 +229,11 @@ VarPtr permuted(LibraryCall &c, const Term &x, llvm::StringRef order) {
                           {x.value, intTuple(perm)}, {});
 }
 
-/// np.einsum / torch.einsum of one or two operands with explicit letters (no ellipsis, no
-/// repeated letter within an operand): letters of one operand that the output lacks are
-/// summed first; then batch letters (both operands and the output), contracted letters (both,
-/// not the output) and the free letters of each become one batched product
-/// [batch, free_a, k] @ [batch, k, free_b], reshaped and transposed to the output.
+/// np.einsum / torch.einsum of one or two operands with explicit letters (no ellipsis): a
+/// letter repeated within an operand is its diagonal; letters of one operand that the output
+/// lacks are summed first; then batch letters (both operands and the output), contracted letters
+/// (both, not the output) and the free letters of each become one batched product [batch, free_a,
+/// k] @ [batch, k, free_b], reshaped and transposed to the output.
 VarPtr einsum(LibraryCall &c) {
   Tracer &t = c.t;
   if (c.args.empty() || c.args[0]->kind != VK::Const || !py::isinstance<py::str>(c.args[0]->obj))
@@ -263,11 +263,33 @@ VarPtr einsum(LibraryCall &c) {
       breakTrace(dyn::BreakKind::unsupported_call,
                  "einsum with an ellipsis, a non-letter subscript, a rank that does not match, "
                  "or a dynamic size");
-    for (char s : letters)
-      if (llvm::count(letters, s) > 1)
+    // A letter repeated within an operand ("ii->i", "iji->j") takes the diagonal of its
+    // axes, which np.diagonal and torch.diagonal put last.
+    std::string own = letters.str();
+    for (size_t d1 = 0; d1 < own.size();) {
+      size_t d2 = own.find(own[d1], d1 + 1);
+      if (d2 == std::string::npos) {
+        ++d1;
+        continue;
+      }
+      RankedTensorType type = t.typeOf(v->value);
+      if (type.getDimSize(d1) != type.getDimSize(d2))
         breakTrace(dyn::BreakKind::unsupported_call,
-                   "einsum with a repeated subscript in one operand (a diagonal)");
-    terms.push_back({letters.str(), v});
+                   "einsum of a repeated subscript whose axes differ in size (raises)");
+      Value operand = v->value;
+      v = t.callTensorOp(c.lib, "diagonal",
+                         {v, constVar(py::int_(0)), constVar(py::int_(d1)), constVar(py::int_(d2))},
+                         {});
+      // A view a store may go through, where np.diagonal's is read-only.
+      for (Operation *def = v->value.getDefiningOp(); isView(def) && def->getResult(0) != operand;
+           def = def->getOperand(0).getDefiningOp())
+        t.readOnlyViews.erase(def);
+      char letter = own[d1];
+      own.erase(d2, 1);
+      own.erase(d1, 1);
+      own.push_back(letter); // and d1 is the next letter now
+    }
+    terms.push_back({own, v});
   }
   std::string output;
   if (arrow != std::string::npos) {
