@@ -32,8 +32,10 @@
 // `while cond:` on a tensor `cond` is traced the same way, as a dyn.while: CPython tests the
 // condition before the loop and again at the end of the body (its bytecode holds the tests
 // twice, in every version from 3.11 to 3.13), so the first tests are traced where the loop
-// starts and the body with the second tests once, on the carried values; the tests of
-// `while a and b` are and-ed, a test on Python values the trace passed (`it < max_iter`
+// starts and the body with the second tests once, on the carried values. The tests of
+// `while a and b`, `while a or b` and their mixtures each jump on with the loop, out of it or
+// to a later test (their fall through too): all are traced, and folded from the last into
+// whether the loop goes on; a test on Python values the trace passed (`it < max_iter`
 // first) is traced in the second tests only. Where the first tests are Python values
 // (`err = 1.0` before the loop), the trace goes through the first iteration and the loop
 // starts at the second tests. A Python int the body steps by constants (`it += 1`) is carried
@@ -261,84 +263,130 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
 }
 
 bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &cond) {
-  // The shape CPython gives `while a and b: body`: the tests, each jumping forward to the
-  // exit; the body; the tests again, the last of which jumps back to the body's start (3.11),
-  // or forward to the exit followed by a jump back (3.12, 3.13). `in` is one of the first
-  // tests, or of the second ones where the trace went through the first iteration (`err =
-  // 1.0` before the loop makes the first tests Python values).
+  // The shape CPython gives `while a and b: body` or `while a or b: body`: the tests, each
+  // jumping to the exit, into the body or on to the next test; the body; the tests again,
+  // those that go on jumping back to the body's start (3.11), or followed by a jump back
+  // (3.12, 3.13). `in` is one of the first tests, or of the second ones where the trace went
+  // through the first iteration (`err = 1.0` before the loop makes the first tests Python
+  // values).
   const std::vector<Instr> &code = f.code->instrs;
   auto isTest = [](const Instr &i) {
     return i.op == POP_JUMP_IF_FALSE || i.op == POP_JUMP_IF_TRUE;
   };
+  auto isJumpBack = [](const Instr &i) {
+    return i.op == JUMP_BACKWARD || i.op == JUMP_BACKWARD_NO_INTERRUPT;
+  };
   if (branchDepth)
     return false;
-  size_t exit;
-  if (in.target > in.offset) {
-    auto exitAt = f.code->indexOf.find(in.target);
-    if (exitAt == f.code->indexOf.end())
-      return false;
-    exit = exitAt->second;
-  } else { // 3.11's last test, jumping back
-    exit = pc + 1;
+  // The loop's back edge: jumps back to the body's start, which comes after the first tests
+  // (the earliest such start: an inner loop's is later) or before the second ones (the first
+  // jump back after them); the exit follows the last of those jumps.
+  int64_t bodyOffset = -1;
+  for (size_t k = pc; k < code.size(); ++k) { // `in` itself: 3.11's last test
+    int64_t to = code[k].target;
+    if (to < 0 || to >= code[k].offset)
+      continue;
+    if (to > in.offset) {
+      bodyOffset = bodyOffset < 0 ? to : std::min(bodyOffset, to);
+      continue;
+    }
+    if (bodyOffset < 0) // the second tests: this loop's own
+      bodyOffset = to;
+    break; // an enclosing loop's
   }
+  size_t exit = 0;
+  for (size_t k = pc; k < code.size(); ++k)
+    if (code[k].target == bodyOffset && bodyOffset < code[k].offset)
+      exit = k + 1;
   if (exit < 2 || exit >= code.size())
     return false;
   int64_t exitOffset = code[exit].offset;
   const Instr &back = code[exit - 1];
   bool backIsTest = isTest(back); // 3.11
   auto bodyAt = f.code->indexOf.find(back.target);
-  if ((!backIsTest && back.op != JUMP_BACKWARD && back.op != JUMP_BACKWARD_NO_INTERRUPT) ||
-      back.target < 0 || back.target >= back.offset || bodyAt == f.code->indexOf.end())
+  if ((!backIsTest && !isJumpBack(back)) || back.target < 0 || back.target >= back.offset ||
+      bodyAt == f.code->indexOf.end())
     return false;
   size_t body = bodyAt->second;
-  // The tests' code, the instructions before the body that end the body again (3.11's last
-  // test differs in its direction), and the only jumps in it tests leaving the loop.
-  size_t latchEnd = backIsTest ? exit : exit - 1, length = 0;
+  auto backToBody = [&](size_t k) { return isJumpBack(code[k]) && code[k].target == back.target; };
+  // The tests' code: the instructions before the body that end the body again, read backwards
+  // from both (tests of either direction alike; the jumps back between 3.12's second tests
+  // and 3.11's last test's direction aside).
+  size_t latchEnd = backIsTest ? exit : exit - 1, firstStart = body, latchStart = latchEnd;
   auto sameInstr = [&](const Instr &a, const Instr &c) {
     if (a.target >= 0 || c.target >= 0) // a jump's argument is relative
       return isTest(a) && isTest(c);
     return a.op == c.op && a.arg == c.arg;
   };
-  while (length < body && body + length < latchEnd &&
-         sameInstr(code[body - 1 - length], code[latchEnd - 1 - length]))
-    ++length;
-  bool inFirst = pc + length >= body && pc < body;
-  bool inSecond = pc + length >= latchEnd && pc < latchEnd;
+  while (firstStart > 0 && latchStart > body + 1) {
+    if (backToBody(latchStart - 1)) {
+      --latchStart;
+      continue;
+    }
+    if (!sameInstr(code[firstStart - 1], code[latchStart - 1]))
+      break;
+    --firstStart;
+    --latchStart;
+  }
+  while (latchStart < latchEnd && backToBody(latchStart)) // the body's own (`continue`)
+    ++latchStart;
+  bool inFirst = pc >= firstStart && pc < body;
+  bool inSecond = pc >= latchStart && pc < latchEnd;
   if (!inFirst && !inSecond)
     return false;
-  auto leaves = [&](size_t k) {
-    return isTest(code[k]) && (code[k].target == exitOffset || k == exit - 1);
+  // Where a test's jump or fall through goes: on with the loop, out of it, or to a later test
+  // of its run (whose code starts after the test before it, past a jump back between 3.12's
+  // second tests): `(a or b) and c` jumps from a to c.
+  constexpr int kOn = -1, kOut = -2;
+  auto nextStart = [&](size_t k) { return k + 1 < exit && backToBody(k + 1) ? k + 2 : k + 1; };
+  struct Test {
+    size_t at;
+    int jump, fall; // kOn, kOut or a later test's position in the run
   };
-  std::vector<size_t> firstTests, secondTests;
-  for (size_t k = latchEnd - length; k < latchEnd; ++k)
-    if (code[k].target >= 0) {
-      if (!leaves(k))
+  auto testsIn = [&](size_t from, size_t end, std::vector<Test> &out) {
+    for (size_t k = from; k < end; ++k) {
+      if (code[k].target < 0 || backToBody(k))
+        continue;
+      if (!isTest(code[k]))
         return false;
-      secondTests.push_back(k);
+      out.push_back({k, 0, 0});
     }
-  for (size_t k = pc; k < (inFirst ? body : latchEnd); ++k)
-    if (code[k].target >= 0) {
-      if (!leaves(k))
+    auto goesTo = [&](size_t i, size_t to) -> std::optional<int> {
+      if (to == exit)
+        return kOut;
+      if (to == body || backToBody(to))
+        return kOn;
+      for (size_t j = i + 1; j < out.size(); ++j)
+        if (nextStart(out[j - 1].at) == to)
+          return static_cast<int>(j);
+      return std::nullopt;
+    };
+    for (size_t i = 0; i < out.size(); ++i) {
+      std::optional<int> jump = goesTo(i, f.code->indexOf.lookup(code[out[i].at].target));
+      std::optional<int> fall = goesTo(i, out[i].at + 1);
+      if (!jump || !fall)
         return false;
-      firstTests.push_back(k);
+      out[i].jump = *jump;
+      out[i].fall = *fall;
     }
+    return !out.empty();
+  };
+  std::vector<Test> firstTests, secondTests;
+  if (!testsIn(latchStart, latchEnd, secondTests) ||
+      !testsIn(pc, inFirst ? body : latchEnd, firstTests))
+    return false;
   // No other way back to the body's start or before it (`continue`), where the trace of one
   // iteration would go on into the next. A `break` on a tensor test is recorded where it is
   // (Tracer::loopBreak); another way out (`return`, a `break` the trace takes) ends the body's
   // trace before the second tests, and the loop is not captured.
-  for (size_t k = body; k + 1 < exit; ++k)
+  for (size_t k = body; k < latchStart; ++k)
     if (code[k].target >= 0 && code[k].target <= back.target)
       return false;
   auto key = std::make_pair(f.code->object.ptr(), in.offset);
   if (uncapturedLoops.count(key))
     return false;
-  // Whether a test's value goes on with the loop: a test jumping to the exit is passed when
-  // it does not jump, 3.11's last one when it jumps back.
-  auto passes = [&](const Instr &test) {
-    return (test.target == exitOffset) == (test.op == POP_JUMP_IF_FALSE);
-  };
-  // A test's value as a predicate for going on (a constant for a Python value).
-  auto predicate = [&](VarPtr c, const Instr &test) -> Value {
+  // A test's value as a predicate that it jumps (a constant for a Python value).
+  auto jumps = [&](VarPtr c, const Instr &test) -> Value {
     c = branchValue(c);       // `while not np.allclose(x, y)`, `it < max_iter` of a counter
     if (c->kind == VK::Const) // `it < max_iter` before `it` is known to be a counter
       if (std::optional<bool> truth = truthOf(c))
@@ -347,21 +395,32 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
         typeOf(c->value).getNumElements() != 1)
       throw NotCaptured{"a test is not a tensor of one element"};
     Value p = toPredicate(c);
-    return passes(test) ? p : dyn::NotOp::create(b, loc(), p).getResult();
+    return test.op == POP_JUMP_IF_TRUE ? p : dyn::NotOp::create(b, loc(), p).getResult();
   };
-  // The tests from `from`, with the first one's value `first` (null: on the stack).
-  auto tests = [&](const std::vector<size_t> &at, size_t from, VarPtr first) -> Value {
-    Value all;
+  // Whether the loop goes on after the tests `at`, traced from `from`, the first one's value
+  // `first` (null: on the stack): each test's jump or fall through goes on, leaves, or is a
+  // later test's value, folded from the last test (all of them traced: tests are pure).
+  auto tests = [&](const std::vector<Test> &at, size_t from, VarPtr first) -> Value {
+    std::vector<Value> jumped, goesOn(at.size());
     for (size_t i = 0; i < at.size(); ++i) {
       if (!first || i) {
-        if (runFrame(f, i ? at[i - 1] + 1 : from, code[at[i]].offset).kind != Outcome::ReachedStop)
+        size_t start = i ? nextStart(at[i - 1].at) : from;
+        if (runFrame(f, start, code[at[i].at].offset).kind != Outcome::ReachedStop)
           throw NotCaptured{"the body leaves the loop"};
         first = f.pop();
       }
-      Value p = predicate(first, code[at[i]]);
-      all = all ? create<dyn::LogicalAndOp>({all, p}) : p;
+      jumped.push_back(jumps(first, code[at[i].at]));
     }
-    return all;
+    auto value = [&](int to) {
+      return to >= 0 ? goesOn[to] : scalarConstant(py::bool_(to == kOn), b.getI1Type());
+    };
+    for (size_t i = at.size(); i-- > 0;) {
+      Value notJumped = dyn::NotOp::create(b, loc(), jumped[i]);
+      goesOn[i] =
+          create<dyn::LogicalOrOp>({create<dyn::LogicalAndOp>({jumped[i], value(at[i].jump)}),
+                                    create<dyn::LogicalAndOp>({notJumped, value(at[i].fall)})});
+    }
+    return goesOn[0];
   };
   Value entered;
   LoopPlan plan;
@@ -377,7 +436,7 @@ bool Tracer::captureWhile(Frame &f, size_t &pc, const Instr &in, const VarPtr &c
   plan.exit = exitOffset;
   plan.head = back.target;
   plan.exits = true;
-  plan.mayRunNone = std::make_pair(std::min(pc, body - length), exit);
+  plan.mayRunNone = std::make_pair(std::min(pc, firstStart), exit);
   plan.line = in.line;
   return captureBody(f, pc, plan);
 }

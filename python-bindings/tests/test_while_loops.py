@@ -265,6 +265,37 @@ def test_a_break_the_trace_decides():
     check(with_static_break, lambda seed: (np.linspace(0.0, 9.0 + seed, 7),))
 
 
+def either(x):
+    n = 0
+    while x.sum() > 100 or x.max() > 50:
+        x = x * 0.5
+        n += 1
+    return x, n
+
+
+def mixed(x, tol):
+    it = 0
+    while (x.max() > tol or x.min() < -tol) and it < 40:
+        x = x * 0.7
+        it += 1
+    return x, it
+
+
+def three(x):
+    while x.sum() > 10 and (x.max() > 3 or x.min() > 1):
+        x = x - 0.5
+    return x
+
+
+@pytest.mark.parametrize("f", [either, mixed, three])
+def test_tests_joined_by_or(f):
+    """`or` jumps into the body (the first tests) or back to it (the second ones): each test
+    goes on, leaves or hands over to the next, folded into one predicate."""
+    args = (lambda seed: (np.linspace(0.0, 30.0 * (seed + 1), 7), 2.0)) if f is mixed else \
+        (lambda seed: (np.linspace(0.0, 30.0 * (seed + 1), 7),))
+    check(f, args)
+
+
 def with_continue(x):
     while x.max() > 1.0:
         x = x * 0.5

@@ -746,6 +746,8 @@ class Generator:
             self.counter += 1
             self.env[n] = 0
             c = self.cond()
+            if self.rng.random() < 0.3:  # tests joined by `or` too
+                c = f"({c} or {self.cond()})"
             body = self.block(self.rng.randint(1, 3), False)
             bound = self.rng.randint(2, 5)
             return "\n".join([f"{n} = 0", f"while {c} and {n} < {bound}:"] +
