@@ -784,11 +784,16 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
             throw NotCaptured{"the body changes a variable after a break"};
         return values;
       };
-      // Where the iteration left by a `break`, the values at the break are what it yields.
+      // Where the iteration left by a `break`, the values at the break are what it yields; a
+      // variable that may hold there what it held at the iteration's start may be the object
+      // from before the loop after it (a break in the first iteration).
       Value left;
+      llvm::SmallDenseSet<size_t> mayKeepStart;
       for (const LoopExit &exit : llvm::reverse(exits.taken)) {
         SmallVector<Value> values = exitValues(exit);
-        for (auto [value, joined] : llvm::zip(values, yields)) {
+        for (auto [j, value, joined] : llvm::enumerate(values, yields)) {
+          if (value == body->getArgument(leading + j))
+            mayKeepStart.insert(j);
           if (value == joined)
             continue;
           keepsLayout(joined, value);
@@ -838,12 +843,14 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
         after->roots = end->roots;
         unsigned index = result++;
         after->value = loop->getResult(index);
-        // After a while loop that ran no iteration it is still the object from before the
-        // loop: where that object may be seen otherwise (the caller's, a view, another name),
-        // it is one object or another (stores into either break; the frame returns it by
-        // the loop's first test, Resume.cpp).
+        // After a while loop that ran no iteration, or a loop a break left in its first
+        // iteration, it is still the object from before the loop: where that object may be
+        // seen otherwise (the caller's, a view, another name), it is one object or another
+        // (stores into either break; the frame returns it by a while loop's first test,
+        // Resume.cpp).
         Value init = inits[index - first];
-        if (plan.mayRunNone && after->kind == VK::Tensor &&
+        if ((plan.mayRunNone || mayKeepStart.contains(index - first)) &&
+            after->kind == VK::Tensor &&
             (isa<BlockArgument>(init) || isView(init.getDefiningOp()) ||
              varsHolding.lookup(init) > 1)) {
           after->eitherObject = true;

@@ -8,6 +8,8 @@
 
 #include "TracerImpl.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 #include <functional>
 
@@ -94,7 +96,11 @@ std::vector<int64_t> inverseOrder(ArrayRef<int64_t> order) {
 /// The value a result of a while loop had before the loop (null for any other value).
 static Value whileLoopStart(Value v) {
   auto loop = v.getDefiningOp<dyn::WhileOp>();
-  return loop ? loop.getInits()[cast<OpResult>(v).getResultNumber()] : Value();
+  // A loop that surely runs (a for loop left by `break`, which a break in its first iteration
+  // leaves with the object from before it) is not told apart by its first test.
+  if (!loop || matchPattern(loop.getPredicate(), m_One()))
+    return Value();
+  return loop.getInits()[cast<OpResult>(v).getResultNumber()];
 }
 
 py::object Tracer::rebuildRecipe(const VarPtr &v, SmallVectorImpl<Value> &live) {
@@ -490,7 +496,7 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
         return "(" + array + " if %b" + std::to_string(results.size() - 1) + " else " + source +
                ")";
       }
-      if (v->eitherObject && options.captureControlFlow)
+      if (v->eitherObject && (options.captureControlFlow || v->value.getDefiningOp<dyn::WhileOp>()))
         breakTrace(dyn::BreakKind::divergent_branch,
                    "returning what is an array from before a data-dependent branch or a view "
                    "after one side of it and a new array after the other");
