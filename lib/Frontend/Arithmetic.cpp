@@ -444,6 +444,41 @@ Value Tracer::retakeView(Value view, Value newBase) {
   return again->getResult(0);
 }
 
+VarPtr Tracer::torchScalarProduct(int kind, const VarPtr &x, const VarPtr &y, Type element) {
+  // torch's CPU kernels of mul and true division of float16 and bfloat16 read a scalar second
+  // operand (a Python number or a 0-d tensor; Tensor.__rmul__ puts a number second, and
+  // `n / x` is x.reciprocal() * n) as float32, their opmath type, from its own value (0.1, not
+  // float16's 0.0999755859375), and round once: `x * 0.1` of float16 differed from torch in
+  // the last place on a third of the elements.
+  if (!(element.isF16() || element.isBF16()) || (kind != NB_MULTIPLY && kind != NB_TRUE_DIVIDE) ||
+      (x->kind == VK::Tensor ? x->lib : y->lib) != Lib::Torch)
+    return nullptr;
+  auto number = [](const VarPtr &v) { return v->kind == VK::Const || v->kind == VK::Scalar; };
+  VarPtr tensor, scalar;
+  bool reciprocal = false;
+  if (x->kind == VK::Tensor &&
+      (number(y) || (y->kind == VK::Tensor && typeOf(y->value).getRank() == 0))) {
+    tensor = x;
+    scalar = y;
+  } else if (number(x) && y->kind == VK::Tensor) {
+    tensor = y;
+    scalar = x;
+    reciprocal = kind == NB_TRUE_DIVIDE;
+  } else {
+    return nullptr;
+  }
+  Type f32 = b.getF32Type();
+  Value t = operandAs(tensor, element);
+  if (reciprocal) // rounded to the 16-bit type, as torch's reciprocal is
+    t = create<dyn::DivOp>({scalarConstant(py::float_(1.0), element), t});
+  Value wide = dyn::CastOp::create(b, loc(), t, TypeAttr::get(f32));
+  Value s = operandAs(scalar, f32);
+  Value r = kind == NB_MULTIPLY || reciprocal ? create<dyn::MulOp>({wide, s})
+                                              : create<dyn::DivOp>({wide, s});
+  r = dyn::CastOp::create(b, loc(), r, TypeAttr::get(element));
+  return layOut(ufuncResult(r, Lib::Torch), {x, y}, ResultLayout::Elementwise);
+}
+
 VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
   if (VarPtr r = binaryDunder(kind, x, y))
     return r;
@@ -516,6 +551,8 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
       breakTrace(dyn::BreakKind::unsupported_call, "a shift or division of bools (torch raises)");
     element = IntegerType::get(ctx, 8);
   }
+  if (VarPtr r = torchScalarProduct(kind, x, y, element))
+    return r;
   Value a = operandAs(x, element), c = operandAs(y, element);
   if (element.isInteger(1)) {
     // Arithmetic on bools: + is or and * is and, in numpy and torch; the others raise (or

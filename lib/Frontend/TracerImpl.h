@@ -522,6 +522,9 @@ public:
   /// `numpyFunction`: np.power(x, y) and the like, whose fast paths are not the operators'
   /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).
   VarPtr binary(int kind, VarPtr a, VarPtr b, bool numpyFunction = false);
+  /// torch's float16/bfloat16 mul and true division by a scalar, in float32 as torch's CPU
+  /// kernels compute them; null for any other operation.
+  VarPtr torchScalarProduct(int kind, const VarPtr &x, const VarPtr &y, Type element);
   VarPtr compare(int kind, VarPtr a, VarPtr b);
   /// The dyn comparison `kind` (COMPARE_OP's order: <, <=, ==, !=, >, >=) of a and c.
   Value compareValues(int kind, Value a, Value c);
