@@ -594,7 +594,7 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
     unsigned leading = body->getNumArguments() - carriedArgs; // before the carried ones
     if (item)
       f.stack.push_back(item); // what FOR_ITER pushes
-    // A for loop's `break`s on tensors (a while loop's leave it uncaptured).
+    // The `break`s on tensor tests the body traces (LoopBreaks.cpp).
     LoopExits exits{&f,
                     stack.size(),
                     f.code->indexOf.lookup(plan.exit),
