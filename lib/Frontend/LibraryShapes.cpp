@@ -121,12 +121,22 @@ VarPtr squeeze(LibraryCall &c) {
   RankedTensorType type = t.typeOf(x->value);
   VarPtr axis = c.take(1, {"axis", "dim"});
   SmallVector<int64_t> dims;
+  // A size only the graph knows (a masked load's count) may be 1 or not: which dimensions go
+  // depends on the data.
+  auto decided = [&](int64_t d) {
+    if (type.isDynamicDim(d) && t.mayBeOne(x->value, d))
+      breakTrace(dyn::BreakKind::data_dependent_value,
+                 c.name + " of a size only the graph knows, which may be 1");
+  };
   if (isNone(axis)) {
-    for (auto [d, n] : llvm::enumerate(type.getShape()))
+    for (auto [d, n] : llvm::enumerate(type.getShape())) {
+      decided(d);
       if (n == 1)
         dims.push_back(d);
+    }
   } else {
     for (int64_t d : dimsOf(axis, type.getRank())) {
+      decided(d);
       if (type.getDimSize(d) == 1)
         dims.push_back(d);
       else if (c.lib == Lib::Numpy)

@@ -52,6 +52,14 @@ int64_t Tracer::newSymbol(int64_t size) {
   return symbolParent.back();
 }
 
+bool Tracer::mayBeOne(Value v, int64_t dim) {
+  RankedTensorType type = typeOf(v);
+  if (!type.isDynamicDim(dim))
+    return type.getDimSize(dim) == 1;
+  std::optional<SmallVector<int64_t>> symbols = symbolsOfValue(v);
+  return !symbols || (*symbols)[dim] < 0 || symbolSize[(*symbols)[dim]] < 2;
+}
+
 int64_t Tracer::findSymbol(int64_t s) {
   while (symbolParent[s] != s)
     s = symbolParent[s] = symbolParent[symbolParent[s]];

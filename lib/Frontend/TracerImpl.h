@@ -924,6 +924,9 @@ public:
   /// The roots for each dimension of `v`; none where a dynamic dimension has no symbol.
   std::optional<SmallVector<int64_t>> symbolsOfValue(Value v);
   bool sameSymbols(Value a, Value b);
+  /// Whether dimension `dim` of `v` may be 1 when the graph runs: static 1, or a dynamic size
+  /// that is not an input's (guarded at least 2), such as a masked load's count.
+  bool mayBeOne(Value v, int64_t dim);
   /// The symbols of the results of the dyn op `op` from its operands', by a rule of its kind;
   /// breaks, erasing it, where there is none or it would need sizes the guards cannot relate.
   void deriveSymbols(Operation *op);

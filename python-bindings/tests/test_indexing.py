@@ -285,6 +285,21 @@ def test_numpy_nonzero_family(case, mask):
     assert e.graph_break_count == 0 and "dyn.compress" in str(e), e
 
 
+@pytest.mark.parametrize("count", [0, 1, 2])
+def test_squeezing_a_count_only_the_graph_knows_depends_on_it(count):
+    # A masked load's size may be 1 (it goes) or not (it stays): the squeeze is decided at a
+    # break, where the count is known (difftest 3084000074:2 kept it as a size 1).
+    y = np.array([[0.9] * count + [0.1] * (3 - count)])
+    for f in (lambda y: y[y > 0.5].squeeze(), lambda y: np.squeeze(y[:, y[0] > 0.5], 0),
+              lambda y: torch.from_numpy(y)[torch.from_numpy(y) > 0.5].squeeze()):
+        want = f(y)
+        for mode in MODES:
+            got = dynamir.compile(f, **mode)(y)
+            assert got.shape == want.shape
+            same(got, want)
+        assert dynamir.explain(f, y).graph_break_count == 1
+
+
 @pytest.mark.parametrize("case", ["where", "nonzero", "as_tuple", "method", "argwhere"])
 def test_torch_nonzero_family(case):
     f = {
