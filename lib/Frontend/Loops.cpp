@@ -768,13 +768,18 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
       auto exitValues = [&](const LoopExit &exit) {
         SmallVector<Value> values(exit.carried);
         for (auto &[k, p] : ownVars) {
+          const VarPtr &at = exit.slots[k], &end = slotRef(k);
           if (exit.values[k]) {
+            // The same Python type after the loop either way: an array, not a numpy scalar.
+            if (at->kind != end->kind || at->lib != end->lib || at->scalar != end->scalar ||
+                (at->kind == VK::Scalar && !at->obj.is(end->obj)))
+              throw NotCaptured{"at a break, " + name(k) + " holds " + describe(at)};
             values.push_back(exit.values[k]);
-          } else if (!p && !exit.slots[k] && !readsAfter(k)) { // never read: any value
+          } else if (!p && !at && !readsAfter(k)) { // never read: any value
             values.push_back(yields[values.size()]);
           } else {
             throw NotCaptured{"at a break, " + name(k) + " holds " +
-                              (exit.slots[k] ? describe(exit.slots[k]) : "nothing")};
+                              (at ? describe(at) : "nothing")};
           }
           if (values.back().getType() != yields[values.size() - 1].getType())
             throw NotCaptured{"at a break, a variable holds another type"};
