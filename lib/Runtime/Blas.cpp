@@ -56,8 +56,8 @@ int *blasThreads = nullptr;
 int (*mklLocalThreads)(int) = nullptr;
 
 /// Looks `gemm` ("sgemm", "dgemm") up in `library` (null: the process), in numpy's bundled
-/// OpenBLAS spellings first. Returns the symbol found, or "".
-/// Its gemv ("sgemv", "dgemv") with the same integers as the gemm found.
+/// OpenBLAS spellings first, and its gemv of the same spelling. Returns the gemm's symbol, or
+/// "".
 template <typename T> std::string lookUp(void *library, const std::string &gemm, Gemm<T> &out) {
   void *scope = library ? library : RTLD_DEFAULT;
   std::string gemv = gemm.substr(0, 1) + "gemv";
