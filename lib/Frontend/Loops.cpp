@@ -185,21 +185,22 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   plan.key = key;
   plan.slots = f.locals.size() + f.stack.size() - 1;
   plan.canPeel = !it->iterPos;
+  // A Python int the graph computes as `form` of a loop's count or induction variable.
+  auto intVar = [&](const Var::Affine &form, const char *root) {
+    VarPtr v = makeVar(VK::Scalar);
+    v->obj = py::type::of(py::int_(0));
+    v->roots = {root};
+    v->value = affineValue(form);
+    return v;
+  };
   plan.enter = [&](Block &body, Location l) {
     Value iv = body.insertArgument(0u, RankedTensorType::get({}, i64()), l);
     // A descending range runs as k = 0, 1, ... with the variable start + step * k.
-    VarPtr item = makeVar(VK::Scalar);
-    item->obj = py::type::of(py::int_(0));
-    item->roots = {kLoopVariable};
-    if (step > 0) {
-      loopRanges[iv] = {start, start + (trips - 1) * step};
-      item->affine = Var::Affine{0, {{iv, 1}}};
-      item->value = iv;
-    } else {
-      loopRanges[iv] = {0, trips - 1};
-      item->affine = Var::Affine{start, {{iv, step}}};
-      item->value = affineValue(*item->affine);
-    }
+    loopRanges[iv] = step > 0 ? std::make_pair(start, start + (trips - 1) * step)
+                              : std::make_pair(int64_t(0), trips - 1);
+    Var::Affine form = step > 0 ? Var::Affine{0, {{iv, 1}}} : Var::Affine{start, {{iv, step}}};
+    VarPtr item = intVar(form, kLoopVariable);
+    item->affine = form;
     return item;
   };
   plan.iterate = [&]() -> Value {
@@ -230,11 +231,9 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
   plan.enter = [&](Block &body, Location l) {
     count = body.insertArgument(0u, RankedTensorType::get({}, i64()), l);
     loopRanges[count] = {0, trips - 1};
-    VarPtr item = makeVar(VK::Scalar);
-    item->obj = py::type::of(py::int_(0));
-    item->roots = {kLoopVariable};
-    item->affine = Var::Affine{start, {{count, step}}};
-    item->value = affineValue(*item->affine);
+    Var::Affine form{start, {{count, step}}};
+    VarPtr item = intVar(form, kLoopVariable);
+    item->affine = form;
     return item;
   };
   plan.latch = [&](Value left) -> SmallVector<Value> {
@@ -250,14 +249,9 @@ bool Tracer::captureLoop(Frame &f, size_t &pc, const Instr &in) {
     return dyn::WhileOp::create(b, l, ValueRange(all).getTypes(),
                                 scalarConstant(py::bool_(true), b.getI1Type()), all);
   };
-  plan.lastIndex = nullptr; // a view bound in the body is not taken again
-  plan.itemAfter = [&](Operation *loop) {
-    // The graph knows it: start + step * (k - 1) for the k iterations run.
-    VarPtr last = makeVar(VK::Scalar);
-    last->obj = py::type::of(py::int_(0));
-    last->roots = {kLoopCounter};
-    last->value = affineValue(Var::Affine{start - step, {{loop->getResult(0), step}}});
-    return last;
+  plan.lastIndex = nullptr;               // a view bound in the body is not taken again
+  plan.itemAfter = [&](Operation *loop) { // start + step * (k - 1) for the k iterations run
+    return intVar(Var::Affine{start - step, {{loop->getResult(0), step}}}, kLoopCounter);
   };
   return captureBody(f, pc, plan);
 }
@@ -752,15 +746,15 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
       // What the iteration yields where it leaves by the `break` `exit`: the carried Vars'
       // values then, and the own slots' (one the body had not bound yet must not be read
       // after the loop: it would hold the last iteration's value, or none in the first).
-      auto readsAfter = [&](size_t k) { // outside the body: 3.12's copies of an exit block too
-        if (k >= f.locals.size())
-          return true;
-        int64_t head = plan.head;
-        size_t from = f.code->indexOf.lookup(head), to = from;
-        for (size_t i = from; i < f.code->instrs.size(); ++i)
-          if (f.code->instrs[i].target == head)
-            to = i;
-        return readsOutside(*f.code, static_cast<int>(k), from, to + 1);
+      // The body: from the loop's head to the last jump back to it (3.12's copies of an exit
+      // block after a break lie outside).
+      size_t bodyFrom = f.code->indexOf.lookup(plan.head), bodyTo = bodyFrom;
+      for (size_t i = bodyFrom; i < f.code->instrs.size(); ++i)
+        if (f.code->instrs[i].target == plan.head)
+          bodyTo = i;
+      auto readsAfter = [&](size_t k) {
+        return k >= f.locals.size() ||
+               readsOutside(*f.code, static_cast<int>(k), bodyFrom, bodyTo + 1);
       };
       auto name = [&](size_t k) {
         return k < f.code->localNames.size() ? f.code->localNames[k] : "a value on the stack";

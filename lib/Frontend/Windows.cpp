@@ -85,8 +85,10 @@ Value Tracer::affineValue(const Var::Affine &a) {
     Value term = c == 1 ? v : create<dyn::MulOp>({v, scalarConstant(py::int_(c), i64())});
     r = r ? create<dyn::AddOp>({r, term}) : term;
   }
+  if (r && !a.offset)
+    return r;
   Value offset = scalarConstant(py::int_(a.offset), i64());
-  return !r ? offset : a.offset ? create<dyn::AddOp>({r, offset}) : r;
+  return r ? create<dyn::AddOp>({r, offset}) : offset;
 }
 
 VarPtr Tracer::affineArithmetic(int kind, const VarPtr &x, const VarPtr &y) {
