@@ -217,11 +217,13 @@ std::vector<py::object> dynamir::runtime::interpretGraph(func::FuncOp graph,
         // sqrt(x), which differs from pow at -inf and -0.0 (difftest 262388003:41): dyn.pow is
         // pow, so each element gets an exponent of its own.
         if (isa<dyn::PowOp>(op)) {
+          // Back to the broadcast shape itself (a -1 for a dynamic size cannot be inferred
+          // for an empty array: difftest 3089000014:43).
           py::list both = np.attr("broadcast_arrays")(*args);
+          py::object shape = both[0].attr("shape");
           for (size_t i = 0; i < 2; ++i)
             args[i] = np.attr("array")(both[i], py::arg("ndmin") = 1);
-          result = np.attr("power")(*args).attr("reshape")(
-              ints(cast<RankedTensorType>(op.getResult(0).getType()).getShape()));
+          result = np.attr("power")(*args).attr("reshape")(shape);
         } else if (isa<dyn::Atan2Op>(op) && getElementTypeOrSelf(op.getResult(0)).isF32()) {
           // numpy's float32 arctan2 is an ulp off the rounded exact value on 38% of random
           // operands (torch's and libm's on 2%), enough to flip a sign that a branch tests

@@ -149,3 +149,14 @@ def test_eager_backend_empty_arrays_of_dynamic_sizes():
     got = dynamir.compile(f, backend="eager")(x)
     assert got[0].shape == want[0].shape and got[0].dtype == want[0].dtype
     assert got[1] == want[1]
+
+    # difftest 3089000014:43: a power of a masked load of nothing, broadcast.
+    def g(y):
+        x = np.broadcast_to(y, (2,) + y.shape)
+        v1 = np.sum(x, axis=(1, 2), keepdims=True)
+        return np.power(np.arcsinh(v1[v1 != 0]), x)
+
+    y = np.zeros((0, 1), np.float32)
+    for backend in ("eager", "cpu"):
+        got, want = dynamir.compile(g, backend=backend)(y), g(y)
+        assert got.shape == want.shape and got.dtype == want.dtype, backend
