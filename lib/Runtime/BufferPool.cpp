@@ -2,6 +2,7 @@
 
 #include "dynamir/Runtime/BufferPool.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -37,16 +38,20 @@ Pool &pool() {
 uint64_t roundUp(uint64_t bytes, uint64_t to) { return (bytes + to - 1) / to * to; }
 } // namespace
 
-void *dynamir::runtime::poolAllocate(uint64_t bytes) {
+void *dynamir::runtime::poolAllocate(uint64_t alignment, uint64_t bytes) {
+  // aligned_alloc wants a size that is a multiple of the alignment.
   if (bytes < kPooledFrom)
-    return std::malloc(bytes);
+    return std::aligned_alloc(alignment, roundUp(std::max<uint64_t>(bytes, 1), alignment));
   bool huge = bytes >= kHugeFrom;
   uint64_t rounded = roundUp(bytes, huge ? kHugePage : kGranule);
   Pool &p = pool();
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    auto it = p.free.find(rounded);
-    if (it != p.free.end()) {
+    auto [first, last] = p.free.equal_range(rounded);
+    auto it = std::find_if(first, last, [&](const auto &entry) {
+      return reinterpret_cast<uintptr_t>(entry.second) % alignment == 0;
+    });
+    if (it != last) {
       void *block = it->second;
       p.free.erase(it);
       p.stats.cachedBytes -= rounded;
@@ -55,7 +60,7 @@ void *dynamir::runtime::poolAllocate(uint64_t bytes) {
       return block;
     }
   }
-  void *block = std::aligned_alloc(huge ? kHugePage : 64, rounded);
+  void *block = std::aligned_alloc(std::max<uint64_t>(alignment, huge ? kHugePage : 64), rounded);
   if (!block)
     return nullptr;
   if (huge)

@@ -110,7 +110,7 @@ constexpr int64_t kManyStores = 64;
 
 /// Bump when the generated code's ABI, the pipeline's meaning or the layout of cache entries
 /// changes.
-constexpr const char *kCacheVersion = "dynamir-graph-v10";
+constexpr const char *kCacheVersion = "dynamir-graph-v11";
 constexpr const char *kPackedEntry = "dynamir_graph_packed";
 /// The cache key a graph library was built for, as a C string inside the library.
 constexpr const char *kKeySymbol = "dynamir_graph_key";
@@ -172,7 +172,7 @@ void addPackedEntry(llvm::Module &module) {
 }
 
 /// Gives the runtime functions the lowered graph calls (finalize-memref-to-llvm's generic
-/// `_mlir_memref_to_llvm_alloc` and `_free` for temporaries, `dynamir_sgemm`/`_dgemm` from
+/// `_mlir_memref_to_llvm_aligned_alloc` and `_free` for temporaries, `dynamir_sgemm`/`_dgemm` from
 /// dyn-blas, `dynamir_potrf`/`_gesv`/`_sort` from the runtime ops' bufferization) bodies that call
 /// through exported globals (`dynamir_alloc_hook`, ...), which the runtime points at its pool and
 /// its BLAS after dlopen. Function pointers rather than undefined symbols: the extension module
@@ -205,8 +205,8 @@ void addRuntimeHooks(llvm::Module &module) {
     fn->addRetAttr(llvm::Attribute::NoAlias);
     builder.CreateRet(call);
   };
-  forward("_mlir_memref_to_llvm_alloc", "dynamir_alloc_hook",
-          llvm::FunctionType::get(ptr, {i64}, false));
+  forward("_mlir_memref_to_llvm_aligned_alloc", "dynamir_alloc_hook",
+          llvm::FunctionType::get(ptr, {i64, i64}, false));
   forward("_mlir_memref_to_llvm_free", "dynamir_free_hook",
           llvm::FunctionType::get(voidTy, {ptr}, false));
   auto *gemm = llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(11, i64), false);
@@ -701,7 +701,7 @@ bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
     return false;
   }
   // A graph without temporaries has no hooks.
-  if (auto *hook = static_cast<void *(**)(uint64_t)>(dlsym(handle, "dynamir_alloc_hook")))
+  if (auto *hook = static_cast<void *(**)(uint64_t, uint64_t)>(dlsym(handle, "dynamir_alloc_hook")))
     *hook = poolAllocate;
   if (auto *hook = static_cast<void (**)(void *)>(dlsym(handle, "dynamir_free_hook")))
     *hook = poolFree;

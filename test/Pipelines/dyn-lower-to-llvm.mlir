@@ -5,7 +5,7 @@
 // RUN: FileCheck %s --input-file=%t --check-prefix=SEED
 // RUN: FileCheck %s --input-file=%t --check-prefix=LLVMONLY
 // RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-llvm="results-as-out-params=1 blas=1 use-generic-functions=1" | FileCheck %s --check-prefix=RUNTIME
-// The defaults give code mlir-runner can execute: malloc, loops, results returned.
+// The defaults give code mlir-runner can execute: aligned_alloc, loops, results returned.
 // RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-llvm | FileCheck %s --check-prefix=DEFAULT
 
 // Everything is in the LLVM dialect: no op of another dialect, no cast left unreconciled.
@@ -14,12 +14,14 @@
 
 // The seed program: the host program and its five graphs, each returning nothing (its results
 // are out-parameters its caller allocates), temporaries from the generic allocation functions.
+// Aligned by the allocator: a pointer rounded up through integers would hide from LLVM that a
+// temporary is a fresh (noalias) allocation, and copies between temporaries stayed scalar.
 // SEED-NOT: @malloc
 // SEED: llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)
-// SEED: llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+// SEED: llvm.func @_mlir_memref_to_llvm_aligned_alloc(i64, i64) -> !llvm.ptr
 // SEED-LABEL: llvm.func @forward(
 // SEED-SAME: {{[^>]*}}) attributes {dyn.guards = [{{.*}}], dyn.host}
-// SEED: llvm.call @_mlir_memref_to_llvm_alloc
+// SEED: llvm.call @_mlir_memref_to_llvm_aligned_alloc
 // SEED: llvm.call @forward_graph0({{.*}}) -> ()
 // SEED: llvm.cond_br
 // SEED: llvm.call @forward_graph4({{.*}}) -> ()
@@ -53,11 +55,11 @@
 // RUNTIME-LABEL: llvm.func @_mlir_ciface_graph(
 
 // DEFAULT-NOT: dynamir_sgemm
-// DEFAULT: llvm.func @malloc(i64) -> !llvm.ptr
+// DEFAULT: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
 // DEFAULT-LABEL: llvm.func @graph(
 // DEFAULT-SAME: -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // DEFAULT-NOT: dynamir_sgemm
-// DEFAULT-NOT: _mlir_memref_to_llvm_alloc
+// DEFAULT-NOT: _mlir_memref_to_llvm_aligned_alloc
 func.func @graph(%x: tensor<64x128xf32> {bufferization.writable = false},
                  %w: tensor<32x128xf32> {bufferization.writable = false},
                  %b: tensor<32xf32> {bufferization.writable = false}) -> tensor<64x32xf32>

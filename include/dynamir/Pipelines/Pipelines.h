@@ -32,8 +32,9 @@ struct LowerToLLVMOptions : mlir::PassPipelineOptions<LowerToLLVMOptions> {
                     llvm::cl::init(false)};
   Option<bool> useGenericFunctions{
       *this, "use-generic-functions",
-      llvm::cl::desc("Allocate and free through _mlir_memref_to_llvm_alloc and _free instead of "
-                     "malloc and free: the runtime routes them to its buffer pool"),
+      llvm::cl::desc(
+          "Allocate and free through _mlir_memref_to_llvm_aligned_alloc and _free "
+          "instead of aligned_alloc and free: the runtime routes them to its buffer pool"),
       llvm::cl::init(false)};
   Option<bool> copyBeforeWrite{
       *this, "copy-before-write",

@@ -19,7 +19,8 @@ namespace dynamir::runtime {
 
 /// The allocation functions compiled graphs call (through their `dynamir_alloc_hook` and
 /// `dynamir_free_hook` globals). Thread-safe. poolFree takes any pointer poolAllocate returned.
-void *poolAllocate(uint64_t bytes);
+/// `alignment` is a power of two, as MLIR's aligned allocations pass it.
+void *poolAllocate(uint64_t alignment, uint64_t bytes);
 void poolFree(void *pointer);
 
 struct PoolStats {

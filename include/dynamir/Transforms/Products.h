@@ -1,0 +1,38 @@
+//===- Products.h - matrix products among linalg ops -------------*- C++ -*-===//
+//
+// Which linalg ops compute a matrix product, C[m,n] += A[m,k] * B[k,n] (in any loop order, A or
+// B possibly transposed, with batch loops around it) or a matrix times a vector, and the roles
+// of their loops. dyn-blas hands what this matches to a BLAS; dyn-fuse-product-operands computes
+// a batched one element at a time with the copies that feed it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNAMIR_TRANSFORMS_PRODUCTS_H
+#define DYNAMIR_TRANSFORMS_PRODUCTS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace dynamir {
+
+/// The roles of a matrix product's loops: m, n (parallel), k (reduction) and the batch loops
+/// around them (parallel, one BLAS call per batch element).
+struct ProductDims {
+  unsigned m, n, k;
+  bool transposeA, transposeB;       // A stored as [k, m], B as [n, k]
+  mlir::Type element;                // f32 or f64
+  llvm::SmallVector<unsigned> batch; // the output's leading dimensions' loops
+  /// A matrix times a vector (`A @ x`, or `x @ A` as A transposed times x): B is the vector,
+  /// a column of N = 1 whose stride is its leading dimension; `matrix` is A's input.
+  bool vector = false;
+  unsigned matrix = 0;
+};
+
+/// The roles of `op`'s loops when it is a product of f32 or f64 elements (on tensors or on
+/// buffers, whatever the operands' layouts), else nullopt.
+std::optional<ProductDims> matchProduct(mlir::linalg::LinalgOp op);
+
+} // namespace dynamir
+
+#endif // DYNAMIR_TRANSFORMS_PRODUCTS_H
