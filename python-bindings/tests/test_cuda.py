@@ -51,6 +51,19 @@ def test_gpu_graph_library_embeds_named_kernels_and_calls_the_runtime():
     assert f"chain_graph0_map0_line{line}".encode() in library.read_bytes()
 
 
+def test_cuda_runtime_exports_only_its_c_api():
+    """libdynamir_cuda.so is loaded RTLD_GLOBAL and links the C++ runtime statically: when it
+    exported that runtime, its __gxx_personality_v0 preempted the process's own, and a C++
+    exception rethrown across torch's pybind11 translator (a graph the GPU lowering refuses,
+    after test_cuda, test_contractions and test_models in one process) aborted Python."""
+    library = pathlib.Path(_dynamir.__file__).parent / "libdynamir_cuda.so"
+    listing = subprocess.run(["/usr/lib/llvm-22/bin/llvm-nm", "-D", "--defined-only", str(library)],
+                             capture_output=True, text=True, check=True).stdout
+    exported = [line.split()[-1] for line in listing.splitlines() if line.strip()]
+    assert "mgpuLaunchKernel" in exported and "dynamir_cuda_sgemm" in exported
+    assert all(name.startswith(("dynamir_cuda_", "mgpu")) for name in exported), exported
+
+
 def run_with_fake_driver(code, tmp_path):
     log = tmp_path / "driver.log"
     env = dict(os.environ, LD_LIBRARY_PATH=str(FAKE_DRIVER), FAKE_CUDA_LOG=str(log))
