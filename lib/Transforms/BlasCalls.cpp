@@ -190,7 +190,7 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       int64_t rank = cast<MemRefType>(out.getType()).getRank();
       int64_t lhsRank = cast<MemRefType>(lhs.getType()).getRank();
       Value m = size(out, rank - 2), n = size(out, rank - 1);
-      Value k = size(lhs, dims.transposeA ? lhsRank - 2 : lhsRank - 1);
+      Value k = size(lhs, dims.transposeA ? dims.leadA : lhsRank - 1);
       // Each operand's layout and base address, read once outside the batch loops.
       struct Operand {
         memref::ExtractStridedMetadataOp meta;
@@ -222,24 +222,27 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
         b.setInsertionPointToStart(loop.getBody());
         batchIndex.push_back(toI64(loop.getInductionVar()));
       }
-      // Address of the current batch element's first element, and its leading dimension.
-      auto matrix = [&](Operand operand, AffineMap map) -> std::pair<Value, Value> {
+      ArrayRef<unsigned> batch = dims.batch;
+      // Address of the current batch element's first element, and its leading dimension: the
+      // stride of result `lead`; the results before the last other than it read batch loops.
+      auto matrix = [&](Operand operand, AffineMap map, unsigned lead) -> std::pair<Value, Value> {
         ValueRange strides = operand.meta.getStrides();
         Value offset = toI64(operand.meta.getOffset());
-        unsigned lead = map.getNumResults() - 2;
-        for (unsigned i = 0; i < lead; ++i)
-          if (isa<AffineDimExpr>(map.getResult(i))) // else pinned to 0: broadcast
-            offset = arith::AddIOp::create(
-                b, loc, offset,
-                arith::MulIOp::create(b, loc, batchIndex[batchIndex.size() - lead + i],
-                                      toI64(strides[i])));
+        for (unsigned i = 0; i + 1 < map.getNumResults(); ++i) {
+          auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+          if (i == lead || !dim) // not a batch loop, or pinned to 0: broadcast
+            continue;
+          Value index = batchIndex[llvm::find(batch, dim.getPosition()) - batch.begin()];
+          offset = arith::AddIOp::create(b, loc, offset,
+                                         arith::MulIOp::create(b, loc, index, toI64(strides[i])));
+        }
         Value address = arith::AddIOp::create(
             b, loc, operand.base, arith::MulIOp::create(b, loc, offset, constant(elementBytes)));
         return {address, toI64(strides[lead])};
       };
-      auto [a, lda] = matrix(lhsOperand, maps[0]);
-      auto [bm, ldb] = matrix(rhsOperand, maps[1]);
-      auto [c, ldc] = matrix(outOperand, maps[2]);
+      auto [a, lda] = matrix(lhsOperand, maps[0], dims.leadA);
+      auto [bm, ldb] = matrix(rhsOperand, maps[1], dims.leadB);
+      auto [c, ldc] = matrix(outOperand, maps[2], rank - 2);
       if (threads > 1 && !parallelBatch)
         splitAmongThreads(b, loc, dims, outShape, elementBytes, m, n, a, lda, bm, ldb, c, ldc);
       func::CallOp::create(b, loc, calleeFor(dims.element),

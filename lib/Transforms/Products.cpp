@@ -3,32 +3,50 @@
 #include "dynamir/Transforms/Products.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using dynamir::ProductDims;
 
 namespace {
-/// Whether `map`'s last two results read dims (first, second) in that order.
-bool reads(AffineMap map, unsigned first, unsigned second) {
+/// How an input of a product with batch loops `batch` reads its matrix of loops (row, column):
+/// the position of the result (not the last) that reads one of the two, whose stride is the
+/// matrix's leading dimension, and whether the last result reads `row` (the matrix stored
+/// transposed). Every other result reads a batch loop, each once, or is 0 (broadcast): the
+/// batch loops may be read in any order and between the matrix's (`q` of `qkv.view(B, T, H,
+/// D).transpose(1, 2)` is read as [b, m, h, k]).
+std::optional<std::pair<unsigned, bool>> matrixLayout(AffineMap map, unsigned row, unsigned column,
+                                                      ArrayRef<unsigned> batch) {
   unsigned r = map.getNumResults();
-  return r >= 2 && map.getDimPosition(r - 2) == first && map.getDimPosition(r - 1) == second;
-}
-
-/// Whether `map`'s leading results are a suffix of the batch loops, each read or pinned to 0
-/// (a broadcast operand).
-bool readsBatch(AffineMap map, ArrayRef<unsigned> batch) {
-  unsigned lead = map.getNumResults() - 2;
-  if (lead > batch.size())
-    return false;
-  for (unsigned i = 0; i < lead; ++i) {
+  if (r < 2)
+    return std::nullopt;
+  auto last = dyn_cast<AffineDimExpr>(map.getResult(r - 1));
+  if (!last || (last.getPosition() != row && last.getPosition() != column))
+    return std::nullopt;
+  bool transposed = last.getPosition() == row;
+  unsigned other = transposed ? column : row;
+  std::optional<unsigned> lead;
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (unsigned i = 0; i + 1 < r; ++i) {
     AffineExpr e = map.getResult(i);
+    if (auto constant = dyn_cast<AffineConstantExpr>(e)) {
+      if (constant.getValue() != 0)
+        return std::nullopt;
+      continue;
+    }
     auto dim = dyn_cast<AffineDimExpr>(e);
-    auto constant = dyn_cast<AffineConstantExpr>(e);
-    if (!(dim && dim.getPosition() == batch[batch.size() - lead + i]) &&
-        !(constant && constant.getValue() == 0))
-      return false;
+    if (!dim)
+      return std::nullopt;
+    unsigned d = dim.getPosition();
+    if (d == other && !lead)
+      lead = i;
+    else if (!llvm::is_contained(batch, d) || seen.test(d))
+      return std::nullopt;
+    seen.set(d);
   }
-  return true;
+  if (!lead)
+    return std::nullopt;
+  return std::make_pair(*lead, transposed);
 }
 
 /// f32 or f64 where `op`'s body is `yield acc + a * b` (either operand order).
@@ -74,7 +92,7 @@ std::optional<ProductDims> matchMatrixVector(linalg::LinalgOp op) {
       vector.getDimPosition(0) != dims.k || !matrix.isProjectedPermutation() ||
       matrix.getNumResults() != 2)
     return std::nullopt;
-  dims.transposeA = reads(matrix, dims.k, dims.m);
+  dims.transposeA = matrix.getDimPosition(1) == dims.m;
   std::optional<Type> element = multiplyAddElement(op);
   if (!element)
     return std::nullopt;
@@ -104,21 +122,12 @@ std::optional<ProductDims> dynamir::matchProduct(linalg::LinalgOp op) {
   dims.n = out.getDimPosition(rank - 1);
   if (dims.m == dims.k || dims.n == dims.k)
     return std::nullopt;
-  for (AffineMap map : {maps[0], maps[1]})
-    if (map.getNumResults() < 2 || !readsBatch(map, dims.batch))
-      return std::nullopt;
-  if (reads(maps[0], dims.m, dims.k))
-    dims.transposeA = false;
-  else if (reads(maps[0], dims.k, dims.m))
-    dims.transposeA = true;
-  else
+  std::optional<std::pair<unsigned, bool>> a = matrixLayout(maps[0], dims.m, dims.k, dims.batch);
+  std::optional<std::pair<unsigned, bool>> b = matrixLayout(maps[1], dims.k, dims.n, dims.batch);
+  if (!a || !b)
     return std::nullopt;
-  if (reads(maps[1], dims.k, dims.n))
-    dims.transposeB = false;
-  else if (reads(maps[1], dims.n, dims.k))
-    dims.transposeB = true;
-  else
-    return std::nullopt;
+  std::tie(dims.leadA, dims.transposeA) = *a;
+  std::tie(dims.leadB, dims.transposeB) = *b;
 
   std::optional<Type> element = multiplyAddElement(op);
   if (!element)

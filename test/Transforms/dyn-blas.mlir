@@ -169,6 +169,61 @@ func.func @batched(%q: memref<2x4x64x32xf32>, %k: memref<2x4x64x32xf32>, %s: mem
 
 // -----
 
+// Attention scores read in the layout of the qkv projection ([batch, seq, 3 * heads * d]: q and k
+// are slices of it, `q.view(B, T, H, D).transpose(1, 2)` read as [b, m, h, d]): the head is a
+// batch loop between the matrix's dimensions, so each operand's address moves by 64 elements
+// per head and 49152 per batch element, and its leading dimension is the row stride, 768.
+// CHECK-LABEL: func.func @heads_in_projection_layout
+// CHECK-DAG: %[[LD:.*]] = arith.constant 768 : i64
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[BI:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[HI:.*]] = arith.index_cast %[[H]] : index to i64
+// CHECK: arith.muli %[[BI]], %c49152_i64
+// CHECK: arith.muli %[[HI]], %c64_i64
+// CHECK: call @dynamir_sgemm(%c0_i64, %c1_i64, %c64_i64, %c64_i64, %c64_i64, %{{.*}}, %[[LD]], %{{.*}}, %[[LD]], %{{.*}}, %c64_i64)
+// CHECK-NOT: linalg.generic
+func.func @heads_in_projection_layout(
+    %q: memref<4x64x4x64xf32, strided<[49152, 768, 64, 1]>>,
+    %k: memref<4x64x4x64xf32, strided<[49152, 768, 64, 1], offset: 256>>,
+    %s: memref<4x4x64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, h, m, n, d) -> (b, m, h, d)>,
+                                   affine_map<(b, h, m, n, d) -> (b, n, h, d)>,
+                                   affine_map<(b, h, m, n, d) -> (b, h, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<4x64x4x64xf32, strided<[49152, 768, 64, 1]>>,
+                   memref<4x64x4x64xf32, strided<[49152, 768, 64, 1], offset: 256>>)
+      outs(%s : memref<4x4x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A batch loop as an operand's innermost dimension: BLAS cannot read it, the loops stay.
+// CHECK-LABEL: func.func @batch_innermost
+// CHECK-NOT: dynamir_sgemm
+// CHECK: linalg.generic
+func.func @batch_innermost(%a: memref<64x64x8xf32>, %b: memref<8x64x64xf32>, %c: memref<8x64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(h, m, n, k) -> (m, k, h)>,
+                                   affine_map<(h, m, n, k) -> (h, k, n)>,
+                                   affine_map<(h, m, n, k) -> (h, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x64x8xf32>, memref<8x64x64xf32>) outs(%c : memref<8x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A batch read at index 0 by one operand (numpy broadcasting of a size-1 batch) and missing
 // from the other: a's address moves with the first batch index only (8192 elements, folded
 // with the element size into 32768 bytes), the output's with both.

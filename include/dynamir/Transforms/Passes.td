@@ -414,7 +414,10 @@ def DynBlas : Pass<"dyn-blas", "mlir::ModuleOp"> {
     (`C[b,m,n] += A[b,m,k] * B[b,k,n]`, any number of batch dimensions, an operand with fewer
     or size-1 batch dimensions broadcast) become `scf.for` loops over the output's batch
     dimensions around one call per batch element: a 4x64x64 attention product `q @ k.T` ran
-    as a loop nest 4x slower than torch. A matrix times a vector (`C[m] += A[m,k] * x[k]`,
+    as a loop nest 4x slower than torch. An operand may read the batch loops in any order and
+    between its matrix's dimensions, as long as its innermost dimension is one of the matrix's:
+    attention's `q.view(B, T, H, D).transpose(1, 2)` is read in the qkv projection's own
+    layout, [b, m, h, k], each head's address 64 elements on, its leading dimension 3 * H * D. A matrix times a vector (`C[m] += A[m,k] * x[k]`,
     linalg.matvec, or `x @ A` as A transposed times x, linalg.vecmat) is a call of one column
     (N = 1, the vector's stride its leading dimension, which must be a known positive one):
     OpenBLAS runs it as fast as its gemv here, where the loop ran a 512x512 float32 product at

@@ -20,7 +20,10 @@ namespace dynamir {
 /// around them (parallel, one BLAS call per batch element).
 struct ProductDims {
   unsigned m, n, k;
-  bool transposeA, transposeB;       // A stored as [k, m], B as [n, k]
+  bool transposeA, transposeB; // A stored as [k, m], B as [n, k]
+  /// The results of A's and B's maps whose strides are their leading dimensions (the matrix
+  /// loop other than the last result's); their other results read batch loops or are 0.
+  unsigned leadA, leadB;
   mlir::Type element;                // f32 or f64
   llvm::SmallVector<unsigned> batch; // the output's leading dimensions' loops
   /// A matrix times a vector (`A @ x`, or `x @ A` as A transposed times x): B is the vector,

@@ -167,13 +167,14 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                                         emptyLike(b, loc, type, resultDims(lhs, rhs, type)))
                      .getResult(0);
     if (lr >= 2 && rk >= 2) {
-      // A transposed operand is read through a transposed map: dyn-blas passes BLAS a
-      // transpose flag instead of a copy (correlation's `centered.T @ centered`).
-      auto [lhsSource, transposedLhs] = throughTranspose(lhs);
-      auto [rhsSource, transposedRhs] = throughTranspose(rhs);
-      if (transposedLhs || transposedRhs)
-        return broadcastingContraction(b, loc, lhsSource, rhsSource, init, type, transposedLhs,
-                                       transposedRhs);
+      // A transposed operand is read through a permuted map: dyn-blas passes BLAS a transpose
+      // flag and strides instead of a copy (correlation's `centered.T @ centered`, attention's
+      // `q.transpose(1, 2) @ k.transpose(1, 2).transpose(-2, -1)` read in qkv's own layout).
+      auto [lhsSource, lhsPermutation] = throughTranspose(lhs);
+      auto [rhsSource, rhsPermutation] = throughTranspose(rhs);
+      if (!lhsPermutation.empty() || !rhsPermutation.empty())
+        return broadcastingContraction(b, loc, lhs, rhs, init, type, lhsPermutation,
+                                       rhsPermutation);
     }
     SmallVector<Value, 2> ins = {lhs, rhs};
     Value outs = init;
@@ -190,54 +191,62 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     return broadcastingContraction(b, loc, lhs, rhs, init, type);
   }
 
-  /// The source of `v` and true where `v` is a linalg.transpose of its last two dimensions;
-  /// `v` and false otherwise.
-  static std::pair<Value, bool> throughTranspose(Value v) {
+  /// The permutation of `v` when it is a linalg.transpose (result dimension d is its input's
+  /// dimension permutation[d]) that keeps one of the matrix's dimensions innermost in memory, as
+  /// BLAS reads it; empty otherwise (a batch dimension innermost is cheaper copied once).
+  static std::pair<Value, ArrayRef<int64_t>> throughTranspose(Value v) {
     auto transpose = v.getDefiningOp<linalg::TransposeOp>();
     if (!transpose)
-      return {v, false};
-    ArrayRef<int64_t> perm = transpose.getPermutation();
-    int64_t rank = perm.size();
-    for (int64_t d = 0; d < rank; ++d)
-      if (perm[d] != (d < rank - 2 ? d : 2 * rank - 3 - d))
-        return {v, false};
-    return {transpose.getInput(), true};
+      return {v, {}};
+    ArrayRef<int64_t> permutation = transpose.getPermutation();
+    int64_t rank = permutation.size();
+    if (llvm::find(permutation, rank - 1) - permutation.begin() < rank - 2)
+      return {v, {}};
+    return {transpose.getInput(), permutation};
   }
 
-  /// The contraction as a generic; an operand marked transposed is stored [..., k, m] (lhs) or
-  /// [..., n, k] (rhs).
+  /// The contraction as a generic. An operand with a permutation is read from the input of its
+  /// transpose, through the operand's map permuted the same way.
   static Value broadcastingContraction(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
-                                       RankedTensorType resultType, bool transposedLhs = false,
-                                       bool transposedRhs = false) {
+                                       RankedTensorType resultType,
+                                       ArrayRef<int64_t> lhsPermutation = {},
+                                       ArrayRef<int64_t> rhsPermutation = {}) {
     MLIRContext *ctx = b.getContext();
     int64_t rr = resultType.getRank(); // batch..., m, n
     int64_t k = rr;                    // the reduction dimension
-    auto operandMap = [&](RankedTensorType t, bool isLhs) {
+    auto operandMap = [&](RankedTensorType t, bool isLhs, ArrayRef<int64_t> permutation) {
       SmallVector<AffineExpr> exprs;
       int64_t batch = t.getRank() - 2, offset = (rr - 2) - batch;
       for (int64_t i = 0; i < batch; ++i)
         exprs.push_back(t.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1
                             ? getAffineConstantExpr(0, ctx)
                             : getAffineDimExpr(offset + i, ctx));
-      AffineExpr row = getAffineDimExpr(isLhs ? rr - 2 : k, ctx);
-      AffineExpr column = getAffineDimExpr(isLhs ? k : rr - 1, ctx);
-      if (isLhs ? transposedLhs : transposedRhs)
-        std::swap(row, column);
-      exprs.push_back(row);
-      exprs.push_back(column);
+      exprs.push_back(getAffineDimExpr(isLhs ? rr - 2 : k, ctx));
+      exprs.push_back(getAffineDimExpr(isLhs ? k : rr - 1, ctx));
+      if (!permutation.empty()) {
+        SmallVector<AffineExpr> permuted(exprs.size());
+        for (auto [d, source] : llvm::enumerate(permutation))
+          permuted[source] = exprs[d];
+        exprs = std::move(permuted);
+      }
       return AffineMap::get(rr + 1, 0, exprs, ctx);
     };
+    auto source = [](Value v, ArrayRef<int64_t> permutation) {
+      return permutation.empty() ? v : throughTranspose(v).first;
+    };
     SmallVector<AffineMap> maps = {
-        operandMap(tensorType(lhs), true), operandMap(tensorType(rhs), false),
+        operandMap(tensorType(lhs), true, lhsPermutation),
+        operandMap(tensorType(rhs), false, rhsPermutation),
         AffineMap::getMultiDimIdentityMap(rr + 1, ctx).getMajorSubMap(rr)};
     SmallVector<utils::IteratorType> iterators(rr, utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
-    return linalg::GenericOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-                                     ValueRange{init}, maps, iterators,
-                                     [&](OpBuilder &nb, Location l, ValueRange args) {
-                                       linalg::YieldOp::create(
-                                           nb, l, multiplyAdd(nb, l, args[0], args[1], args[2]));
-                                     })
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{resultType},
+               ValueRange{source(lhs, lhsPermutation), source(rhs, rhsPermutation)},
+               ValueRange{init}, maps, iterators,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 linalg::YieldOp::create(nb, l, multiplyAdd(nb, l, args[0], args[1], args[2]));
+               })
         .getResult(0);
   }
 };

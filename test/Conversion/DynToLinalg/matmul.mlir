@@ -156,6 +156,26 @@ func.func @transposed(%a: tensor<7x4xf32>, %q: tensor<2x3x5x8xf32>, %k: tensor<2
 
 // -----
 
+// Heads moved next to the batch (`q.view(B, T, H, D).transpose(1, 2)`) are read in the input's
+// own layout through a permuted map, q as [b, m, h, k] and k as [b, n, h, k]: no copy. A
+// transpose that would leave a batch dimension innermost (v) is copied once instead.
+// CHECK-DAG: #[[QH:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d4)>
+// CHECK-DAG: #[[KH:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1, d4)>
+// CHECK-LABEL: func.func @heads
+// CHECK: linalg.generic {indexing_maps = [#[[QH]], #[[KH]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<2x5x3x8xf32>, tensor<2x6x3x8xf32>)
+// CHECK: %[[VT:.*]] = linalg.transpose ins(%arg2 : tensor<2x8x6x3xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[VT]] : tensor<2x3x5x6xf32>, tensor<2x3x6x8xf32>)
+func.func @heads(%q: tensor<2x5x3x8xf32>, %k: tensor<2x6x3x8xf32>, %v: tensor<2x8x6x3xf32>) -> tensor<2x3x5x8xf32> {
+  %qh = dyn.transpose %q perm [0, 2, 1, 3] : tensor<2x5x3x8xf32>
+  %kh = dyn.transpose %k perm [0, 2, 3, 1] : tensor<2x6x3x8xf32>
+  %s = dyn.matmul %qh, %kh : tensor<2x3x5x8xf32>, tensor<2x3x8x6xf32>
+  %vh = dyn.transpose %v perm [0, 3, 2, 1] : tensor<2x8x6x3xf32>
+  %o = dyn.matmul %s, %vh : tensor<2x3x5x6xf32>, tensor<2x3x6x8xf32>
+  return %o : tensor<2x3x5x8xf32>
+}
+
+// -----
+
 // A vector against a batch of matrices: the vector as a column (or a row), the product's
 // dimension of 1 collapsed away.
 // CHECK-LABEL: func.func @batch_times_vector
