@@ -464,6 +464,9 @@ class CompiledFunction:
 
     # -- call -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        # What explain() reports: set again below by whatever entry runs; a call that runs
+        # eagerly (the recompile limit, a failed compile) must not leave an earlier entry there.
+        self._last = None
         if self._eager_reason is not None:
             return self._eager(args, kwargs)
         local_vars, global_vars = self._frame(args, kwargs)

@@ -456,6 +456,22 @@ def test_explain_counts_the_host_syncs_of_the_run_it_explains():
         assert dynamir.explain(compiled, np.ones(3)).host_syncs == 1
 
 
+def test_explain_reports_a_call_that_ran_eagerly_after_one_that_compiled():
+    """A call past the recompile limit runs eagerly: explain() said it ran the graph of the
+    call before."""
+    def f(x):
+        return x * 2
+    compiled = dynamir.compile(f)
+    compiled.recompile_limit = 1
+    first = dynamir.explain(compiled, np.ones(3))
+    assert first.graph_count == 1
+    with pytest.warns(RuntimeWarning, match="recompile limit"):
+        eager = dynamir.explain(compiled, np.ones(4))
+    assert np.array_equal(eager.result, f(np.ones(4)))
+    assert eager.graph_count == 0
+    assert [b.kind for b in eager.break_reasons] == ["eager"]
+
+
 def test_constructors_follow_their_fill_and_reject_bad_shapes():
     same_as_eager(lambda x: (np.full((2,), True) & x, np.full(2, 3), np.full(2, 1.5)),
                   np.array([True, False]))
