@@ -407,6 +407,14 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
   case VK::Object:
   case VK::Function:
   case VK::NNModule:
+    // What every Python function has (getattr(func, "__doc__", None) in functools.wraps and
+    // contextlib); getAttr reads their values.
+    if (obj->kind == VK::Function &&
+        llvm::is_contained({"__doc__", "__name__", "__qualname__", "__module__", "__code__",
+                            "__defaults__", "__kwdefaults__", "__globals__", "__closure__",
+                            "__annotations__", "__dict__"},
+                           name))
+      return true;
     if (!obj->obj)
       break;
     // What the trace stored into (or deleted from) the caller's object, which the object

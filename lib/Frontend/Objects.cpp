@@ -49,10 +49,16 @@ bool Tracer::isPlainClass(py::handle cls) {
 }
 
 bool Tracer::computeIsPlainClass(py::handle cls) {
-  py::handle meta = py::type::handle_of(cls);
-  if (meta.ptr() != reinterpret_cast<PyObject *>(&PyType_Type) &&
-      python::typeName(meta) != "abc.ABCMeta")
-    return false;
+  // ABCMeta (abc.ABC, contextlib's context managers) changes isinstance and issubclass, which
+  // the trace asks of the real classes, and refuses to instantiate a class with abstract
+  // methods left: such a class is not plain, so that its call runs for real and raises.
+  if (py::type::handle_of(cls).ptr() != reinterpret_cast<PyObject *>(&PyType_Type)) {
+    if (python::typeName(cls) != "abc.ABCMeta")
+      return false;
+    py::object abstract = py::getattr(cls, "__abstractmethods__", py::none());
+    if (abstract.is_none() || py::len(abstract) != 0)
+      return false;
+  }
   if (torch && py::isinstance(cls, py::type::handle_of(torchNN.attr("Module"))) &&
       PyObject_IsSubclass(cls.ptr(), torchNN.attr("Module").ptr()) == 1)
     return false;
@@ -96,8 +102,13 @@ VarPtr Tracer::construct(Frame &f, const VarPtr &clsVar, std::vector<VarPtr> &ar
   if (isNamedTupleClass(cls)) // its generated __new__ calls tuple.__new__(cls, fields)
     return callFunction(cls.attr("__new__"), clsVar, std::move(args), std::move(kwargs),
                         f.depth + 1, clsSource.empty() ? "" : clsSource + ".__new__");
-  if (!isPlainClass(cls))
+  if (!isPlainClass(cls)) {
+    py::object abstract = py::getattr(cls, "__abstractmethods__", py::none());
+    if (PyFrozenSet_Check(abstract.ptr()) && py::len(abstract) != 0)
+      unsupported(std::string(py::str(cls.attr("__name__"))) +
+                  "() of an abstract class (it raises TypeError)");
     return nullptr;
+  }
   VarPtr inst = makeVar(VK::Instance);
   inst->cls = py::reinterpret_borrow<py::object>(cls);
   inst->clsSource = clsSource;
