@@ -848,10 +848,14 @@ bool Tracer::captureBody(Frame &f, size_t &pc, LoopPlan &plan) {
         // (stores into either break; the frame returns it by a while loop's first test,
         // Resume.cpp).
         Value init = inits[index - first];
+        // The caller's array is its own object after a store into it too (`x[::2] = ...`
+        // before the loop makes its value a new one): its input Var holds that value.
+        bool callersArray = llvm::any_of(
+            inputsBySource, [&](const auto &input) { return input.second->value == init; });
         if ((plan.mayRunNone || mayKeepStart.contains(index - first)) &&
             after->kind == VK::Tensor &&
             (isa<BlockArgument>(init) || isView(init.getDefiningOp()) ||
-             varsHolding.lookup(init) > 1)) {
+             varsHolding.lookup(init) > 1 || callersArray)) {
           after->eitherObject = true;
           after->eitherBases.push_back(viewBase(init));
           eitherJoins.push_back(after);

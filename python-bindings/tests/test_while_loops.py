@@ -361,3 +361,21 @@ def test_a_rebound_variable_is_the_object_from_before_a_loop_that_ran_no_iterati
         assert same(want, got) and same(want_x, got_x)
         assert (want is want_x) == (got is got_x)
     assert dynamir.explain(halve_only, np.array([start, 0.25])).graph_break_count == 0
+
+
+def store_halve_then_store(x):
+    x[::2] = x[::2] * 2 - 1  # a store into the caller's x: its value is a new one, same object
+    while x.max() > 1:
+        x = x * 0.5
+    x += 2  # into the caller's x where the loop ran no iteration
+    return x
+
+
+@pytest.mark.parametrize("start", [0.5, 4.0])
+def test_the_callers_array_after_a_store_is_the_object_from_before_the_loop(start):
+    # difftest 3094000012:88: after `x[::2] = ...`, x was taken for an array of the trace's
+    # own, so `x += 2` after a loop that ran no iteration changed a copy, not the caller's x.
+    want_x, got_x = np.array([start, 0.25, 0.5]), np.array([start, 0.25, 0.5])
+    want, got = store_halve_then_store(want_x), dynamir.compile(store_halve_then_store)(got_x)
+    assert same(want, got) and same(want_x, got_x)
+    assert (want is want_x) == (got is got_x)
