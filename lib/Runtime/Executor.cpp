@@ -89,12 +89,15 @@ std::shared_ptr<Source> Source::parse(const std::string &text, size_t &pos) {
         ++pos;
       if (start == pos)
         badSource(text, pos);
-      source->steps.push_back({Step::Attr, text.substr(start, pos - start), py::object()});
+      // The name as an interned str, made once: resolve() runs on every call.
+      std::string name = text.substr(start, pos - start);
+      source->steps.push_back({Step::Attr, py::reinterpret_steal<py::object>(
+                                               PyUnicode_InternFromString(name.c_str()))});
     } else if (text[pos] == '[') {
       ++pos;
       py::object key = parseKey(text, pos);
       expect(text, pos, ']');
-      source->steps.push_back({Step::Item, "", key});
+      source->steps.push_back({Step::Item, key});
     } else {
       badSource(text, pos);
     }
@@ -113,6 +116,64 @@ Source::Source(const std::string &text) : source(text) {
   steps = std::move(parsed->steps);
 }
 
+namespace {
+/// torch.nn.Module.__getattr__, once torch is loaded (looked up again until then).
+PyObject *moduleGetattr() {
+  static PyObject *function = nullptr;
+  if (!function) {
+    PyObject *modules = PySys_GetObject("modules"); // borrowed
+    PyObject *module = modules ? PyDict_GetItemString(modules, "torch.nn.modules.module") : nullptr;
+    PyObject *cls = module ? PyObject_GetAttrString(module, "Module") : nullptr;
+    if (!cls) {
+      PyErr_Clear();
+      return nullptr;
+    }
+    static PyObject *name = PyUnicode_InternFromString("__getattr__");
+    function =
+        PyType_Check(cls) ? _PyType_Lookup(reinterpret_cast<PyTypeObject *>(cls), name) : nullptr;
+    Py_XINCREF(function); // kept for the process, like the class
+  }
+  return function;
+}
+
+/// getattr(obj, name). An nn.Module keeps its parameters, buffers and submodules in three
+/// dicts that its class's __getattr__ reads once Python's own lookup has failed: a guard source
+/// such as L['self'].ih.weight cost a failed lookup (an AttributeError made and dropped) and a
+/// Python frame per step, 18 per call of the LSTM cell of bench/models.py. Where the class has
+/// Module's own __getattr__ and object's __getattribute__ and neither the class nor the
+/// instance's __dict__ has the name, the three dicts are read here in Module.__getattr__'s
+/// order; anything else (a miss too, which raises) is Python's getattr.
+py::object getAttribute(py::handle obj, py::handle name) {
+  static PyObject *getattributeName = PyUnicode_InternFromString("__getattribute__");
+  static PyObject *getattrName = PyUnicode_InternFromString("__getattr__");
+  static PyObject *objectGetattribute = _PyType_Lookup(&PyBaseObject_Type, getattributeName);
+  PyTypeObject *type = Py_TYPE(obj.ptr());
+  PyObject *hook = moduleGetattr();
+  if (hook && _PyType_Lookup(type, getattrName) == hook &&
+      _PyType_Lookup(type, getattributeName) == objectGetattribute &&
+      !_PyType_Lookup(type, name.ptr())) {
+    py::object dict =
+        py::reinterpret_steal<py::object>(PyObject_GenericGetDict(obj.ptr(), nullptr));
+    if (!dict)
+      throw py::error_already_set();
+    if (!PyDict_GetItemWithError(dict.ptr(), name.ptr())) {
+      if (PyErr_Occurred())
+        throw py::error_already_set();
+      for (const char *store : {"_parameters", "_buffers", "_modules"}) {
+        PyObject *items = PyDict_GetItemString(dict.ptr(), store); // borrowed
+        if (!items || !PyDict_Check(items))
+          continue;
+        if (PyObject *value = PyDict_GetItemWithError(items, name.ptr()))
+          return py::reinterpret_borrow<py::object>(value);
+        if (PyErr_Occurred())
+          throw py::error_already_set();
+      }
+    }
+  }
+  return py::getattr(obj, name);
+}
+} // namespace
+
 py::object Source::resolve(py::dict locals, py::dict globals) const {
   py::object obj;
   if (typeOf)
@@ -120,7 +181,7 @@ py::object Source::resolve(py::dict locals, py::dict globals) const {
   else
     obj = (fromGlobals ? globals : locals)[rootKey];
   for (const Step &step : steps)
-    obj = step.kind == Step::Attr ? py::getattr(obj, step.name.c_str()) : obj[step.key];
+    obj = step.kind == Step::Attr ? getAttribute(obj, step.key) : obj[step.key];
   return obj;
 }
 

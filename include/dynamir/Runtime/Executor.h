@@ -39,8 +39,7 @@ public:
 private:
   struct Step {
     enum Kind { Attr, Item } kind;
-    std::string name;
-    pybind11::object key;
+    pybind11::object key; // the item's key, or the attribute's name as an interned str
   };
   std::string source;
   // The root: L[...] / G[...] (rootKey), or type(<typeOf>).
