@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Transforms/Passes.h"
+#include "dynamir/Transforms/Products.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -38,18 +39,6 @@ bool singleUseProducer(OpOperand *fused) {
   return producer && producer->hasOneUse();
 }
 
-/// Whether `op` only moves data: a generic whose body yields one of its inputs (a transpose,
-/// a broadcast, a copy), which costs nothing to read again through its indexing map.
-bool onlyMovesData(Operation *op) {
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  if (!generic || generic.getNumResults() != 1)
-    return false;
-  Block *body = generic.getBody();
-  auto yielded = dyn_cast<BlockArgument>(body->getTerminator()->getOperand(0));
-  return body->getOperations().size() == 1 && yielded &&
-         yielded.getArgNumber() < generic.getNumDpsInputs();
-}
-
 /// Fuse a single-use producer into the consumer only when the consumer's indexing map of it
 /// uses every loop, so that each element of the producer is computed exactly once, or when
 /// the producer only moves data (a transposed operand of a product becomes a transposed map).
@@ -59,7 +48,7 @@ bool computesEachElementOnce(OpOperand *fused) {
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!consumer)
     return false;
-  if (onlyMovesData(fused->get().getDefiningOp()))
+  if (dynamir::onlyMovesData(fused->get().getDefiningOp()))
     return true;
   AffineMap map = consumer.getMatchingIndexingMap(fused);
   llvm::SmallBitVector used(map.getNumDims());

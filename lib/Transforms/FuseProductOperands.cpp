@@ -30,18 +30,6 @@ namespace dynamir {
 using namespace mlir;
 
 namespace {
-/// A generic that only moves elements: every loop parallel, the body yields its one input (a
-/// scalar for a fill). The unfold's window copy is one.
-bool isCopy(Operation *op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
-    return false;
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  return body.getOperations().size() == 1 && yield.getOperand(0) == body.getArgument(0);
-}
-
 /// The copy that produces `v` through reshapes, and the padding it copies from, when each is
 /// read by nothing else (fused, one with other users would run twice); empty otherwise.
 SmallVector<Operation *> copiesFeeding(Value v) {
@@ -49,7 +37,7 @@ SmallVector<Operation *> copiesFeeding(Value v) {
          v.hasOneUse())
     v = v.getDefiningOp()->getOperand(0);
   Operation *copy = v.getDefiningOp();
-  if (!copy || !isCopy(copy) || !v.hasOneUse())
+  if (!copy || !dynamir::onlyMovesData(copy) || !v.hasOneUse())
     return {};
   SmallVector<Operation *> copies = {copy};
   Value source = copy->getOperand(0);
@@ -116,14 +104,14 @@ struct FuseProductOperandsPass
       options.cleanupPatterns = frozenCleanup;
       // Only what moves elements: the copies found above, the fill of the result. A
       // computation fused here would run again for every other user of its result.
-      options.setFusionControlFn(
-          [&copies = copies](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
-              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-            Operation *owner = producer.getOwner();
-            if (llvm::is_contained(copies, owner) || (isDestination && isCopy(owner)))
-              return scf::SCFTileAndFuseOptions::ControlFnResult{};
-            return std::nullopt;
-          });
+      options.setFusionControlFn([&copies = copies](tensor::ExtractSliceOp, OpResult producer,
+                                                    bool isDestination)
+                                     -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *owner = producer.getOwner();
+        if (llvm::is_contained(copies, owner) || (isDestination && dynamir::onlyMovesData(owner)))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
       rewriter.setInsertionPoint(op);
       FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
           rewriter, cast<TilingInterface>(op.getOperation()), options);

@@ -135,3 +135,13 @@ std::optional<ProductDims> dynamir::matchProduct(linalg::LinalgOp op) {
   dims.element = *element;
   return dims;
 }
+
+bool dynamir::onlyMovesData(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumResults() != 1)
+    return false;
+  Block *body = generic.getBody();
+  auto yielded = dyn_cast<BlockArgument>(body->getTerminator()->getOperand(0));
+  return body->getOperations().size() == 1 && yielded &&
+         yielded.getArgNumber() < generic.getNumDpsInputs();
+}

@@ -2,8 +2,9 @@
 //
 // Which linalg ops compute a matrix product, C[m,n] += A[m,k] * B[k,n] (in any loop order, A or
 // B possibly transposed, with batch loops around it) or a matrix times a vector, and the roles
-// of their loops. dyn-blas hands what this matches to a BLAS; dyn-fuse-product-operands computes
-// a batched one element at a time with the copies that feed it.
+// of their loops, and which only move data into them. dyn-blas hands what this matches to a BLAS;
+// dyn-fuse-product-operands computes a batched one element at a time with the copies that feed
+// it, and dyn-fuse-elementwise reads such copies through the product's indexing maps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,11 @@ struct ProductDims {
 /// The roles of `op`'s loops when it is a product of f32 or f64 elements (on tensors or on
 /// buffers, whatever the operands' layouts), else nullopt.
 std::optional<ProductDims> matchProduct(mlir::linalg::LinalgOp op);
+
+/// Whether `op` only moves data: a generic whose body yields one of its inputs (a transpose, a
+/// broadcast, a fill, im2col's window copy), which costs nothing to read again through its
+/// indexing map and nothing to compute again for part of its result.
+bool onlyMovesData(mlir::Operation *op);
 
 } // namespace dynamir
 
