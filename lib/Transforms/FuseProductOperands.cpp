@@ -121,10 +121,10 @@ struct FuseProductOperandsPass
     }
     // A slice of a tensor.empty, the copy's destination in each iteration, becomes an empty
     // tensor of the slice's size: bufferized, one image's buffer, not every image's.
+    // (Folds only: a driver that stopped before a fixpoint leaves correct IR.)
     RewritePatternSet emptySlices(ctx);
     tensor::populateFoldTensorEmptyPatterns(emptySlices);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(emptySlices))))
-      signalPassFailure();
+    (void)applyPatternsGreedily(getOperation(), std::move(emptySlices));
   }
 };
 } // namespace
