@@ -154,9 +154,9 @@ py::object getAttribute(py::handle obj, py::handle name) {
       !_PyType_Lookup(type, name.ptr())) {
     py::object dict =
         py::reinterpret_steal<py::object>(PyObject_GenericGetDict(obj.ptr(), nullptr));
-    if (!dict)
-      throw py::error_already_set();
-    if (!PyDict_GetItemWithError(dict.ptr(), name.ptr())) {
+    if (!dict) // no instance dict: Python's getattr says what there is
+      PyErr_Clear();
+    else if (!PyDict_GetItemWithError(dict.ptr(), name.ptr())) {
       if (PyErr_Occurred())
         throw py::error_already_set();
       for (const char *store : {"_parameters", "_buffers", "_modules"}) {
