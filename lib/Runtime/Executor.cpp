@@ -148,8 +148,9 @@ py::object getAttribute(py::handle obj, py::handle name) {
   static PyObject *getattrName = PyUnicode_InternFromString("__getattr__");
   static PyObject *objectGetattribute = _PyType_Lookup(&PyBaseObject_Type, getattributeName);
   PyTypeObject *type = Py_TYPE(obj.ptr());
-  PyObject *hook = moduleGetattr();
-  if (hook && _PyType_Lookup(type, getattrName) == hook &&
+  // Most objects' classes have no __getattr__: one type lookup, and Python's getattr.
+  PyObject *hook = _PyType_Lookup(type, getattrName);
+  if (hook && hook == moduleGetattr() &&
       _PyType_Lookup(type, getattributeName) == objectGetattribute &&
       !_PyType_Lookup(type, name.ptr())) {
     py::object dict =

@@ -150,8 +150,9 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
     };
     for (auto [op, dims] : products) {
       b.setInsertionPoint(op);
-      // Inside a loop the threads already share (dyn-fuse-product-operands'), one call.
-      int64_t threads = op->getParentOfType<scf::ParallelOp>() ? 1 : this->threads;
+      // Shared out among the threads, unless inside a loop they already share
+      // (dyn-fuse-product-operands'): there, one call.
+      bool shared = threads > 1 && !op->getParentOfType<scf::ParallelOp>();
       Location loc = op.getLoc();
       int64_t elementBytes = dims.element.getIntOrFloatBitWidth() / 8;
       auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
@@ -175,7 +176,7 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
         auto [bm, ldb] = start(vector);
         auto [c, ldc] = start(out);
         Value m = size(out, 0), n = constant(1), k = size(vector, 0);
-        if (threads > 1)
+        if (shared)
           splitAmongThreads(b, loc, dims, {cast<MemRefType>(out.getType()).getDimSize(0), 1},
                             elementBytes, m, n, a, lda, bm, ldb, c, ldc);
         func::CallOp::create(
@@ -205,7 +206,7 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       // threads, the outermost batch loop is shared out among them when it has a batch element
       // for each; else each call is split into one part per thread below.
       SmallVector<int64_t> outShape(cast<MemRefType>(out.getType()).getShape());
-      bool parallelBatch = threads > 1 && rank > 2 && outShape[0] >= threads;
+      bool parallelBatch = shared && rank > 2 && outShape[0] >= threads;
       SmallVector<Value> batchIndex;
       for (int64_t d = 0; d < rank - 2; ++d) {
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -243,7 +244,7 @@ struct BlasPass : dynamir::impl::DynBlasBase<BlasPass> {
       auto [a, lda] = matrix(lhsOperand, maps[0], dims.leadA);
       auto [bm, ldb] = matrix(rhsOperand, maps[1], dims.leadB);
       auto [c, ldc] = matrix(outOperand, maps[2], rank - 2);
-      if (threads > 1 && !parallelBatch)
+      if (shared && !parallelBatch)
         splitAmongThreads(b, loc, dims, outShape, elementBytes, m, n, a, lda, bm, ldb, c, ldc);
       func::CallOp::create(b, loc, calleeFor(dims.element),
                            ValueRange{constant(dims.transposeA), constant(dims.transposeB), m, n, k,
