@@ -201,8 +201,9 @@ VarPtr Tracer::scalarVar(Value v, const VarPtr &a, const VarPtr &c) {
 }
 
 /// Python arithmetic on numbers of which one is dynamic: exact in a float64 graph for +, -, *
-/// and / by a constant; anything else (integer arithmetic, which Python does without
-/// overflow; / by a dynamic divisor, which raises for zero; //, %, **) needs the values.
+/// and / by a constant, and in a checked int64 one for +, - and * of ints read from tensors;
+/// anything else (other integer arithmetic, which Python does without overflow; / by a dynamic
+/// divisor, which raises for zero; //, %, **) needs the values.
 VarPtr Tracer::scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y) {
   auto number = [](const VarPtr &v) {
     return v->kind == VK::Scalar ||
@@ -230,6 +231,28 @@ VarPtr Tracer::scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y) {
     Value a = operandAs(x, i64()), c = operandAs(y, i64());
     return scalarVar(kind == NB_ADD ? create<dyn::AddOp>({a, c}) : create<dyn::SubOp>({a, c}), x,
                      y);
+  }
+  // Python ints read from tensors (`count += int(mask.sum())`): +, - and * in int64, where a
+  // dyn.check that the operands are small enough proves the result exact; Python's big
+  // integers are the eager frame's, which runs where the check fails.
+  auto integer = [&](const VarPtr &v) {
+    return number(v) && !isFloat(v) && (v->kind == VK::Scalar || fitsInteger(v->obj, i64()));
+  };
+  if ((isTensorNumber(x) || isTensorNumber(y)) && integer(x) && integer(y) && !loopDepth &&
+      !branchDepth && (kind == NB_ADD || kind == NB_SUBTRACT || kind == NB_MULTIPLY)) {
+    Value a = operandAs(x, i64()), c = operandAs(y, i64());
+    int64_t bound = kind == NB_MULTIPLY ? int64_t(1) << 31 : int64_t(1) << 62;
+    Value high = scalarConstant(py::int_(bound), i64()),
+          low = scalarConstant(py::int_(-bound), i64());
+    Value small = create<dyn::LogicalAndOp>(
+        {create<dyn::LogicalAndOp>({create<dyn::LtOp>({a, high}), create<dyn::GtOp>({a, low})}),
+         create<dyn::LogicalAndOp>({create<dyn::LtOp>({c, high}), create<dyn::GtOp>({c, low})})});
+    runtimeChecks.emplace_back(small, "Python integer arithmetic on numbers read from tensors "
+                                      "beyond what int64 holds exactly");
+    Value r = kind == NB_ADD        ? create<dyn::AddOp>({a, c})
+              : kind == NB_SUBTRACT ? create<dyn::SubOp>({a, c})
+                                    : create<dyn::MulOp>({a, c});
+    return scalarVar(r, x, y);
   }
   bool exact = number(x) && number(y) && (isFloat(x) || isFloat(y)) &&
                (kind == NB_ADD || kind == NB_SUBTRACT || kind == NB_MULTIPLY ||
@@ -732,6 +755,31 @@ VarPtr Tracer::compare(int kind, VarPtr x, VarPtr y) {
     };
     if ((isLoopCounter(x) || isLoopCounter(y)) && countable(x) && countable(y))
       return scalarVar(compareValues(kind, operandAs(x, i64()), operandAs(y, i64())), x, y);
+    // A number read from a tensor (`if loss.item() < tol`) against another number: a bool the
+    // graph computes, which a branch takes as it takes a tensor. Python compares floats and
+    // ints exactly: in float64 where both are floats or the int is a constant float64 holds,
+    // in int64 where both are ints (or bools).
+    if (isTensorNumber(x) || isTensorNumber(y)) {
+      auto isFloat = [&](const VarPtr &v) {
+        return v->kind == VK::Scalar ? isa<FloatType>(elementTypeOf(v->value))
+                                     : PyFloat_CheckExact(v->obj.ptr());
+      };
+      auto isInt = [&](const VarPtr &v) {
+        return v->kind == VK::Scalar ? !isFloat(v) : countable(v) || PyBool_Check(v->obj.ptr());
+      };
+      auto inFloat = [&](const VarPtr &v) {
+        if (isFloat(v))
+          return true;
+        if (v->kind != VK::Const || !isInt(v))
+          return false;
+        long long n = py::int_(v->obj).cast<long long>();
+        return n >= -(1LL << 53) && n <= (1LL << 53);
+      };
+      if ((isFloat(x) || isFloat(y)) && inFloat(x) && inFloat(y))
+        return scalarVar(compareValues(kind, operandAs(x, f64()), operandAs(y, f64())), x, y);
+      if (isInt(x) && isInt(y))
+        return scalarVar(compareValues(kind, operandAs(x, i64()), operandAs(y, i64())), x, y);
+    }
     needConstant(x); // a comparison of Python numbers is there to be branched on
     needConstant(y);
     // Python values: constants (tuples and lists of them too) compare for real; `==` of other
@@ -822,4 +870,36 @@ Value Tracer::toPredicate(VarPtr cond) {
     v = dyn::NeOp::create(b, loc(), v, zero);
   }
   return v;
+}
+
+VarPtr Tracer::tensorNumber(const VarPtr &t, llvm::StringRef type) {
+  RankedTensorType tensorType = typeOf(t->value);
+  Type element = tensorType.getElementType();
+  if (!tensorType.hasStaticShape() || tensorType.getNumElements() != 1 || !element.isIntOrFloat() ||
+      (element.isUnsignedInteger() && element.getIntOrFloatBitWidth() == 64))
+    return nullptr;
+  if (type.empty())
+    type = isa<FloatType>(element) ? "float" : element.isInteger(1) ? "bool" : "int";
+  if (type == "bool")
+    return tensorTruth(t);
+  Value v = t->value;
+  if (tensorType.getRank() != 0)
+    v = dyn::ReshapeOp::create(b, loc(), RankedTensorType::get({}, element), v);
+  if (type == "int" && isa<FloatType>(element)) {
+    // int() truncates toward zero, as the conversion does, for every float below 2**63 in
+    // magnitude; Python's exact big integers and its errors (NaN, an infinity) are the eager
+    // frame's, which runs where the check fails. (A check is emitted where the trace ends,
+    // outside any loop body or branch.)
+    if (loopDepth || branchDepth)
+      return nullptr;
+    Value wide = castTo(v, f64());
+    Value bound = scalarConstant(py::float_(9223372036854775808.0), f64());
+    runtimeChecks.emplace_back(
+        dyn::LtOp::create(b, loc(), dyn::AbsOp::create(b, loc(), wide), bound),
+        "int() of a tensor that holds NaN, an infinity or a number beyond int64");
+    v = wide;
+  }
+  VarPtr number = scalarVar(castTo(v, type == "float" ? f64() : i64()), t);
+  number->roots = {kTensorNumber};
+  return number;
 }

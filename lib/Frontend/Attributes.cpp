@@ -53,6 +53,16 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
                    "reading the size of a tensor whose sizes only the graph knows");
       return constVar(py::int_(type.getNumElements()));
     }
+    // numpy's itemsize and nbytes; torch's itemsize and nbytes (as of torch 2.1).
+    if (name == "itemsize" || name == "nbytes") {
+      int64_t size = itemBytes(type.getElementType());
+      if (name == "itemsize")
+        return constVar(py::int_(size));
+      if (!type.hasStaticShape())
+        breakTrace(dyn::BreakKind::data_dependent_value,
+                   "reading the size of a tensor whose sizes only the graph knows");
+      return constVar(py::int_(size * type.getNumElements()));
+    }
     if (name == "T" || name == "mT") {
       // .T reverses every dimension; .mT swaps the last two (a stack of matrices).
       SmallVector<int64_t> perm;
@@ -81,11 +91,8 @@ VarPtr Tracer::getAttr(VarPtr obj, const std::string &name) {
         breakTrace(dyn::BreakKind::unsupported_call,
                    "the strides of an array whose memory layout the trace does not model");
       py::tuple bytes(strides->size());
-      int64_t size = numpy.attr("dtype")(python::numpyDtype(type.getElementType()))
-                         .attr("itemsize")
-                         .cast<int64_t>();
       for (auto [d, stride] : llvm::enumerate(*strides))
-        bytes[d] = py::int_(stride * size);
+        bytes[d] = py::int_(stride * itemBytes(type.getElementType()));
       return constVar(bytes);
     }
     // Properties of a CPU, strided, non-quantized tensor (the only kind the tracer takes as

@@ -86,8 +86,18 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
       breakTrace(dyn::BreakKind::unsupported_call,
                  "call to " + std::string(py::repr(fn)) + " with these arguments");
   };
-  if (isBuiltin(fn, "print"))
-    breakTrace(dyn::BreakKind::side_effect, "call to print (output must happen for real)");
+  // dynamir.graph_break() (and torch._dynamo.graph_break()): a break the program asks for.
+  if (PyFunction_Check(fn.ptr()) && py::str(fn.attr("__name__")).equal(py::str("graph_break"))) {
+    std::string module = py::str(fn.attr("__module__"));
+    if (module == "dynamir.compiler" || module == "torch._dynamo.decorators")
+      breakTrace(dyn::BreakKind::requested, module == "dynamir.compiler"
+                                                ? "dynamir.graph_break()"
+                                                : "torch._dynamo.graph_break()");
+  }
+  if (isBuiltin(fn, "print")) {
+    recordPrint(args, kwargs);
+    return constVar(py::none());
+  }
   if (isBuiltin(fn, "len")) {
     arity(1, 1);
     const VarPtr &x = args[0];
@@ -273,11 +283,13 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
       } catch (py::error_already_set &) {
       }
     }
-    // bool() of one element is computed by the graph (`np.allclose`, `bool((x > 0).all())`):
-    // branches take it as they take a tensor, and the frame returns a bool.
-    RankedTensorType type = typeOf(args[0]->value);
-    if (isBuiltin(fn, "bool") && type.hasStaticShape() && type.getNumElements() == 1)
-      return tensorTruth(args[0]);
+    // float(), int() and bool() of one element are computed by the graph (`np.allclose`,
+    // `bool((x > 0).all())`, `float(loss)`): branches take a bool as they take a tensor, Python
+    // arithmetic a float as a dynamic scalar, and the frame returns the number.
+    std::string type = py::str(fn.attr("__name__"));
+    if (type != "complex")
+      if (VarPtr number = tensorNumber(args[0], type))
+        return number;
     breakTrace(dyn::BreakKind::data_dependent_value,
                std::string(py::str(fn.attr("__name__"))) +
                    "() of a tensor needs its real value on the host");

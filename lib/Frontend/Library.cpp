@@ -166,16 +166,49 @@ VarPtr LibraryCall::tensorArg(size_t i) const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// item(), tolist() and bool() read the tensor's value on the host, which a tensor made of
-/// constants alone has now (numpy's own code calls tolist() on constant arguments).
+/// The nested lists of `t.tolist()` shaped as `shape`, of the elements of `flat` from `next`
+/// on: Python numbers the graph computes.
+VarPtr numberList(LibraryCall &c, Value flat, ArrayRef<int64_t> shape, int64_t &next) {
+  if (shape.empty()) {
+    int64_t i = next++;
+    return c.t.tensorNumber(c.t.tensorVar(rangeOf(c, flat, 0, i, i + 1), c.lib), "");
+  }
+  VarPtr list = makeVar(VK::List);
+  for (int64_t i = 0; i < shape.front(); ++i) {
+    VarPtr item = numberList(c, flat, shape.drop_front(), next);
+    if (!item)
+      return nullptr;
+    list->items.push_back(item);
+  }
+  return list;
+}
+
+/// item(), tolist() and bool() read the tensor's value, which a tensor made of constants alone
+/// has now (numpy's own code calls tolist() on constant arguments); else the graph reads the
+/// numbers (Tracer::tensorNumber), up to kTolistElements of them.
 VarPtr hostValue(LibraryCall &c) {
-  if (c.args.size() == 1 && c.kwargs.empty())
+  if (c.args.size() == 1 && c.kwargs.empty()) {
     if (py::object value = c.t.constantObject(c.args[0])) {
       try { // what the call raises (item() of several elements) it raises at the break below
         return constVar(value.attr(c.name.c_str())());
       } catch (py::error_already_set &) {
       }
     }
+    const VarPtr &x = c.args[0];
+    RankedTensorType type = c.t.typeOf(x->value);
+    constexpr int64_t kTolistElements = 64;
+    if (c.name == "item")
+      if (VarPtr number = c.t.tensorNumber(x, ""))
+        return number;
+    if (c.name == "tolist" && type.hasStaticShape() && type.getNumElements() <= kTolistElements) {
+      Value flat = dyn::ReshapeOp::create(
+          c.t.b, c.loc, RankedTensorType::get({type.getNumElements()}, type.getElementType()),
+          x->value);
+      int64_t next = 0;
+      if (VarPtr list = numberList(c, flat, type.getShape(), next))
+        return list;
+    }
+  }
   breakTrace(dyn::BreakKind::data_dependent_value,
              c.name + "() needs the tensor's real value on the host");
 }
@@ -201,7 +234,7 @@ VarPtr staticFact(LibraryCall &c) {
     return constVar(py::int_(type.getNumElements()));
   }
   if (c.name == "element_size")
-    return constVar(py::int_(std::max(1u, element.getIntOrFloatBitWidth() / 8)));
+    return constVar(py::int_(itemBytes(element)));
   if (c.name == "dim" || c.name == "ndimension")
     return constVar(py::int_(type.getRank()));
   if (c.name == "is_floating_point")

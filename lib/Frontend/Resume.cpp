@@ -167,7 +167,7 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
       return py::make_tuple("strided", py::make_tuple("source", view->source), view->offset,
                             py::tuple(py::cast(view->shape)), py::tuple(py::cast(view->strides)),
                             view->readOnly);
-    if (isView(v->value.getDefiningOp()) || v->partOf)
+    if (!v->copy && (isView(v->value.getDefiningOp()) || v->partOf))
       throw NotRebuildable{"a view of another array (" + describe(v) + ")"};
     // The host's array is laid out as eager code's: the graph hands out an array in its order,
     // which the host transposes back (a view).
@@ -349,8 +349,10 @@ py::object Tracer::resumePlan(const Code &code, const Frame &frame, const Break 
     plan["locals"] = locals;
     plan["stack"] = stackRecipes;
     // What the host replays onto the caller's objects before the frame goes on.
-    if (!sideEffects.empty())
+    if (!sideEffects.empty()) { // (built in the order the host rebuilds them)
       plan["effects"] = effectRecipes(live);
+      plan["prints"] = printRecipes(live);
+    }
   } catch (NotRebuildable &missing) {
     live.resize(brk.predicate ? 1 : 0);
     return restart("the host cannot recreate " + missing.what);
@@ -568,8 +570,18 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
   for (py::handle pair : writeBacks(results))
     pairs += "(" + pair.cast<py::tuple>()[0].cast<std::string>() + ", @" +
              std::to_string(pair.cast<py::tuple>()[1].cast<size_t>()) + "), ";
-  std::string effects;
+  std::string effects, prints;
   for (const VarPtr &target : sideEffects) {
+    if (isPrintCall(target)) { // `((args, ), {keyword arguments})`
+      std::string args, options;
+      for (const VarPtr &arg : target->items)
+        args += flatten(arg) + ", ";
+      for (auto [name, value] : py::reinterpret_borrow<py::dict>(target->obj))
+        options += "'" + name.cast<std::string>() +
+                   "': " + flatten(constVar(py::reinterpret_borrow<py::object>(value))) + ", ";
+      prints += "((" + args + "), {" + options + "}), ";
+      continue;
+    }
     std::string state;
     for (size_t i = 0; i < target->items.size(); ++i) {
       state += i ? ", " : "";
@@ -585,5 +597,5 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     effects += "('" + kind + "', " + target->source + ", " + (list ? "[" : "{") + state +
                (list ? "]" : "}") + "), ";
   }
-  return "_fx(" + text + ", (" + pairs + "), (" + effects + "))";
+  return "_fx(" + text + ", (" + pairs + "), (" + effects + "), (" + prints + "))";
 }

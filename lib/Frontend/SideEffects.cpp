@@ -9,6 +9,13 @@
 // `effects`). Graphs are pure, so what the host replays is what eager Python would have left;
 // a frame that restarts eagerly replays nothing. This is Dynamo's side-effect tracking.
 //
+// A `print(...)` is recorded in the same list, in program order, with what it prints as it was
+// at the call (`printed`): the host prints it once the graph has run, before it replays the
+// changes to objects and writes back stores (so the caller's objects it prints by source are
+// as they were at the call). Output is the frame's only effect on the world the trace defers:
+// what would observe the order (another write to the output, a break) comes after the prints
+// the host has already made. This is torch.compile's reorderable_logging_functions, by default.
+//
 // The trace models objects it reads through different sources as different objects. A
 // `dyn.guard.distinct` on every changed object keeps that true on later calls; an object the
 // trace meets through two sources at once is `aliased`, and a change to it is a break.
@@ -27,6 +34,87 @@ void Tracer::recordSideEffect(const VarPtr &target, const std::string &what) {
                what + " " + target->source + ", which the trace reached through two sources");
   if (!llvm::is_contained(sideEffects, target))
     sideEffects.push_back(target);
+}
+
+VarPtr Tracer::printed(const VarPtr &v, int depth) {
+  auto cannot = [&](const std::string &what) -> VarPtr {
+    breakTrace(dyn::BreakKind::side_effect,
+               "call to print of " + what + " (output must happen for real)");
+  };
+  if (depth > 16)
+    return cannot("a container nested too deeply");
+  auto copy = [&](VK kind) {
+    VarPtr c = makeVar(kind);
+    c->cls = v->cls;
+    c->extra = v->extra;
+    c->structType = v->structType;
+    c->keys = v->keys;
+    for (const VarPtr &item : v->items)
+      c->items.push_back(printed(item, depth + 1));
+    return c;
+  };
+  switch (v->kind) {
+  case VK::Const:
+  case VK::Scalar: // immutable
+    return v;
+  case VK::Tensor: {
+    // The caller's array as the call found it: the object itself (a parameter prints as one).
+    if (!callerSource(v).empty() && isa<BlockArgument>(v->value))
+      return v;
+    if (v->inputType && !v->inputType.is(numpy.attr("ndarray")) &&
+        !(torch && v->inputType.is(torch.attr("Tensor"))))
+      return cannot("a " + std::string(py::str(v->inputType.attr("__name__"))) +
+                    " the trace changed");
+    // Its values at the call, as an array of its own (it prints as the eager one does).
+    VarPtr c = makeVar(VK::Tensor);
+    c->value = v->value;
+    c->lib = v->lib;
+    c->scalar = v->scalar;
+    c->copy = true;
+    return c;
+  }
+  case VK::Tuple:
+    if (v->viewOf)
+      return cannot("a dict view");
+    return copy(VK::Tuple);
+  case VK::List:
+  case VK::Dict:
+    return copy(v->kind);
+  case VK::Set:
+    return makeSet(py::set(v->obj));
+  case VK::Instance: // print() calls str()
+    return instanceText(v, /*repr=*/false);
+  case VK::Object:
+  case VK::Function:
+  case VK::NNModule:
+    if (!v->obj || v->made || v->raised || llvm::is_contained(sideEffects, v))
+      return cannot(describe(v));
+    return v; // the object itself, unchanged so far (the host prints before it replays)
+  default:
+    return cannot(describe(v));
+  }
+}
+
+void Tracer::recordPrint(std::vector<VarPtr> &args, KwArgs &kwargs) {
+  if (branchDepth)
+    breakTrace(dyn::BreakKind::side_effect,
+               "call to print inside a data-dependent branch (output must happen for real)");
+  VarPtr call = makeVar(VK::Tuple);
+  call->name = kPrintCall;
+  for (const VarPtr &arg : args)
+    call->items.push_back(printed(arg, 0));
+  // sep, end, flush, as print takes them (None: the default); file= is the real one's.
+  py::dict options;
+  for (auto &[name, value] : kwargs) {
+    bool text = name == "sep" || name == "end";
+    if ((!text && name != "flush") || value->kind != VK::Const ||
+        (text && !value->obj.is_none() && !PyUnicode_CheckExact(value->obj.ptr())))
+      breakTrace(dyn::BreakKind::side_effect,
+                 "call to print with " + name + "= (output must happen for real)");
+    options[py::str(name)] = value->obj;
+  }
+  call->obj = options;
+  sideEffects.push_back(call);
 }
 
 VarPtr Tracer::globalsVar(Frame &f) {
@@ -199,7 +287,7 @@ bool Tracer::isGlobals(const VarPtr &v) {
 void Tracer::emitDistinctGuards() {
   auto family = [](VK kind) { return kind == VK::NNModule ? VK::Object : kind; };
   for (const VarPtr &target : sideEffects) {
-    if (isGlobals(target))
+    if (isGlobals(target) || isPrintCall(target))
       continue;
     // The objects of the same kind the trace read elsewhere (a list is never an object).
     std::vector<std::string> others;
@@ -215,9 +303,24 @@ void Tracer::emitDistinctGuards() {
   }
 }
 
+py::list Tracer::printRecipes(SmallVectorImpl<Value> &live) {
+  py::list prints;
+  for (const VarPtr &call : sideEffects) {
+    if (!isPrintCall(call))
+      continue;
+    py::list args;
+    for (const VarPtr &arg : call->items)
+      args.append(rebuildRecipe(arg, live));
+    prints.append(py::make_tuple(args, call->obj));
+  }
+  return prints;
+}
+
 py::list Tracer::effectRecipes(SmallVectorImpl<Value> &live) {
   py::list effects;
   for (const VarPtr &target : sideEffects) {
+    if (isPrintCall(target))
+      continue;
     py::list values;
     for (const VarPtr &item : target->items)
       values.append(rebuildRecipe(item, live));

@@ -515,9 +515,14 @@ public:
   /// torch.allclose).
   VarPtr tensorTruth(const VarPtr &t) {
     VarPtr truth = scalarVar(toPredicate(t), t);
-    truth->roots = {kTensorTruth};
+    truth->roots = {kTensorNumber};
     return truth;
   }
+  /// The Python number a one-element tensor holds, as the graph computes it: `t.item()`
+  /// (`type` empty: a float, int or bool by the tensor's dtype), `float(t)` or `int(t)`
+  /// (`type` "float", "int"). Null where Python would not make one of a graph value (a
+  /// complex or uint64 tensor, several elements, a dynamic shape): the caller breaks.
+  VarPtr tensorNumber(const VarPtr &t, llvm::StringRef type);
   VarPtr scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y);
   /// `numpyFunction`: np.power(x, y) and the like, whose fast paths are not the operators'
   /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).
@@ -738,7 +743,15 @@ public:
   void emitDistinctGuards();
   /// The replay of every side effect for a resume plan: (kind, source, keys, value recipes).
   py::list effectRecipes(SmallVectorImpl<Value> &live);
-  /// Objects the caller can see that the trace changed, in order of their first change.
+  /// `print(*args, **kwargs)`, recorded for the host to make once the graph has run.
+  void recordPrint(std::vector<VarPtr> &args, KwArgs &kwargs);
+  /// What print shows of `v` as it is now: numbers and the caller's unchanged objects as
+  /// they are, arrays and containers as copies, an instance as its str(); else a break.
+  VarPtr printed(const VarPtr &v, int depth);
+  /// The prints of a resume plan: (argument recipes, keyword arguments), in order.
+  py::list printRecipes(SmallVectorImpl<Value> &live);
+  /// Objects the caller can see that the trace changed, in order of their first change, and
+  /// the print calls (isPrintCall) in order among them.
   std::vector<VarPtr> sideEffects;
   size_t committedSideEffects = 0;
   llvm::DenseMap<PyObject *, VarPtr> globalsVars;

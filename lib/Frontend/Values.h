@@ -10,6 +10,7 @@
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 
 #include <pybind11/pybind11.h>
@@ -17,6 +18,7 @@
 // file without them compiles fails only at run time.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -173,6 +175,13 @@ inline VarPtr constVar(py::object obj, std::string source = "") {
   return v;
 }
 
+/// The bytes of one element of `element` in numpy and torch (a bool is a byte).
+inline int64_t itemBytes(Type element) {
+  if (auto complex = dyn_cast<ComplexType>(element))
+    return 2 * itemBytes(complex.getElementType());
+  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
 /// Ops whose result shares memory with their operand in numpy and torch (a view): a store
 /// through one is seen through the other.
 inline bool isView(Operation *op) {
@@ -258,15 +267,26 @@ struct Specialize {
 
 /// The root of a dynamic scalar computed from a captured loop's variable (Loops.cpp).
 inline const char *const kLoopVariable = "<loop variable>";
-/// The root of a Python number the graph computes from a tensor: a bool (`bool(t)`,
-/// `np.allclose`) and its int() and float().
-inline const char *const kTensorTruth = "<truth of a tensor>";
+/// The root of a Python number the graph reads from a tensor: `t.item()`, `float(t)`, `int(t)`,
+/// `t.tolist()`, a bool (`bool(t)`, `np.allclose`) and what Python computes from them.
+inline const char *const kTensorNumber = "<number read from a tensor>";
 /// The root of a Python int a captured while loop steps by constants (`n += 1`, Loops.cpp):
 /// the graph knows its value, after as many iterations as the loop's test decides.
 inline const char *const kLoopCounter = "<while loop's counter>";
 inline bool isLoopCounter(const VarPtr &v) {
   return v && v->kind == VK::Scalar && llvm::is_contained(v->roots, std::string(kLoopCounter));
 }
+
+/// A Python number the graph reads from a tensor (`t.item()`, `float(t)`, `bool(t)`) or
+/// computes from one.
+inline bool isTensorNumber(const VarPtr &v) {
+  return v && v->kind == VK::Scalar && llvm::is_contained(v->roots, std::string(kTensorNumber));
+}
+
+/// The `name` of a print call among the side effects (Tracer::recordPrint): a Tuple of what it
+/// prints, with its keyword arguments in `obj` (a dict).
+inline const char *const kPrintCall = "<print>";
+inline bool isPrintCall(const VarPtr &v) { return v->kind == VK::Tuple && v->name == kPrintCall; }
 
 /// A Var whose value the graph computes: a tensor or a dynamic scalar.
 inline bool isValueVar(const VarPtr &v) {
@@ -290,7 +310,7 @@ struct LoopVariableNeeded : std::runtime_error {
 inline void needConstant(const VarPtr &v) {
   if (!v || v->kind != VK::Scalar)
     return;
-  for (const char *root : {kTensorTruth, kLoopCounter})
+  for (const char *root : {kTensorNumber, kLoopCounter})
     if (llvm::is_contained(v->roots, std::string(root)))
       breakTrace(dyn::BreakKind::data_dependent_value,
                  "the value of a number the graph computes (" + std::string(root) +

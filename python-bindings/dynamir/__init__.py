@@ -7,9 +7,9 @@ from _dynamir import MLIRError, get_num_threads, set_num_threads
 
 from . import cuda, ir
 from .compiler import (BackendUnavailable, CompiledFunction, Explanation, GraphBreakError,
-                       compile, counters, explain, reset)
+                       compile, counters, explain, graph_break, reset)
 from .tracing import GraphBreak, Guard, TraceResult, trace
 
 __all__ = ["MLIRError", "cuda", "ir", "trace", "TraceResult", "GraphBreak", "Guard", "compile",
-           "explain", "counters", "reset", "CompiledFunction", "Explanation",
+           "explain", "graph_break", "counters", "reset", "CompiledFunction", "Explanation",
            "GraphBreakError", "BackendUnavailable", "get_num_threads", "set_num_threads"]

@@ -219,9 +219,24 @@ def _replay(effects):
                     setattr(target, name, value)
 
 
-def _with_effects(result, stores, effects):
-    """The frame's result, once the graph's final values of the arrays the program stored into
-    are written back (`stores`) and its changes to the caller's objects replayed."""
+def graph_break():
+    """A graph break where the program calls it (torch._dynamo.graph_break()): the graph before
+    it runs, and the rest of the frame goes on in a continuation. It does nothing eagerly."""
+
+
+def _print(prints):
+    """The frame's print calls, in order, each with what it printed as it was at the call:
+    before any store is written back or change replayed, so that the caller's objects it
+    prints as themselves are as the call found them."""
+    for args, options in prints:
+        print(*args, **options)
+
+
+def _with_effects(result, stores, effects, prints=()):
+    """The frame's result, once its prints are made, the graph's final values of the arrays the
+    program stored into written back (`stores`) and its changes to the caller's objects
+    replayed."""
+    _print(prints)
     _write_back(stores)
     _replay(effects)
     return result
@@ -678,9 +693,12 @@ class CompiledFunction:
                     [rebuild(r) for r in values] if kind == "l" else
                     dict(zip(keys, (rebuild(r) for r in values))))
                    for kind, source, keys, values in plan.get("effects", ())]
+        prints = [([rebuild(r) for r in args], options)
+                  for args, options in plan.get("prints", ())]
         if action == "eager":
             go_on = resume.resume_function(function, offset, _layout(stack),
                                            [j for j, v in enumerate(locals_) if v is _UNBOUND])
+            _print(prints)
             _write_back(stores)
             _replay(effects)
             arguments = self._arguments(locals_, stack)
@@ -691,11 +709,13 @@ class CompiledFunction:
                                                   plan["end"] - shift, [v is _NULL for v in top])
             # Everything that can fail is made before the step runs its side effect.
             continuation = self._continuation(offset, stack + [None] * produced, locals_)
+            _print(prints)
             _write_back(stores)
             _replay(effects)
             stack += step(*[None if v is _NULL else v for v in top])
         else:
             continuation = self._continuation(offset, stack, locals_)
+            _print(prints)
             _write_back(stores)
             _replay(effects)
         return _Resume(continuation, self._arguments(locals_, stack))

@@ -1,5 +1,7 @@
 """dynamir.compile against eager numpy/torch: results, caching, recompiles, breaks, explain."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -165,15 +167,17 @@ def test_graph_break_runs_eagerly_with_prints_once_in_order(capsys):
     @dynamir.compile
     def f(x):
         y = x + 1
-        print("once")
+        print("once", y)
+        dynamir.graph_break()
+        print("twice")
         return y * 2
 
     x = np.ones(3, np.float32)
     assert close(f(x), (x + 1) * 2)
-    assert capsys.readouterr().out == "once\n"
+    assert capsys.readouterr().out == "once [2. 2. 2.]\ntwice\n"
     e = dynamir.explain(f, x)
-    assert e.graph_break_count == 1 and e.break_reasons[0].kind == "side_effect"
-    assert capsys.readouterr().out == "once\n"
+    assert e.graph_break_count == 1 and e.break_reasons[0].kind == "requested"
+    assert capsys.readouterr().out == "once [2. 2. 2.]\ntwice\n"
 
 
 def test_in_place_updates_follow_eager_aliasing():
@@ -228,12 +232,12 @@ def test_appends_to_a_callers_list_happen():
 
 
 def test_fullgraph_raises_graph_break_error():
-    def f(x):
-        print("side effect")
+    def f(x, log):
+        print("side effect", file=log)
         return x
 
     with pytest.raises(dynamir.GraphBreakError, match=r"side_effect.*test_compile.py:\d+"):
-        dynamir.compile(f, fullgraph=True)(np.ones(2))
+        dynamir.compile(f, fullgraph=True)(np.ones(2), sys.stderr)
 
 
 def test_eager_only_frames_run_eagerly():

@@ -93,8 +93,10 @@ def test_int_used_as_loop_count_and_shape():
 def test_value_read_at_a_break_is_an_input_of_the_continuation(capsys):
     def f(x):
         y = x * 2
-        print("mean", float(y.mean()))
-        return y + 1
+        mean = float(y.mean())
+        dynamir.graph_break()
+        print("mean", mean)
+        return y + mean
     c = run(f, [(np.full(3, float(i)),) for i in range(12)])
     assert c["eager_runs"] == 0 and c["recompiles"] <= 2
 
@@ -116,8 +118,9 @@ def test_float_stored_into_an_array():
 
 
 # A Python bool the graph computes from a tensor (bool(t), np.allclose): branches, `not`, the
-# frame's result and weak-typed arithmetic take it without a break; what needs its value (`is`,
-# `==`, text, Python arithmetic) breaks, and the host hands the continuation a bool.
+# frame's result, comparisons with numbers and weak-typed arithmetic take it without a break;
+# what needs its value (`is`, text, Python arithmetic) breaks, and the host hands the
+# continuation a bool.
 A = np.linspace(0, 1, 6)
 TRUTHS = {
     "returned": lambda a, b: (np.allclose(a, b), np.isclose(a, b)),
@@ -133,7 +136,7 @@ TRUTHS = {
     "text": lambda a, b: f"{np.allclose(a, b)}",
     "sum": lambda a, b: sum([np.allclose(a, b), np.allclose(a, a)]) + 1,
 }
-BREAKS = {"is", "equal", "text", "sum"}
+BREAKS = {"is", "text", "sum"}
 
 
 @pytest.mark.parametrize("case", TRUTHS)
@@ -145,6 +148,55 @@ def test_bools_the_graph_computes(case):
             assert same(dynamir.compile(f, **mode)(A, b), want), (mode, want)
     breaks = dynamir.explain(f, A, A + 1).graph_break_count
     assert (breaks > 0) == (case in BREAKS), breaks
+
+
+# Numbers read from a tensor (t.item(), float(t), int(t), t.tolist()) are Python numbers the
+# graph computes, as torch.compile's capture_scalar_outputs makes them: returned, used in float
+# arithmetic, in tensor arithmetic and compared without a break; where the host needs one (an
+# index, a range, text) the graph breaks there, and the continuation gets the number.
+T4 = torch.tensor([1.5, -2.25, 3.0, 0.5])
+NUMBERS = {
+    "item": lambda x: (x.sum().item(), x.argmax().item(), (x > 0).all().item()),
+    "float_int": lambda x: (float(x.max()), int(x.argmin()), int(x.sum()), int(-x.sum())),
+    "tolist": lambda x: (x.tolist(), x.reshape(2, 2).tolist(), x[0].tolist(), x.int().tolist()),
+    "numpy": lambda x: (x.numpy().sum().item(), float(x.numpy()[1]), x.numpy()[:2].tolist()),
+    "arithmetic": lambda x: x.sum().item() * 2.5 - 1.0,
+    "int_arithmetic": lambda x: (int(x.argmax()) + 1, int((x > 0).sum()) * 3 - True, 7 - int(x[1])),
+    "tensor_operand": lambda x: x * x.sum().item() + float(x[0]),
+    "compare": lambda x: (x.sum().item() > 2, float(x[0]) == 1.5, int(x.argmax()) != 2),
+    "branch": lambda x: x * 2 if x.sum().item() > 2.5 else x - 1,
+    "index": lambda x: x[int(x.argmax())],
+    "text": lambda x: f"{x.sum().item():.2f}",
+}
+NUMBER_BREAKS = {"index", "text"}
+
+
+@pytest.mark.parametrize("case", NUMBERS)
+def test_numbers_read_from_a_tensor(case):
+    f = NUMBERS[case]
+    for x in (T4, T4 * -3, T4 + 0.25):
+        want = f(x)
+        for mode in [{}, {"capture_control_flow": True}, {"backend": "eager"}]:
+            assert same(dynamir.compile(f, **mode)(x), want), (mode, want)
+    breaks = dynamir.explain(f, T4).graph_break_count
+    assert (breaks > 0) == (case in NUMBER_BREAKS), breaks
+
+
+def test_int_of_a_tensor_beyond_int64_runs_eagerly():
+    """int() of a float tensor is checked: NaN and infinities raise as in Python, and a value
+    beyond int64 is Python's exact big integer."""
+    f = dynamir.compile(lambda x: int(x.sum()))
+    assert f(torch.tensor([1e30], dtype=torch.float64)) == int(1e30)
+    assert f(torch.tensor([2.75], dtype=torch.float64)) == 2
+    with pytest.raises(ValueError):
+        f(torch.tensor([float("nan")], dtype=torch.float64))
+    with pytest.raises(OverflowError):
+        f(torch.tensor([float("inf")], dtype=torch.float64))
+    # Integer arithmetic beyond int64 is Python's, exact.
+    g = dynamir.compile(lambda x: int(x.sum()) * int(x.sum()) + int(x[0]))
+    for big in (3, 2**40, 2**62):
+        x = torch.tensor([big, 0], dtype=torch.int64)
+        assert g(x) == big * big + big
 
 
 def test_an_assertion_of_allclose_raises_as_eager():

@@ -22,8 +22,10 @@ def test_prints_between_graphs_happen_once_in_order_and_the_rest_compiles(capsys
     def f(x):
         y = x + 1
         print("first", y.sum())
+        dynamir.graph_break()
         z = y * 2
         print("second")
+        dynamir.graph_break()
         return z - 1
 
     compiled = dynamir.compile(f)
@@ -81,6 +83,7 @@ def test_data_dependent_loop_resumes_each_iteration():
 def test_break_inside_a_called_function_resumes_after_the_call(capsys):
     def helper(v):
         print("inside", v.shape)
+        dynamir.graph_break()
         return v * 3
 
     def f(x):
@@ -92,13 +95,14 @@ def test_break_inside_a_called_function_resumes_after_the_call(capsys):
     e = dynamir.explain(f, x)
     assert same(e.result, f(x))
     assert capsys.readouterr().out == "inside (2,)\n" * 2
-    assert e.graph_count == 2 and e.break_reasons[0].lineno == helper.__code__.co_firstlineno + 1
+    assert e.graph_count == 2 and e.break_reasons[0].lineno == helper.__code__.co_firstlineno + 2
 
 
 def test_for_loop_with_a_break_continues_the_loop(capsys):
     def f(x):
         for i in range(3):
             print("it", i)
+            dynamir.graph_break()
             x = x * 2
         return x + 1
 
@@ -126,6 +130,7 @@ def test_torch_values_cross_the_break_as_torch():
     def f(x):
         y = torch.relu(x)
         print(type(y).__name__)
+        dynamir.graph_break()
         return y.sum() + 1
 
     x = torch.arange(4.0) - 1
@@ -151,6 +156,7 @@ def test_closures_resume_with_their_cells(capsys):
     def f(x):
         y = x * scale
         print("closure")
+        dynamir.graph_break()
         return y + scale
 
     x = np.ones(2, np.float32)
@@ -163,6 +169,7 @@ def test_exceptions_after_a_break_are_the_eager_ones():
     def f(x, y):
         z = x + 1
         print("before")
+        dynamir.graph_break()
         try:
             return z @ y
         except ValueError:
@@ -174,6 +181,7 @@ def test_exceptions_after_a_break_are_the_eager_ones():
     def g(x, y):
         z = x + 1
         print("before")
+        dynamir.graph_break()
         return z @ y
 
     with pytest.raises(ValueError):
@@ -185,6 +193,7 @@ def test_a_keyword_call_breaking_in_a_try_block_keeps_its_keywords(capsys):
         y = x + 1
         try:
             print("sum", y.sum(), sep="=", end=";")
+            dynamir.graph_break()
         except ValueError:
             return y
         return y * 2
@@ -202,6 +211,7 @@ def test_a_break_inside_no_grad_goes_on_inside_the_real_block(capsys):
         with torch.no_grad():
             y = lin(x).relu()
             print("inside", torch.is_grad_enabled())
+            dynamir.graph_break()
             z = lin(y)
         return z, torch.is_grad_enabled()
 
@@ -221,6 +231,7 @@ def test_a_break_inside_enable_grad_goes_on_inside_the_real_block(capsys):
         with torch.enable_grad():
             y = x * 2
             print("inside", torch.is_grad_enabled())
+            dynamir.graph_break()
             z = y + 1
         return z, torch.is_grad_enabled()
 
@@ -240,6 +251,7 @@ def test_a_failing_break_inside_no_grad_leaves_the_block():
         with torch.no_grad():
             y = x * 2
             print(y.sum())
+            dynamir.graph_break()
             return y.reshape(5)  # raises after the break
 
     compiled = dynamir.compile(f)
@@ -255,12 +267,14 @@ def test_a_view_in_the_frame_state_at_a_break(capsys):
         y = x * 2
         v = y[1:]
         print("view")
+        dynamir.graph_break()
         v += 1
         return y
 
     def callers(x):
         v = x[1:]
         print("view")
+        dynamir.graph_break()
         v += 1
         return x * 2
 
@@ -276,6 +290,7 @@ def test_resume_functions_keep_lines_and_handlers():
     def f(x, y):
         a = x + 1
         print(a)
+        dynamir.graph_break()
         try:
             b = a / y
         except ZeroDivisionError:
@@ -299,6 +314,7 @@ def test_only_live_locals_cross_the_break():
         view = x[1:]
         y = view * n
         print("p")
+        dynamir.graph_break()
         return y + 1
 
     compiled = dynamir.compile(f)
@@ -316,11 +332,12 @@ def test_errors_after_a_break_name_the_user_line():
     def f(x, y):
         z = x + 1
         print("before")
+        dynamir.graph_break()
         return z @ y
 
     with pytest.raises(ValueError) as failure:
         dynamir.compile(f)(np.ones(3, np.float32), np.ones(4, np.float32))
-    assert failure.traceback[-1].lineno + 1 == f.__code__.co_firstlineno + 3
+    assert failure.traceback[-1].lineno + 1 == f.__code__.co_firstlineno + 4
 
 
 def test_a_continuation_takes_locals_that_are_not_identifiers():

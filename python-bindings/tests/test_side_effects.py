@@ -66,6 +66,7 @@ def test_changes_are_replayed_before_a_break_goes_on():
     def f(x, log):
         log.append(x * 2)
         print("logged", len(log))
+        dynamir.graph_break()
         log.append(x + 1)
         return len(log)
 

@@ -18,16 +18,31 @@ def show(fn, *args):
         print("eager:", result.eager_reason)
 
 
-def calls_print(x):
+def requested(x):
     y = x + 1
-    print("side effect")
+    dynamir.graph_break()
     return y
 
 
-# CHECK-LABEL: == calls_print
+# CHECK-LABEL: == requested
 # CHECK: %[[Y:.*]] = dyn.add
-# CHECK: dyn.graph_break side_effect "call to print (output must happen for real)" at "{{.*}}graph_breaks.py" : 23 resume [{{[0-9]+}}] (%[[Y]] : tensor<3xf32>)
-# CHECK: break side_effect line 23: call to print
+# CHECK: dyn.graph_break requested "dynamir.graph_break()" at "{{.*}}graph_breaks.py" : 23 resume [{{[0-9]+}}] (%[[Y]] : tensor<3xf32>)
+# CHECK: break requested line 23: dynamir.graph_break()
+show(requested, x)
+
+
+def calls_print(x):
+    y = x + 1
+    print("side effect", y)
+    return y
+
+
+# A print is no break: the host makes it once the graph has run, with the array it printed
+# as a result of the graph of its own (a copy).
+# CHECK-LABEL: == calls_print
+# CHECK: func.func @calls_print(%arg0: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) attributes {dyn.output = "_fx(%0, (), (), ((('side effect', %1, ), {}), ))"}
+# CHECK: %[[Y:.*]] = dyn.add
+# CHECK: return %[[Y]], %[[Y]]
 show(calls_print, x)
 
 
@@ -38,10 +53,11 @@ def print_in_branch(x):
     return x
 
 
+# Inside a data-dependent branch, it is a break, and the host's branch decides.
 # CHECK-LABEL: == print_in_branch
 # CHECK: %[[P:.*]] = dyn.gt
 # CHECK-NOT: dyn.if
-# CHECK: dyn.graph_break data_dependent_branch "`if` on a tensor cannot stay in the graph: call to print (output must happen for real)" at "{{.*}}graph_breaks.py" : 35 resume [{{[0-9]+}}, {{[0-9]+}}] (%[[P]] : tensor<i1>)
+# CHECK: dyn.graph_break data_dependent_branch "`if` on a tensor cannot stay in the graph: call to print inside a data-dependent branch (output must happen for real)" at "{{.*}}graph_breaks.py" : [[# @LINE - 10]] resume [{{[0-9]+}}, {{[0-9]+}}] (%[[P]] : tensor<i1>)
 show(print_in_branch, x)
 
 
@@ -109,8 +125,14 @@ def item_to_python(x):
     return x * s
 
 
+# float() of a tensor is a Python number the graph computes: no break.
 # CHECK-LABEL: == item_to_python
-# CHECK: dyn.graph_break data_dependent_value "float() of a tensor needs its real value on the host" at "{{.*}}graph_breaks.py" : [[# @LINE - 5]]
+# CHECK: %[[S:.*]] = dyn.sum %arg0
+# CHECK: %[[F:.*]] = dyn.cast %[[S]] to f64
+# CHECK-NOT: dyn.graph_break
+# CHECK: dyn.cast %[[F]] to f32
+# CHECK-NOT: dyn.graph_break
+# CHECK-LABEL: == item_in_condition
 show(item_to_python, x)
 
 
@@ -120,9 +142,21 @@ def item_in_condition(x):
     return -x
 
 
-# CHECK-LABEL: == item_in_condition
-# CHECK: dyn.graph_break data_dependent_value "item() needs the tensor's real value on the host"
+# Its comparison with a number too: the `if` is a data-dependent branch, as on a tensor.
+# CHECK: %[[S:.*]] = dyn.cast %{{.*}} to f64
+# CHECK: %[[P:.*]] = dyn.gt %[[S]], %{{.*}} : tensor<f64>, tensor<f64>
+# CHECK: dyn.if %[[P]]
 show(item_in_condition, x)
+
+
+def item_as_index(x):
+    return x[int(x.argmax().item())]
+
+
+# Where the host needs the number (an index here), the graph breaks.
+# CHECK-LABEL: == item_as_index
+# CHECK: dyn.graph_break data_dependent_value "the value of a number the graph computes (<number read from a tensor>) is needed on the host"
+show(item_as_index, x)
 
 
 def unknown_call(x):

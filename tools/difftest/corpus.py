@@ -3595,9 +3595,13 @@ def f(x):
 """, "T(2)")
 
 P(FN, "inlined_call_breaks_after_store", """
+import dynamir
+
+
 def g(a):
     a += 1
     print("in g", a.shape)
+    dynamir.graph_break()
     return a
 
 
@@ -3608,9 +3612,13 @@ def f(x):
 """, "A(3)")
 
 P(FN, "inlined_call_breaks_after_list_append", """
+import dynamir
+
+
 def g(items, t):
     items.append(t)
     print("appended", len(items))
+    dynamir.graph_break()
     return len(items)
 
 
@@ -3807,15 +3815,31 @@ def f(x):
 P(M, "side_effect_then_print_then_more", """
 def f(x, log):
     log.append(x * 2)
+    print("logged", len(log), log)
+    log.append(x + 1)
+    return len(log)
+""", "T(2), []")
+
+P(M, "side_effect_then_break_then_more", """
+import dynamir
+
+
+def f(x, log):
+    log.append(x * 2)
     print("logged", len(log))
+    dynamir.graph_break()
     log.append(x + 1)
     return len(log)
 """, "T(2), []")
 
 P(M, "side_effect_inside_inlined_call_that_breaks", """
+import dynamir
+
+
 def record(log, t):
     log["seen"] = log.get("seen", 0) + 1
-    print("recorded")
+    print("recorded", log)
+    dynamir.graph_break()
     return t * 2
 
 
@@ -3961,42 +3985,29 @@ BREAKS = {
     'sorted_tensors_by_key': 'eager',
     # 3.11's comprehension is a function of its own, and a break inside it restarts the frame.
     'dict_comprehension_filter': {'3.11': 'eager', 'other': 4},
-    'int_float_bool_conversions': 2,
     'builtin_round_tensor': 2,
     'all_empty_any_empty': 'eager',
     'functools_cmp_to_key': 2,
     'dataclass_replace_asdict': 1,
     'custom_eq_and_repr': 1,
     'abstract_base_classes': 1,
-    'fstring_print_shape': 1,
-    'fstring_float_format': 3,
-    'percent_format': 3,
-    'print_tensor': 2,
-    'print_sep_end': 3,
-    'print_numpy_array': 2,
-    'fstring_repr_align': 1,
+    'fstring_float_format': 2,
+    'percent_format': 1,
     'print_loop_items': 'eager',
-    'print_dtype_device': 1,
-    'repr_of_containers': 1,
-    'attribute_list_mutation': 2,
     'boolean_mask_select': 1,
     'nonzero_argwhere': 1,
     'factory_functions': 1,
-    'item_and_tolist': 4,
     'one_hot_argmax': 1,
-    'zero_dim_tensors': 'eager',
     'manual_seed_randn': 3,
     'unique_and_bincount': 3,
     # np.partition's order is numpy's own: its call breaks inside numpy's code, and the rest of
     # the frame runs eagerly from there.
     'np_sort_argsort': 'eager',
     'np_boolean_mask': 1,
-    'np_scalar_results': 3,
     'np_unique': 2,
     # r is the caller's a or a new array after the ifs; a break cannot recreate which object.
     'np_mean_dtype': 1,
     'np_default_rng_inside': 3,
-    'np_tolist_item': 'eager',
     'np_bincount_histogram': 1,
     'np_nan_functions': 2,
     'np_copy_vs_view': 2,
@@ -4008,7 +4019,6 @@ BREAKS = {
     'module_state_dict_keys': 2,
     'module_without_no_grad': 'eager',
     'early_return_in_loop': 1,
-    'item_threshold': 1,
     'ternary_on_tensor': 'eager',
     'break_continue': 5,
     'nested_any_all': 2,
@@ -4061,7 +4071,7 @@ BREAKS = {
     'half_float_matmul_raises': 1,
     'inlined_call_breaks_after_store': 1,
     'inlined_call_breaks_after_list_append': 1,
-    'side_effect_then_print_then_more': 1,
+    'side_effect_then_break_then_more': 1,
     'side_effect_inside_inlined_call_that_breaks': 1,
 }
 

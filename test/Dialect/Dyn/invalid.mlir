@@ -565,7 +565,7 @@ func.func @break_negative_offset() {
 // -----
 
 func.func @break_unknown_kind() {
-  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [data_dependent_branch, data_dependent_loop, data_dependent_value, unsupported_call, unsupported_bytecode, side_effect, divergent_branch, inline_limit]}}
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [data_dependent_branch, data_dependent_loop, data_dependent_value, unsupported_call, unsupported_bytecode, side_effect, divergent_branch, inline_limit, requested]}}
   dyn.graph_break because "print" at "m.py" : 3 resume [2]
 }
 

@@ -96,7 +96,8 @@ def Dyn_BreakKind : I32EnumAttr<"BreakKind", "why the host has to take over", [
     I32EnumAttrCase<"unsupported_bytecode", 4>,
     I32EnumAttrCase<"side_effect", 5>,
     I32EnumAttrCase<"divergent_branch", 6>,
-    I32EnumAttrCase<"inline_limit", 7>
+    I32EnumAttrCase<"inline_limit", 7>,
+    I32EnumAttrCase<"requested", 8>
   ]> {
   let cppNamespace = "::dynamir::dyn";
 }
