@@ -519,6 +519,14 @@ VarPtr Tracer::binary(int kind, VarPtr x, VarPtr y, bool numpyFunction) {
       throw PythonRaise{e.value(), std::string("Python arithmetic raised: ") + e.what()};
     }
   }
+  // Text the host formats: `s + t` joins it with a str, `template % values` formats values the
+  // graph computes.
+  if (kind == NB_ADD && (x->kind == VK::Text || y->kind == VK::Text))
+    if (VarPtr text = joinText({x, y}))
+      return text;
+  if (kind == NB_REMAINDER)
+    if (VarPtr text = percentText(x, y))
+      return text;
   if ((x->kind == VK::Tuple || x->kind == VK::List) && kind == NB_ADD && y->kind == x->kind &&
       !x->viewOf && !y->viewOf && x->structType.empty() && y->structType.empty()) {
     VarPtr r = makeVar(x->kind);

@@ -297,6 +297,16 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
   if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr")) && args.size() == 1 && kwargs.empty() &&
       args[0]->kind == VK::Instance)
     return instanceText(args[0], isBuiltin(fn, "repr"));
+  // str(), repr(), format() of values the graph computes: text the host formats.
+  if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr") || isBuiltin(fn, "format")) &&
+      kwargs.empty() && (args.size() == 1 || (isBuiltin(fn, "format") && args.size() == 2)) &&
+      formattable(args[0])) {
+    if (args.size() == 2)
+      return formatValue(args[0], args[1]);
+    // (str() is no format(): a 0-d tensor formats as its item(), and prints as a tensor)
+    if (VarPtr text = formattedText(args[0], isBuiltin(fn, "repr") ? "r" : "s", ""))
+      return text;
+  }
   if ((isBuiltin(fn, "str") || isBuiltin(fn, "repr") || isBuiltin(fn, "format")) && !args.empty() &&
       args[0]->kind == VK::Tensor)
     breakTrace(dyn::BreakKind::data_dependent_value,
@@ -503,16 +513,21 @@ VarPtr Tracer::convertValue(const VarPtr &v, int conversion) {
     return instanceText(v, conversion == 2);
   if (conversion < 0 || conversion > 3)
     breakTrace(dyn::BreakKind::unsupported_bytecode, "unknown conversion");
+  if (VarPtr text = formattedText(v, conversion == 1 ? "s" : conversion == 2 ? "r" : "a", ""))
+    return text;
   return constVar(py::module_::import("builtins").attr(converters[conversion])(textOf(v)));
 }
 
 VarPtr Tracer::formatValue(const VarPtr &v, const VarPtr &spec) {
+  if (spec && (spec->kind != VK::Const || !PyUnicode_CheckExact(spec->obj.ptr())))
+    breakTrace(dyn::BreakKind::unsupported_call, "a format spec that is not a constant");
+  std::string specText = spec ? spec->obj.cast<std::string>() : "";
+  if (VarPtr text = formattedText(v, "", specText))
+    return text;
   py::object value = textOf(v);
   py::object format = py::module_::import("builtins").attr("format");
   if (!spec)
     return constVar(format(value));
-  if (spec->kind != VK::Const)
-    breakTrace(dyn::BreakKind::unsupported_call, "a format spec that is not a constant");
   return constVar(format(value, spec->obj));
 }
 

@@ -656,8 +656,13 @@ void Tracer::step(Frame &f, size_t &pc, const Instr &in, int64_t stopAt,
     break;
   }
   case BUILD_STRING: {
+    std::vector<VarPtr> parts = f.popN(in.arg);
+    if (VarPtr text = joinText(parts)) {
+      f.stack.push_back(text);
+      break;
+    }
     std::string joined;
-    for (const VarPtr &part : f.popN(in.arg)) {
+    for (const VarPtr &part : parts) {
       if (part->kind != VK::Const || !PyUnicode_Check(part->obj.ptr()))
         breakTrace(dyn::BreakKind::unsupported_bytecode, "BUILD_STRING of " + describe(part));
       joined += part->obj.cast<std::string>();

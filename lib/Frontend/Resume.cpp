@@ -256,6 +256,12 @@ py::object Tracer::rebuildValue(const VarPtr &v, SmallVectorImpl<Value> &live) {
     return py::make_tuple("slice", items(v->items));
   case VK::LoopSlice: // only in a loop body, whose breaks unroll the loop
     throw NotRebuildable{"a slice bounded by a loop's variable"};
+  case VK::Text: { // ("text", [(how, value recipe), ...]): the host formats it (_text)
+    py::list parts;
+    for (size_t i = 0; i < v->items.size(); ++i)
+      parts.append(py::make_tuple(v->keys[i], rebuildRecipe(v->items[i], live)));
+    return py::make_tuple("text", parts);
+  }
   case VK::Iterator: {
     if (v->obj) { // a range: the items it has left
       py::list left;
@@ -551,6 +557,12 @@ std::string Tracer::resultStructure(const VarPtr &out, SmallVectorImpl<Value> &r
     }
     if (v->kind == VK::Null) // an attribute the frame deleted (deleteAttr)
       return "_del";
+    if (v->kind == VK::Text) { // `_text((how, value), ...)`: the host formats it
+      std::string parts;
+      for (size_t i = 0; i < v->items.size(); ++i)
+        parts += "(" + flatten(constVar(v->keys[i])) + ", " + flatten(v->items[i]) + "), ";
+      return "_text(" + parts + ")";
+    }
     // The very objects the trace read (a module, a function, a layer), read back from the
     // caller where they have a source: a namedtuple, torch.return_types, a plain object or a
     // module is guarded by its type only, so a later call's is another object (returning the

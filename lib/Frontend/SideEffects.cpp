@@ -56,6 +56,7 @@ VarPtr Tracer::printed(const VarPtr &v, int depth) {
   switch (v->kind) {
   case VK::Const:
   case VK::Scalar: // immutable
+  case VK::Text:
     return v;
   case VK::Tensor: {
     // The caller's array as the call found it: the object itself (a parameter prints as one).

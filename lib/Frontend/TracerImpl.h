@@ -18,6 +18,7 @@
 //   Functions.cpp            inlined Python functions, closures, generators, iteration, and
 //                            the undo log of an inlined call that breaks
 //   Builtins.cpp             Python's builtins, and the polyfills inlined in their place
+//   Text.cpp                 strings the host formats from values the graph computes
 //   Arithmetic.cpp           promotion, binary operators, comparisons, in-place updates
 //   Attributes.cpp           attributes, subscripts, slices
 //   Library.cpp              numpy and torch calls: the name -> handler table (Library.h)
@@ -447,6 +448,18 @@ public:
   py::object textOf(const VarPtr &v);
   /// str() or repr() of an instance, through the methods its class defines.
   VarPtr instanceText(const VarPtr &v, bool repr);
+
+  // --- Text.cpp: strings formatted from values the graph computes -----------------------------
+  /// Whether the host can format `v` once the graph has run: a dynamic scalar, an array, a
+  /// Text (outside a captured loop's body).
+  bool formattable(const VarPtr &v);
+  /// format(conversion(v), spec) as a VK::Text (`conversion` "", "s", "r" or "a"); null where
+  /// v is not formattable or the format could raise.
+  VarPtr formattedText(const VarPtr &v, const std::string &conversion, const std::string &spec);
+  /// `format % args` as a VK::Text where args hold formattable values; else null.
+  VarPtr percentText(const VarPtr &format, const VarPtr &args);
+  /// The concatenation of literal strings and Texts, at least one a Text; else null.
+  VarPtr joinText(const std::vector<VarPtr> &parts);
 
   // --- Functions.cpp: functions, closures, generators, iteration -----------------------------
   /// Inlines a call of a real Python function (self, when given, goes first).

@@ -75,6 +75,9 @@ std::string Tracer::describe(const VarPtr &v) {
   case VK::Scalar:
     os << std::string(py::str(v->obj.attr("__name__"))) << "(dynamic)";
     break;
+  case VK::Text:
+    os << "str(formatted from values the graph computes)";
+    break;
   case VK::Function:
     if (v->made) {
       os << "<function " << v->made->qualname << ">";

@@ -60,6 +60,9 @@ enum class VK {
   LoopSlice, // a slice with a bound computed from captured loops' variables (`x[:i]` in a
              // loop, Windows.cpp): items start, stop, step (Const or such a Scalar); only
              // arrays and tensors take it, anything else breaks
+  Text,      // a str the host formats once the graph has run (Text.cpp): the concatenation of
+             // `items`, each a literal (a Const str, `keys` None) or a value formatted as its
+             // `keys` say ((conversion, spec), or ('%', template) of a tuple)
 };
 
 struct Var;
@@ -308,6 +311,10 @@ struct LoopVariableNeeded : std::runtime_error {
 
 /// The constant a Var must be here; a dynamic scalar is specialized instead.
 inline void needConstant(const VarPtr &v) {
+  if (v && v->kind == VK::Text)
+    breakTrace(dyn::BreakKind::data_dependent_value,
+               "the characters of a str formatted from values the graph computes are needed "
+               "on the host");
   if (!v || v->kind != VK::Scalar)
     return;
   for (const char *root : {kTensorNumber, kLoopCounter})

@@ -242,6 +242,24 @@ def _with_effects(result, stores, effects, prints=()):
     return result
 
 
+def _text(*parts):
+    """A str formatted from the graph's values as the program formats it: each part a literal
+    (how: None), format(conversion(value), spec) (how: (conversion, spec)) or template % value
+    (how: ('%', template))."""
+    text = []
+    for how, value in parts:
+        if how is None:
+            text.append(value)
+        elif how[0] == "%":
+            text.append(how[1] % value)
+        else:
+            conversion, spec = how
+            if conversion:
+                value = {"s": str, "r": repr, "a": ascii}[conversion](value)
+            text.append(format(value, spec))
+    return "".join(text)
+
+
 def _instance(cls, fields):
     """An object of a plain class the trace made, with its attributes (set as object's own
     __setattr__ sets them: the program already ran the class's __init__ and __setattr__)."""
@@ -650,6 +668,8 @@ class CompiledFunction:
                 return slice(*(rebuild(r) for r in recipe[1]))
             if kind == "iter":
                 return _Iterator(rebuild(r) for r in recipe[1])
+            if kind == "text":  # a str formatted from the graph's values
+                return _text(*((how, rebuild(r)) for how, r in recipe[1]))
             if kind == "grad_mode_exit":  # torch.no_grad or torch.enable_grad
                 context = recipe[1]()
                 context.__enter__()
@@ -779,6 +799,7 @@ class CompiledFunction:
                                "_s": _as_scalar, "_f": float, "_i": int, "_b": bool,
                                "_t": _as_tensor, "_type": _import_type,
                                "_obj": _instance, "_nt": _namedtuple, "_fx": _with_effects,
+                               "_text": _text,
                                "_p": _permuted, "_v": _view, "_del": _NULL},
                         {"_o": outputs, "L": local_vars, "G": global_vars, "_k": constants,
                          "_d": define, "_m": shared})

@@ -118,9 +118,9 @@ def test_float_stored_into_an_array():
 
 
 # A Python bool the graph computes from a tensor (bool(t), np.allclose): branches, `not`, the
-# frame's result, comparisons with numbers and weak-typed arithmetic take it without a break;
-# what needs its value (`is`, text, Python arithmetic) breaks, and the host hands the
-# continuation a bool.
+# frame's result, comparisons with numbers, text (the host formats it) and weak-typed
+# arithmetic take it without a break; what needs its value (`is`, sum()) breaks, and the host
+# hands the continuation a bool.
 A = np.linspace(0, 1, 6)
 TRUTHS = {
     "returned": lambda a, b: (np.allclose(a, b), np.isclose(a, b)),
@@ -136,7 +136,7 @@ TRUTHS = {
     "text": lambda a, b: f"{np.allclose(a, b)}",
     "sum": lambda a, b: sum([np.allclose(a, b), np.allclose(a, a)]) + 1,
 }
-BREAKS = {"is", "text", "sum"}
+BREAKS = {"is", "sum"}
 
 
 @pytest.mark.parametrize("case", TRUTHS)
@@ -152,8 +152,9 @@ def test_bools_the_graph_computes(case):
 
 # Numbers read from a tensor (t.item(), float(t), int(t), t.tolist()) are Python numbers the
 # graph computes, as torch.compile's capture_scalar_outputs makes them: returned, used in float
-# arithmetic, in tensor arithmetic and compared without a break; where the host needs one (an
-# index, a range, text) the graph breaks there, and the continuation gets the number.
+# arithmetic, in tensor arithmetic, compared and formatted (text the host formats) without a
+# break; where the host needs one (an index, a range) the graph breaks there, and the
+# continuation gets the number.
 T4 = torch.tensor([1.5, -2.25, 3.0, 0.5])
 NUMBERS = {
     "item": lambda x: (x.sum().item(), x.argmax().item(), (x > 0).all().item()),
@@ -166,9 +167,10 @@ NUMBERS = {
     "compare": lambda x: (x.sum().item() > 2, float(x[0]) == 1.5, int(x.argmax()) != 2),
     "branch": lambda x: x * 2 if x.sum().item() > 2.5 else x - 1,
     "index": lambda x: x[int(x.argmax())],
-    "text": lambda x: f"{x.sum().item():.2f}",
+    "text": lambda x: (f"{x.sum().item():.2f}", str(int(x.argmax())), "%.1f" % float(x[0])),
+    "text_used": lambda x: f"{x.sum().item():.2f}".rjust(8),
 }
-NUMBER_BREAKS = {"index", "text"}
+NUMBER_BREAKS = {"index", "text_used"}
 
 
 @pytest.mark.parametrize("case", NUMBERS)

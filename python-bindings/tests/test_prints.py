@@ -156,3 +156,66 @@ def test_fullgraph_takes_prints(capsys):
     got = dynamir.compile(f, fullgraph=True)(torch.arange(4.0))
     assert capsys.readouterr().out == "mean tensor(1.5000)\n"
     assert got.tolist() == [-1.5, -0.5, 0.5, 1.5]
+
+
+# Strings formatted from values the graph computes (f-strings, str(), repr(), format(), `%`)
+# are text the host formats once the graph has run: printed, returned or handed to a
+# continuation with no break; what needs their characters (a method, len(), a comparison)
+# breaks there.
+TEXTS = {
+    "fstring": lambda x: f"loss {x.sum().item():.4f} max={x.max():.2f} {x!r} {x.shape} {x[0]:>8.3e}",
+    "str_repr_format": lambda x: str(x.sum()) + "|" + repr(float(x[0])) + format(x.max(), ".1e"),
+    "percent": lambda x: ("%d items, max %.2f, %s" % (x.numel(), x.max().item(), "t"),
+                          "%.3f" % float(x.mean()), "%s" % x.dtype),
+    "numpy": lambda x: f"{x.numpy()} {x.numpy().sum()} {x.numpy().mean():.3f} {x.numpy()[1]!s}",
+    "nested": lambda x: [f"{v:.1f}" for v in x.tolist()] + [repr(f"{x.sum()}")],
+    "ints_bools": lambda x: f"{int(x.argmax())} {bool((x > 0).all())} {int(x.sum()):+05d}",
+}
+
+
+@pytest.mark.parametrize("case", TEXTS)
+def test_text_formatted_by_the_host(case, capsys):
+    f = TEXTS[case]
+
+    def printing(x):
+        s = f(x)
+        print(s)
+        return s
+
+    for scale in (1.0, -3.0, 0.25):
+        x = torch.tensor([1.5, -2.25, 3.0]) * scale
+        for mode in [{}, {"capture_control_flow": True}]:
+            want = printing(x)
+            eager_out = capsys.readouterr().out
+            got = dynamir.compile(printing, **mode)(x)
+            assert capsys.readouterr().out == eager_out
+            assert type(got) is type(want) and got == want
+    assert dynamir.explain(printing, x).graph_break_count == 0
+
+
+def test_text_crosses_a_break_and_breaks_where_its_characters_are_needed(capsys):
+    def crosses(x):
+        s = f"{x.sum().item():.2f}"
+        dynamir.graph_break()  # the continuation gets the str the host formatted
+        return s + "!"
+
+    def needed(x):
+        s = f"{x.sum().item():.2f}"
+        return s + "!", s.upper(), len(s), s == "1.50"
+
+    x = torch.tensor([0.5, 1.0])
+    assert dynamir.compile(crosses)(x) == crosses(x) == "1.50!"
+    assert dynamir.compile(needed)(x) == needed(x) == ("1.50!", "1.50", 4, True)
+    e = dynamir.explain(needed, x)
+    assert [b.kind for b in e.break_reasons] == ["data_dependent_value"], e
+    assert "characters of a str formatted" in e.break_reasons[0].reason
+
+
+def test_formats_that_would_raise_run_for_real():
+    """The host formats later what eager code formats now: a spec the value's type refuses, or
+    any spec of an array of several elements, is no text of the host's: it raises as eager."""
+    for f in (lambda x: f"{x:.2f}", lambda x: f"{x.sum().item():d}", lambda x: "%d" % x):
+        with pytest.raises((TypeError, ValueError)):
+            f(torch.ones(2))
+        with pytest.raises((TypeError, ValueError)):
+            dynamir.compile(f)(torch.ones(2))

@@ -3991,7 +3991,6 @@ BREAKS = {
     'dataclass_replace_asdict': 1,
     'custom_eq_and_repr': 1,
     'abstract_base_classes': 1,
-    'fstring_float_format': 2,
     'percent_format': 1,
     'print_loop_items': 'eager',
     'boolean_mask_select': 1,
