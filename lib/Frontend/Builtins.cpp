@@ -425,6 +425,21 @@ std::optional<bool> Tracer::hasAttr(const VarPtr &obj, const std::string &name) 
       return std::nullopt;
     return static_cast<bool>(raw);
   }
+  case VK::Tuple:
+  case VK::List:
+  case VK::Dict:
+  case VK::Set: {
+    // A builtin container, a namedtuple or a deque has what its class defines (no instance
+    // has a __dict__); a live dict view, a structseq, an OrderedDict... are not answered.
+    if (obj->viewOf || !obj->structType.empty() || (obj->kind == VK::Dict && obj->cls))
+      return std::nullopt;
+    py::handle cls = obj->cls                 ? obj->cls
+                     : obj->kind == VK::Tuple ? py::handle((PyObject *)&PyTuple_Type)
+                     : obj->kind == VK::List  ? py::handle((PyObject *)&PyList_Type)
+                     : obj->kind == VK::Dict  ? py::handle((PyObject *)&PyDict_Type)
+                                              : py::handle((PyObject *)&PySet_Type);
+    return py::hasattr(cls, name.c_str());
+  }
   case VK::Const:
   case VK::Object:
   case VK::Function:

@@ -18,6 +18,7 @@ operations, generators (lazy: a generator runs to its next yield when iterated),
 """
 
 import builtins
+import copy
 import functools
 import itertools
 import math
@@ -108,6 +109,23 @@ def all_(iterable, /):
         if not x:
             return False
     return True
+
+
+_ATOMS = (int, float, bool, complex, str, bytes, type(None))
+
+
+def deepcopy_(x, memo=None, _nil=[]):
+    """copy.deepcopy of numbers and strings (its atoms, returned as they are), and of lists,
+    tuples and dicts of them (dataclasses.asdict copies each field so); what else it copies
+    keeps objects shared as they were shared (its memo, keyed by id()), which runs for real."""
+    if memo is None and type(x) in _ATOMS:
+        return x
+    if memo is None and type(x) in (list, tuple) and all(type(v) in _ATOMS for v in x):
+        return x if type(x) is tuple else list(x)
+    if memo is None and type(x) is dict and \
+            all(type(k) in _ATOMS and type(v) in _ATOMS for k, v in x.items()):
+        return dict(x)
+    raise TypeError("deepcopy() of this object runs for real")
 
 
 def map_(function, iterable, /, *iterables):
@@ -452,7 +470,7 @@ REGISTRY = {
     builtins.sum: sum_, builtins.max: max_, builtins.min: min_, builtins.sorted: sorted_,
     builtins.any: any_, builtins.all: all_, builtins.map: map_, builtins.filter: filter_,
     builtins.zip: zip_, builtins.enumerate: enumerate_, builtins.reversed: reversed_,
-    builtins.pow: pow_,
+    builtins.pow: pow_, copy.deepcopy: deepcopy_,
     functools.reduce: reduce_, functools.partial: partial_,
     itertools.chain: chain_, itertools.chain.from_iterable: chain_from_iterable_,
     itertools.product: product_, itertools.combinations: combinations_,
