@@ -73,6 +73,34 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, BranchJoin &join) {
   if (!a || !c)
     breakTrace(dyn::BreakKind::divergent_branch,
                "a variable is assigned on only one side of a data-dependent branch");
+  // A Python number on one side and a dynamic scalar of its type on the other (`total += v`
+  // on one side of `if v > 0`), or two different numbers of one type: a number the graph
+  // computes, as a scalar of the dynamic one's element type (an int64 int, a float64 float).
+  auto number = [&](const VarPtr &v, const VarPtr &other) -> VarPtr {
+    if (v->kind != VK::Const || (other->kind != VK::Scalar && other->kind != VK::Const))
+      return v;
+    py::handle type = py::type::handle_of(v->obj);
+    if (!(PyFloat_CheckExact(v->obj.ptr()) || PyBool_Check(v->obj.ptr()) ||
+          (PyLong_CheckExact(v->obj.ptr()) && fitsInteger(v->obj, i64()))) ||
+        !(other->kind == VK::Scalar ? other->obj : py::type::handle_of(other->obj)).is(type))
+      return v;
+    Type element = PyFloat_CheckExact(v->obj.ptr()) ? f64()
+                   : PyBool_Check(v->obj.ptr())     ? Type(b.getI1Type())
+                                                    : i64();
+    VarPtr s = scalarVar(scalarConstant(v->obj, element), nullptr);
+    s->roots = {kTensorNumber};
+    return s;
+  };
+  if (a->kind == VK::Const && c->kind == VK::Const && !a->obj.equal(c->obj)) {
+    if (VarPtr x = number(a, c), y = number(c, a); x != a && y != c)
+      return merge(x, y, join);
+  } else if (a->kind == VK::Const && c->kind == VK::Scalar) {
+    if (VarPtr x = number(a, c); x != a)
+      return merge(x, c, join);
+  } else if (a->kind == VK::Scalar && c->kind == VK::Const) {
+    if (VarPtr y = number(c, a); y != c)
+      return merge(a, y, join);
+  }
   if (a->kind == VK::Scalar && c->kind == VK::Scalar && a->obj.is(c->obj) &&
       a->value.getType() == c->value.getType()) {
     VarPtr placeholder = makeVar(VK::Scalar);

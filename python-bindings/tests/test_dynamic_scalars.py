@@ -209,3 +209,30 @@ def test_an_assertion_of_allclose_raises_as_eager():
     assert same(dynamir.compile(f)(A, A + 1e-9), f(A, A + 1e-9))
     with pytest.raises(AssertionError, match="differ"):
         dynamir.compile(f)(A, A + 1)
+
+
+def test_numbers_joined_at_a_data_dependent_branch():
+    """A Python number on one side of a branch on a tensor and another number of its type (or a
+    number read from a tensor) on the other is a number the graph computes: the branch stays
+    one (a host branch, or a device one with capture_control_flow) instead of breaking."""
+    def f(x):
+        total, flag = 0.0, False
+        for v in x.tolist():
+            if v > 0:
+                total += v
+                flag = True
+        k = 1 if x.sum() > 0 else 2
+        return total, flag, k, x * total
+
+    def mixed(x):
+        k = 1 if x.sum() > 0 else 2.5  # an int on one side, a float on the other
+        return k
+
+    for x in (T4, -T4, torch.zeros(4)):
+        for fn in (f, mixed):
+            want = fn(x)
+            for mode in [{}, {"capture_control_flow": True}]:
+                assert same(dynamir.compile(fn, **mode)(x), want), (fn, mode)
+    assert dynamir.explain(f, T4).graph_break_count == 0
+    captured = dynamir.explain(dynamir.compile(f, capture_control_flow=True), T4)
+    assert captured.graph_break_count == 0 and captured.graph_count == 1

@@ -4052,7 +4052,6 @@ BREAKS = {
     'conditional_collect_stack': 6,
     'argmax_as_index': 1,
     'range_from_tensor': 1,
-    'loop_accumulates_python_float': 1,
     'loop_over_dict_with_tensor_cond': 2,
     'in_place_in_branch': 1,
     'raise_value_error_on_shape': 2,
