@@ -67,6 +67,38 @@ py::object Tracer::constantObject(const VarPtr &v) {
 
 /// Joins one value from each side of a branch. Tensors that differ become dyn.if results
 /// (recorded in `join.fill` to be replaced once the op exists); anything else must agree.
+VarPtr Tracer::yieldedText(const VarPtr &v, BranchJoin &join, int side) {
+  switch (v->kind) {
+  case VK::Const:
+    return v;
+  case VK::Scalar: {
+    // The dyn.if yields it from this side, and a constant of its type from the other.
+    Value other = scalarConstant(py::int_(0), elementTypeOf(v->value));
+    VarPtr placeholder = makeVar(VK::Scalar);
+    placeholder->obj = v->obj;
+    placeholder->roots = v->roots;
+    join.fill.emplace_back(placeholder, join.values[0].size());
+    join.values[side].push_back(v->value);
+    join.values[1 - side].push_back(other);
+    return placeholder;
+  }
+  case VK::Tuple:
+  case VK::Text: {
+    VarPtr copy = makeVar(v->kind);
+    copy->keys = v->keys;
+    for (const VarPtr &item : v->items) {
+      VarPtr yielded = yieldedText(item, join, side);
+      if (!yielded)
+        return nullptr;
+      copy->items.push_back(yielded);
+    }
+    return v->kind == VK::Tuple && (v->cls || !v->structType.empty() || v->viewOf) ? nullptr : copy;
+  }
+  default: // an array: the host formats text of the arrays of the side it took only
+    return nullptr;
+  }
+}
+
 VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, BranchJoin &join) {
   if (a == c)
     return a;
@@ -158,6 +190,25 @@ VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, BranchJoin &join) {
   if (a->kind == VK::Const && c->kind == VK::Const &&
       py::type::handle_of(a->obj).is(py::type::handle_of(c->obj)) && a->obj.equal(c->obj))
     return a;
+  // Two different strings (`label = "pos" if x.sum() > 0 else "neg"`, or text a nested branch
+  // picked): text the host picks once the graph has run, by the side the branch took (a bool
+  // the dyn.if yields). The numbers a side's text holds come out of the dyn.if with it.
+  auto isText = [](const VarPtr &v) {
+    return v->kind == VK::Text || (v->kind == VK::Const && PyUnicode_CheckExact(v->obj.ptr()));
+  };
+  if (isText(a) && isText(c) &&
+      !(a->kind == VK::Const && c->kind == VK::Const && a->obj.equal(c->obj))) {
+    VarPtr fall = yieldedText(a, join, 0), jump = yieldedText(c, join, 1);
+    if (fall && jump) {
+      VarPtr choice = makeVar(VK::Tuple);
+      choice->items = {merge(constVar(py::bool_(true)), constVar(py::bool_(false)), join), fall,
+                       jump};
+      VarPtr text = makeVar(VK::Text);
+      text->items.push_back(choice);
+      text->keys.push_back(py::make_tuple("?"));
+      return text;
+    }
+  }
   if (a->kind == c->kind && (a->kind == VK::Tuple || a->kind == VK::List) &&
       a->items.size() == c->items.size() && !a->cls && !c->cls && !a->viewOf && !c->viewOf) {
     VarPtr joined = makeVar(a->kind);

@@ -828,6 +828,9 @@ public:
     std::vector<std::pair<VarPtr, size_t>> fill;
   };
   VarPtr merge(const VarPtr &fall, const VarPtr &jump, BranchJoin &join);
+  /// Text (or a str) from one side (0: fall, 1: jump) of a branch, with the numbers it holds
+  /// yielded by the dyn.if; null where it holds an array.
+  VarPtr yieldedText(const VarPtr &v, BranchJoin &join, int side);
 
   // --- Resume.cpp: resume plans --------------------------------------------------------------
   py::object resumePlan(const Code &code, const Frame &frame, const Break &brk,

@@ -62,7 +62,8 @@ enum class VK {
              // arrays and tensors take it, anything else breaks
   Text,      // a str the host formats once the graph has run (Text.cpp): the concatenation of
              // `items`, each a literal (a Const str, `keys` None) or a value formatted as its
-             // `keys` say ((conversion, spec), or ('%', template) of a tuple)
+             // `keys` say ((conversion, spec), ('%', template) of a tuple, or ('?',) of a
+             // tuple (taken, a, c): a branch's join of two strings)
 };
 
 struct Var;

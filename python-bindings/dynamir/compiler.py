@@ -244,14 +244,17 @@ def _with_effects(result, stores, effects, prints=()):
 
 def _text(*parts):
     """A str formatted from the graph's values as the program formats it: each part a literal
-    (how: None), format(conversion(value), spec) (how: (conversion, spec)) or template % value
-    (how: ('%', template))."""
+    (how: None), format(conversion(value), spec) (how: (conversion, spec)), template % value
+    (how: ('%', template)) or the string of the side a branch took (how: ('?',), value: (taken,
+    if taken, if not))."""
     text = []
     for how, value in parts:
         if how is None:
             text.append(value)
         elif how[0] == "%":
             text.append(how[1] % value)
+        elif how[0] == "?":
+            text.append(value[1] if value[0] else value[2])
         else:
             conversion, spec = how
             if conversion:

@@ -158,8 +158,9 @@ def test_fullgraph_takes_prints(capsys):
     assert got.tolist() == [-1.5, -0.5, 0.5, 1.5]
 
 
-# Strings formatted from values the graph computes (f-strings, str(), repr(), format(), `%`)
-# are text the host formats once the graph has run: printed, returned or handed to a
+# Strings formatted from values the graph computes (f-strings, str(), repr(), format(), `%`,
+# and the string a data-dependent branch picks) are text the host formats once the graph has
+# run: printed, returned or handed to a
 # continuation with no break; what needs their characters (a method, len(), a comparison)
 # breaks there.
 TEXTS = {
@@ -170,6 +171,9 @@ TEXTS = {
     "numpy": lambda x: f"{x.numpy()} {x.numpy().sum()} {x.numpy().mean():.3f} {x.numpy()[1]!s}",
     "nested": lambda x: [f"{v:.1f}" for v in x.tolist()] + [repr(f"{x.sum()}")],
     "ints_bools": lambda x: f"{int(x.argmax())} {bool((x > 0).all())} {int(x.sum()):+05d}",
+    "branch": lambda x: ("pos" if x.sum() > 0 else "neg") + ("/big" if x.max() > 2 else "/small"),
+    "nested_branches": lambda x: (("all" if (x > 0).all() else f"{int((x > 0).sum())} of 3")
+                                  if (x > 0).any() else "none"),
 }
 
 
