@@ -187,7 +187,7 @@ VarPtr numberList(LibraryCall &c, Value flat, ArrayRef<int64_t> shape, int64_t &
 /// has now (numpy's own code calls tolist() on constant arguments); else the graph reads the
 /// numbers (Tracer::tensorNumber), up to kTolistElements of them.
 VarPtr hostValue(LibraryCall &c) {
-  if (c.args.size() == 1 && c.kwargs.empty()) {
+  if (c.args.size() == 1 && c.kwargs.empty() && c.args[0]->kind == VK::Tensor) {
     if (py::object value = c.t.constantObject(c.args[0])) {
       try { // what the call raises (item() of several elements) it raises at the break below
         return constVar(value.attr(c.name.c_str())());
