@@ -30,6 +30,22 @@ unsigned countComputeOps(Region &region) {
   return count;
 }
 
+/// Whether a branch computes 0-d values alone (Python numbers and the bools that pick a
+/// string: `total += v` under `if v > 0:`), which cost less on the device than a host sync.
+bool scalarsOnly(IfOp op) {
+  auto zeroDimensional = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() == 0;
+  };
+  if (!llvm::all_of(op.getResultTypes(), zeroDimensional))
+    return false;
+  WalkResult walk = op->walk([&](Operation *inner) {
+    return llvm::all_of(inner->getResultTypes(), zeroDimensional) ? WalkResult::advance()
+                                                                  : WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
 class Splitter {
 public:
   Splitter(func::FuncOp host, SymbolTable &symbols, bool capture, unsigned maxDeviceOps)
@@ -42,7 +58,7 @@ public:
 
 private:
   bool keepOnDevice(IfOp op) {
-    if (capture)
+    if (capture || scalarsOnly(op))
       return true;
     return maxDeviceOps > 0 &&
            countComputeOps(op.getThenRegion()) + countComputeOps(op.getElseRegion()) <=

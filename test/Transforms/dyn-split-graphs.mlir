@@ -113,6 +113,37 @@ func.func @nested(%x: tensor<3xf32>, %p: tensor<i1>, %q: tensor<i1>) -> tensor<3
 
 // -----
 
+// A branch of 0-d values alone (Python numbers: `total += v` under `if v > 0:`) stays in its
+// graph: no host sync. One that yields an array is a host branch.
+// CHECK-LABEL: func.func @scalar_branch
+// CHECK-NOT: dyn.to_bool
+// CHECK: %[[G:.*]]:2 = call @scalar_branch_graph0
+// CHECK-NEXT: %[[P:.*]] = dyn.to_bool %[[G]]#0
+// CHECK-NEXT: scf.if %[[P]]
+// CHECK: return %[[G]]#1
+// CHECK-LABEL: func.func private @scalar_branch_graph0
+// CHECK: dyn.if %{{.*}} : tensor<i1> -> tensor<f64>
+// CHECK: dyn.add %{{.*}} : tensor<f64>, tensor<f64>
+func.func @scalar_branch(%x: tensor<3xf32>, %v: tensor<f64>, %total: tensor<f64>) -> (tensor<f64>, tensor<3xf32>) {
+  %zero = dyn.constant dense<0.0> : tensor<f64>
+  %p = dyn.gt %v, %zero : tensor<f64>, tensor<f64>
+  %t = dyn.if %p : tensor<i1> -> tensor<f64> {
+    %s = dyn.add %total, %v : tensor<f64>, tensor<f64>
+    dyn.yield %s : tensor<f64>
+  } else {
+    dyn.yield %total : tensor<f64>
+  }
+  %r = dyn.if %p : tensor<i1> -> tensor<3xf32> {
+    %e = dyn.exp %x : tensor<3xf32>
+    dyn.yield %e : tensor<3xf32>
+  } else {
+    dyn.yield %x : tensor<3xf32>
+  }
+  return %t, %r : tensor<f64>, tensor<3xf32>
+}
+
+// -----
+
 // A check reads its condition on the host, after the graph that computes it.
 // CHECK-LABEL: func.func @checked_gather
 // CHECK: %[[G:.*]]:2 = call @checked_gather_graph0

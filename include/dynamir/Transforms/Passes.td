@@ -61,10 +61,11 @@ def DynSplitGraphs : Pass<"dyn-split-graphs", "mlir::ModuleOp"> {
 
     A `dyn.if` stays inside its graph (and later becomes `scf.if`) when `capture-control-flow`
     is set, when the module carries `dyn.capture_control_flow` (the user's
-    `capture_control_flow=True`), or when both sides together have at most
-    `max-device-branch-ops` compute ops (default 0: never automatically). Keeping a cheap
-    branch on the device avoids a device-to-host sync and two graph launches at the cost of
-    computing the predicate's branch on the device.
+    `capture_control_flow=True`), when it computes 0-d values alone (the Python numbers and
+    bools of `total += v` under `if v > 0:`, or the bool that picks a string), or when both
+    sides together have at most `max-device-branch-ops` compute ops (default 0). Keeping a
+    cheap branch on the device avoids a device-to-host sync and two graph launches at the cost
+    of computing the predicate's branch on the device.
   }];
   let options = [
     Option<"captureControlFlow", "capture-control-flow", "bool", /*default=*/"false",
