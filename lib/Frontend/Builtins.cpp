@@ -10,8 +10,9 @@
 //   3. anything else that dynamir._polyfills.REGISTRY lists (sum, min, max, sorted, map, zip,
 //      enumerate, functools.reduce, itertools.*, operator.*, ...) is inlined from its polyfill,
 //      Python written for the tracer, so that lambdas, tensors and generators flow through it.
-// Strings formatted by f-strings are here too: constants format for real, tensors break (their
-// text is their values).
+// Numbers read from tensors are no constants for step 2: the polyfill computes with them in the
+// graph (max(a.item(), b.item())). Strings formatted by f-strings are here too: constants
+// format for real, values the graph computes are text the host formats (Text.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -318,11 +319,25 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
     return nullptr;
   }
   py::object pf = polyfills();
-  if (pf.attr("PURE").contains(fn))
+  py::object polyfill = pf.attr("REGISTRY").attr("get")(fn);
+  // Numbers read from tensors are no constants: their polyfill computes with them in the graph
+  // (max(a.item(), b.item())); not sum's, which sums numbers with the builtin (its float
+  // summation is CPython's own, compensated since 3.12).
+  std::function<bool(const VarPtr &)> holdsTensorNumber = [&](const VarPtr &v) {
+    return isTensorNumber(v) || llvm::any_of(v->items, [&](const VarPtr &item) {
+             return item && (v->kind == VK::Tuple || v->kind == VK::List || v->kind == VK::Dict) &&
+                    holdsTensorNumber(item);
+           });
+  };
+  bool tensorNumbers =
+      llvm::any_of(args, holdsTensorNumber) ||
+      llvm::any_of(kwargs, [&](const auto &kw) { return holdsTensorNumber(kw.second); });
+  bool computes =
+      tensorNumbers && !polyfill.is_none() && !fn.is(py::module_::import("builtins").attr("sum"));
+  if (pf.attr("PURE").contains(fn) && !computes)
     if (VarPtr r = callRealOnConstants(fn, args, kwargs))
       return r;
   // Polyfills: Python the tracer inlines in place of the builtin.
-  py::object polyfill = pf.attr("REGISTRY").attr("get")(fn);
   if (!polyfill.is_none()) {
     Callable c = realCallable(polyfill, "");
     c.polyfill = true;

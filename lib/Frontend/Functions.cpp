@@ -50,7 +50,8 @@ Callable Tracer::realCallable(py::handle fn, const std::string &fnSource) {
   if (!defaults.is_none()) {
     py::tuple d = defaults;
     for (size_t i = 0; i < d.size(); ++i)
-      c.defaults.push_back(wrap(d[i], sourceOr(fnSource, ".__defaults__[" + std::to_string(i) + "]")));
+      c.defaults.push_back(
+          wrap(d[i], sourceOr(fnSource, ".__defaults__[" + std::to_string(i) + "]")));
   }
   py::object kwDefaults = fn.attr("__kwdefaults__");
   if (!kwDefaults.is_none())
@@ -151,9 +152,12 @@ VarPtr Tracer::callFunction(py::handle fn, VarPtr self, std::vector<VarPtr> args
 VarPtr Tracer::inlineCall(const Callable &c, std::vector<VarPtr> args, KwArgs kwargs,
                           unsigned depth) {
   const Code &code = *c.code;
-  if (!c.polyfill && depth > options.maxInlineDepth)
+  // A polyfill (a builtin's Python) is no call of the program's: it may go deeper, though not
+  // without bound (a polyfill that calls itself would exhaust the C++ stack).
+  unsigned limit = options.maxInlineDepth + (c.polyfill ? kPolyfillDepth : 0);
+  if (depth > limit)
     breakTrace(dyn::BreakKind::inline_limit,
-               "inlining deeper than " + std::to_string(options.maxInlineDepth) + " calls");
+               "inlining deeper than " + std::to_string(limit) + " calls");
   if (code.flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
     breakTrace(dyn::BreakKind::unsupported_call, "call to coroutine function " + code.name);
   auto typeError = [&](const std::string &what) {
@@ -325,16 +329,14 @@ VarPtr Tracer::getIter(const VarPtr &v) {
       it->obj = v->obj;
       return it;
     }
-    if (!PyTuple_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
-        !PyFrozenSet_CheckExact(o))
+    if (!PyTuple_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) && !PyFrozenSet_CheckExact(o))
       break;
     std::vector<VarPtr> items;
     size_t i = 0;
     for (py::handle item : v->obj) {
       // A namedtuple argument's fields have sources of their own (they are guarded there).
-      std::string source = PyTuple_Check(o) && !v->source.empty()
-                                ? itemSource(v->source, std::to_string(i++))
-                                : "";
+      std::string source =
+          PyTuple_Check(o) && !v->source.empty() ? itemSource(v->source, std::to_string(i++)) : "";
       items.push_back(wrap(item, source, /*guard=*/!source.empty()));
     }
     return over(std::move(items));

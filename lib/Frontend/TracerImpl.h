@@ -147,10 +147,11 @@ struct Callable {
   std::vector<VarPtr> defaults;
   std::vector<std::pair<std::string, VarPtr>> kwDefaults;
   std::vector<VarPtr> closure; // Cell Vars, one per free variable
-  /// dynamir's own polyfill of a builtin: inlined without counting towards the inlining limit,
-  /// and what it makes stands for objects of other types (Var::opaqueType).
+  /// dynamir's own polyfill of a builtin: inlined up to kPolyfillDepth calls beyond the
+  /// inlining limit, and what it makes stands for objects of other types (Var::opaqueType).
   bool polyfill = false;
 };
+inline constexpr unsigned kPolyfillDepth = 16;
 
 // BINARY_OP argument values in CPython 3.11 (NB_* in opcode.h); in-place forms add 13.
 enum BinaryKind {

@@ -169,8 +169,11 @@ NUMBERS = {
     "index": lambda x: x[int(x.argmax())],
     "text": lambda x: (f"{x.sum().item():.2f}", str(int(x.argmax())), "%.1f" % float(x[0])),
     "text_used": lambda x: f"{x.sum().item():.2f}".rjust(8),
+    "max_min": lambda x: (max(x.sum().item(), 0.0), min(x.tolist()), max(int(x.argmax()), 1),
+                          max(float("nan"), x[0].item()), min(x[0].item(), x[1].item(), key=abs)),
+    "sum": lambda x: sum(x.tolist()),  # CPython's own float summation: the builtin, for real
 }
-NUMBER_BREAKS = {"index", "text_used"}
+NUMBER_BREAKS = {"index", "text_used", "sum"}
 
 
 @pytest.mark.parametrize("case", NUMBERS)

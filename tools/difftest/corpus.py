@@ -4012,7 +4012,7 @@ BREAKS = {
     'sorted_tensors_by_key': 'eager',
     # 3.11's comprehension is a function of its own, and a break inside it restarts the frame.
     'dict_comprehension_filter': {'3.11': 'eager', 'other': 4},
-    'builtin_round_tensor': 2,
+    'builtin_round_tensor': 1,
     'all_empty_any_empty': 'eager',
     'functools_cmp_to_key': 2,
     # The copy's shared list crosses the break reached through two keys: its append breaks.
