@@ -166,12 +166,27 @@ void gemm(const Gemm<T> &blas, int64_t transA, int64_t transB, int64_t m, int64_
   auto *A = reinterpret_cast<const T *>(a);
   auto *B = reinterpret_cast<const T *>(b);
   auto *C = reinterpret_cast<T *>(c);
+  // An empty product adds nothing to C. A BLAS checks the leading dimensions even then, which
+  // an empty buffer's strides need not meet (MKL printed "Parameter 13 was incorrect" for a
+  // product of 0 rows, difftest 3103000007:35).
+  if (m == 0 || n == 0 || k == 0)
+    return;
+  // A matrix of one row has no use for its leading dimension, whatever stride the buffer gives
+  // it: the BLAS wants one of at least its row's length. A matrix whose rows overlap (a stride
+  // below its row's length) is no BLAS operand: the loop nest below computes it.
+  auto lead = [](int64_t &ld, int64_t rows, int64_t columns) {
+    if (rows == 1)
+      ld = std::max(ld, columns);
+    return ld >= columns;
+  };
+  bool blasLayout = lead(lda, transA ? k : m, transA ? m : k) &
+                    lead(ldb, transB ? n : k, transB ? k : n) & lead(ldc, m, n);
   // One column of C (dyn-blas's matrix-vector products): op(A) times B's column, whose
   // elements are ldb apart (1 where B is stored transposed, as a row).
-  if (n == 1 && m > 0 && k > 0 &&
+  if (blasLayout && n == 1 &&
       gemv(blas, transA, transA ? k : m, transA ? m : k, A, lda, B, transB ? 1 : ldb, C, ldc))
     return;
-  if (blas.mkl && fitsInt32({m, n, k, lda, ldb, ldc})) {
+  if (blasLayout && blas.mkl && fitsInt32({m, n, k, lda, ldb, ldc})) {
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same buffers with
     // the operands swapped.
     int32_t m32 = m, n32 = n, k32 = k, lda32 = lda, ldb32 = ldb, ldc32 = ldc;
@@ -180,9 +195,9 @@ void gemm(const Gemm<T> &blas, int64_t transA, int64_t transB, int64_t m, int64_
                     &lda32, &one, C, &ldc32);
   }
   int ta = transA ? kTrans : kNoTrans, tb = transB ? kTrans : kNoTrans;
-  if (blas.ilp64)
+  if (blasLayout && blas.ilp64)
     return blas.ilp64(kRowMajor, ta, tb, m, n, k, T(1), A, lda, B, ldb, T(1), C, ldc);
-  if (blas.lp64)
+  if (blasLayout && blas.lp64)
     return blas.lp64(kRowMajor, ta, tb, m, n, k, T(1), A, lda, B, ldb, T(1), C, ldc);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t p = 0; p < k; ++p) {

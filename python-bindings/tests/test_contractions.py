@@ -113,3 +113,22 @@ def test_batch_size_changes():
         for batch in (3, 5, 7):
             x = torch.from_numpy(rand(batch, 32, 64))
             np.testing.assert_allclose(compiled(x).numpy(), lin(x).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_products_of_empty_and_one_row_matrices_call_no_blas_with_bad_leading_dimensions(capfd):
+    """A product of 0 rows (a mask that selects nothing) has leading dimensions no BLAS accepts:
+    MKL printed "Parameter 13 was incorrect on entry to SGEMM" (difftest 3103000007:35). An empty
+    product adds nothing; one of a single row gets a valid leading dimension."""
+    torch = pytest.importorskip("torch")
+
+    def f(x, m):
+        v = x[None, torch.where(m)[0]]
+        return v @ v.transpose(-1, -2), x[m] @ x.T, x[m].T @ x[m]
+
+    for dtype in (torch.float32, torch.float64):
+        x = torch.arange(12.0, dtype=dtype).reshape(4, 3) / 7
+        for m in ([False] * 4, [False, True, False, False], [True, False, True, True]):
+            m = torch.tensor(m)
+            for got, want in zip(dynamir.compile(f)(x, m), f(x, m)):
+                assert got.shape == want.shape and torch.allclose(got, want)
+    assert "ERROR" not in capfd.readouterr().out
