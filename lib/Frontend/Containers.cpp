@@ -184,6 +184,11 @@ VarPtr Tracer::contains(const VarPtr &container, const VarPtr &item) {
   case VK::Object:
   case VK::NNModule: {
     py::object x = asConstant(item);
+    // A class (of metaclass type: equal and hashed by identity) is its own value: `type(v) in
+    // _ATOMIC_TYPES` (dataclasses.asdict, 3.12 on).
+    if (!x && item->kind == VK::Object && item->obj && PyType_Check(item->obj.ptr()) &&
+        Py_TYPE(item->obj.ptr()) == &PyType_Type)
+      x = item->obj;
     bool immutable = container->kind == VK::Const ||
                      (container->obj && (PyTuple_Check(container->obj.ptr()) ||
                                          PyFrozenSet_Check(container->obj.ptr()) ||
