@@ -20,6 +20,7 @@
 //   Builtins.cpp             Python's builtins, and the polyfills inlined in their place
 //   Text.cpp                 strings the host formats from values the graph computes
 //   Arithmetic.cpp           promotion, binary operators, comparisons, in-place updates
+//   Numbers.cpp              Python numbers the graph computes (dynamic scalars)
 //   Attributes.cpp           attributes, subscripts, slices
 //   Library.cpp              numpy and torch calls: the name -> handler table (Library.h)
 //   Library*.cpp,
@@ -505,6 +506,27 @@ public:
   VarPtr callLibrary(Lib lib, const std::string &name, std::vector<VarPtr> &args, KwArgs &kwargs);
   VarPtr inPlaceMethod(const std::string &name, std::vector<VarPtr> &args, KwArgs &kwargs);
 
+  // --- Numbers.cpp: Python numbers the graph computes ----------------------------------------
+  /// A dynamic Python scalar computed as `v` (f64: a float, i64: an int, i1: a bool) from a
+  /// and c, whose roots it takes.
+  VarPtr scalarVar(Value v, const VarPtr &a, const VarPtr &c = nullptr);
+  /// The truth of a one-element tensor as a Python bool the graph computes (bool(t),
+  /// torch.allclose).
+  VarPtr tensorTruth(const VarPtr &t) {
+    VarPtr truth = scalarVar(toPredicate(t), t);
+    truth->roots = {kTensorNumber};
+    return truth;
+  }
+  /// The Python number a one-element tensor holds, as the graph computes it: `t.item()`
+  /// (`type` empty: a float, int or bool by the tensor's dtype), `float(t)` or `int(t)`
+  /// (`type` "float", "int"). Null where Python would not make one of a graph value (a
+  /// complex or uint64 tensor, several elements, a dynamic shape): the caller breaks.
+  VarPtr tensorNumber(const VarPtr &t, llvm::StringRef type);
+  VarPtr scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y);
+  /// A comparison of Python numbers the graph computes (a loop's counter, a number read from a
+  /// tensor) that the graph can make exactly: a dynamic bool; else null.
+  VarPtr numberComparison(int kind, const VarPtr &x, const VarPtr &y);
+
   // --- Arithmetic.cpp: promotion, operators --------------------------------------------------
   Type promote(Lib lib, Type a, Type other, py::handle scalar);
   Type floatFor(Lib lib, Type t);
@@ -522,22 +544,6 @@ public:
     return v->kind == VK::Tensor || v->kind == VK::Scalar ? castTo(v->value, element)
                                                           : scalarConstant(v->obj, element);
   }
-  /// A dynamic Python scalar computed as `v` (f64: a float, i64: an int, i1: a bool) from a
-  /// and c, whose roots it takes.
-  VarPtr scalarVar(Value v, const VarPtr &a, const VarPtr &c = nullptr);
-  /// The truth of a one-element tensor as a Python bool the graph computes (bool(t),
-  /// torch.allclose).
-  VarPtr tensorTruth(const VarPtr &t) {
-    VarPtr truth = scalarVar(toPredicate(t), t);
-    truth->roots = {kTensorNumber};
-    return truth;
-  }
-  /// The Python number a one-element tensor holds, as the graph computes it: `t.item()`
-  /// (`type` empty: a float, int or bool by the tensor's dtype), `float(t)` or `int(t)`
-  /// (`type` "float", "int"). Null where Python would not make one of a graph value (a
-  /// complex or uint64 tensor, several elements, a dynamic shape): the caller breaks.
-  VarPtr tensorNumber(const VarPtr &t, llvm::StringRef type);
-  VarPtr scalarArithmetic(int kind, const VarPtr &x, const VarPtr &y);
   /// `numpyFunction`: np.power(x, y) and the like, whose fast paths are not the operators'
   /// (`x ** 0.5` is np.sqrt(x) for arrays, np.power(x, 0.5) for float32 and float64).
   VarPtr binary(int kind, VarPtr a, VarPtr b, bool numpyFunction = false);
