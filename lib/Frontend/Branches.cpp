@@ -65,8 +65,6 @@ py::object Tracer::constantObject(const VarPtr &v) {
   return v->lib == Lib::Torch ? torch.attr("from_numpy")(array) : array;
 }
 
-/// Joins one value from each side of a branch. Tensors that differ become dyn.if results
-/// (recorded in `join.fill` to be replaced once the op exists); anything else must agree.
 VarPtr Tracer::yieldedText(const VarPtr &v, BranchJoin &join, int side) {
   switch (v->kind) {
   case VK::Const:
@@ -99,6 +97,10 @@ VarPtr Tracer::yieldedText(const VarPtr &v, BranchJoin &join, int side) {
   }
 }
 
+/// Joins one value from each side of a branch. Tensors and dynamic scalars that differ become
+/// dyn.if results (recorded in `join.fill` to be replaced once the op exists), numbers of one
+/// type and strings become a number the graph computes and text it picks; anything else must
+/// agree.
 VarPtr Tracer::merge(const VarPtr &a, const VarPtr &c, BranchJoin &join) {
   if (a == c)
     return a;
