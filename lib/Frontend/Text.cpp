@@ -3,7 +3,8 @@
 // `f"loss {loss.item():.4f}"`, `str(t)`, `"%d of %.2f" % (n, m)` of a number read from a tensor,
 // a dynamic scalar or an array need their values, which exist only once the graph has run. A
 // str made of them is a VK::Text: its parts (`items`) are literal strings, or values with how to
-// format them (`keys`: a (conversion, spec) pair, or ('%', template) for a %-format of a tuple).
+// format them (`keys`: a (conversion, spec) pair, ('%', template) for a %-format of a tuple, or
+// ('?',) for the string a data-dependent branch picks, Branches.cpp).
 // The host formats it once the graph has run, as eager code would have (`_text` in
 // compiler.py): print() prints it, the frame returns it, a store hands it to the caller, a
 // break hands it to the continuation. What needs the characters themselves (a comparison, a
