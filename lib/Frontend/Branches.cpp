@@ -71,14 +71,8 @@ VarPtr Tracer::yieldedText(const VarPtr &v, BranchJoin &join, int side) {
     return v;
   case VK::Scalar: {
     // The dyn.if yields it from this side, and a constant of its type from the other.
-    Value other = scalarConstant(py::int_(0), elementTypeOf(v->value));
-    VarPtr placeholder = makeVar(VK::Scalar);
-    placeholder->obj = v->obj;
-    placeholder->roots = v->roots;
-    join.fill.emplace_back(placeholder, join.values[0].size());
-    join.values[side].push_back(v->value);
-    join.values[1 - side].push_back(other);
-    return placeholder;
+    VarPtr other = scalarVar(scalarConstant(py::int_(0), elementTypeOf(v->value)), nullptr);
+    return side == 0 ? merge(v, other, join) : merge(other, v, join);
   }
   case VK::Tuple:
   case VK::Text: {

@@ -329,11 +329,10 @@ VarPtr Tracer::callBuiltin(Frame &f, py::handle fn, std::vector<VarPtr> &args, K
                     holdsTensorNumber(item);
            });
   };
-  bool tensorNumbers =
-      llvm::any_of(args, holdsTensorNumber) ||
-      llvm::any_of(kwargs, [&](const auto &kw) { return holdsTensorNumber(kw.second); });
   bool computes =
-      tensorNumbers && !polyfill.is_none() && !fn.is(py::module_::import("builtins").attr("sum"));
+      !polyfill.is_none() && !isBuiltin(fn, "sum") &&
+      (llvm::any_of(args, holdsTensorNumber) ||
+       llvm::any_of(kwargs, [&](const auto &kw) { return holdsTensorNumber(kw.second); }));
   if (pf.attr("PURE").contains(fn) && !computes)
     if (VarPtr r = callRealOnConstants(fn, args, kwargs))
       return r;

@@ -114,7 +114,7 @@ def all_(iterable, /):
 _ATOMS = (int, float, bool, complex, str, bytes, type(None))
 
 
-def deepcopy_(x, memo=None, _nil=[]):
+def deepcopy_(x, memo=None):
     """copy.deepcopy of numbers and strings (its atoms, returned as they are), and of lists,
     tuples and dicts of them (dataclasses.asdict copies each field so); what else it copies
     keeps objects shared as they were shared (its memo, keyed by id()), which runs for real."""

@@ -721,9 +721,7 @@ class CompiledFunction:
         if action == "eager":
             go_on = resume.resume_function(function, offset, _layout(stack),
                                            [j for j, v in enumerate(locals_) if v is _UNBOUND])
-            _print(prints)
-            _write_back(stores)
-            _replay(effects)
+            _with_effects(None, stores, effects, prints)
             arguments = self._arguments(locals_, stack)
             entered.handed_off = True  # from here on the frame's own with-blocks leave them
             return go_on(*arguments)
@@ -732,15 +730,11 @@ class CompiledFunction:
                                                   plan["end"] - shift, [v is _NULL for v in top])
             # Everything that can fail is made before the step runs its side effect.
             continuation = self._continuation(offset, stack + [None] * produced, locals_)
-            _print(prints)
-            _write_back(stores)
-            _replay(effects)
+            _with_effects(None, stores, effects, prints)
             stack += step(*[None if v is _NULL else v for v in top])
         else:
             continuation = self._continuation(offset, stack, locals_)
-            _print(prints)
-            _write_back(stores)
-            _replay(effects)
+            _with_effects(None, stores, effects, prints)
         return _Resume(continuation, self._arguments(locals_, stack))
 
     @staticmethod
