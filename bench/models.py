@@ -1,8 +1,8 @@
 """Small real models in inference: Dynamir against torch eager and torch.compile (Inductor, CPU).
 
 Each model runs under torch.no_grad() with batch 4, sequence 64 and width 256 unless its name
-says otherwise. One run measures every system side by side (medians of repetitions after a
-warm-up), the first call of each compiler (trace + compile, Dynamir from an empty disk cache),
+says otherwise. One run measures every system side by side, in turns (medians of rounds of 5
+calls after a warm-up), the first call of each compiler (trace + compile, Dynamir from an empty disk cache),
 the graph breaks each hit (Dynamir's counters; Dynamo's from torch._dynamo.utils.counters),
 and the largest difference from torch eager.
 
@@ -13,6 +13,7 @@ and the largest difference from torch eager.
 
 import argparse
 import os
+import statistics
 import tempfile
 import time
 
@@ -21,13 +22,29 @@ import torch._dynamo
 
 import dynamir
 from model_zoo import models  # bench/model_zoo.py, beside this script
-from run import median_ms
 
 
 def max_error(got, want):
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
     return max(float((g - w).abs().max()) for g, w in zip(got, want))
+
+
+def interleaved_ms(systems, inputs, rounds, calls=5):
+    """Median ms per call of each system, timed in turns: each round runs `calls` calls of every
+    system one after the other, so that the machine's drift (it is shared, and its speed moves
+    by 1.5x within minutes) falls on all of them alike instead of on whichever ran last."""
+    for fn in systems.values():
+        for _ in range(3):
+            fn(*inputs)
+    times = {name: [] for name in systems}
+    for _ in range(rounds):
+        for name, fn in systems.items():
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn(*inputs)
+            times[name].append((time.perf_counter() - t) / calls)
+    return {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
 
 
 def timed_first_call(fn, args):
@@ -40,7 +57,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=dynamir.get_num_threads(),
                         help="torch's intra-op threads and Dynamir's (default: every core)")
-    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--reps", type=int, default=20, help="rounds of 5 calls per system")
     parser.add_argument("--only", nargs="*", help="model names (prefixes)")
     parser.add_argument("--no-torch-compile", action="store_true",
                         help="skip torch.compile (its first compile takes 10-60 s per model)")
@@ -61,22 +78,24 @@ def main():
         module.eval()
         with torch.no_grad():
             want = module(*inputs)
-            eager = median_ms(lambda: module(*inputs), args.reps, warmup=3)
-            compiled_t, first_t, dynamo_breaks = None, None, "-"
+            systems = {"eager": module}
+            first_t, dynamo_breaks = None, "-"
             if not args.no_torch_compile:
                 torch._dynamo.reset()
                 torch._dynamo.utils.counters.clear()
                 inductor = torch.compile(module)
                 _, first_t = timed_first_call(inductor, inputs)
-                compiled_t = median_ms(lambda: inductor(*inputs), args.reps, warmup=3)
                 dynamo_breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
+                systems["compile"] = inductor
             dynamir.reset()
             ours = dynamir.compile(module, **options)
             got, first_d = timed_first_call(ours, inputs)
             error = max_error(got, want)
             counters = dynamir.counters()
             breaks = "eager" if counters["eager_runs"] else counters["graph_breaks_hit"]
-            ours_t = median_ms(lambda: ours(*inputs), args.reps, warmup=3)
+            systems["dynamir"] = ours
+            times = interleaved_ms(systems, inputs, args.reps)
+        eager, compiled_t, ours_t = times["eager"], times.get("compile"), times["dynamir"]
         fmt = lambda v: "-" if v is None else f"{v:.2f}"
         ratio = lambda peer: "-" if peer is None else f"{peer / ours_t:.2f}x"
         print(f"| {name} | {eager:.2f} | {fmt(compiled_t)} | {ours_t:.2f} | {ratio(eager)} "

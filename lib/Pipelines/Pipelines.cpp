@@ -124,6 +124,11 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   if (options.threads > 1)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.threads > 1 && options.parallelCalls) {
+    DynParallelCallsOptions parallelCalls;
+    parallelCalls.threads = options.threads;
+    pm.addPass(createDynParallelCalls(parallelCalls));
+  }
 }
 
 /// Bufferized in destination-passing style (the CUDA runtime allocates every result on the

@@ -7,6 +7,7 @@
 #include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/CudaBackend.h"
 #include "dynamir/Runtime/Lapack.h"
+#include "dynamir/Runtime/Parallel.h"
 #include "dynamir/Runtime/Sort.h"
 #include "dynamir/Transforms/LanewiseCalls.h"
 
@@ -89,13 +90,14 @@ OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults, 
     dynamir::buildLowerToNVVMPipeline(pm, nvvm);
     return pm;
   }
-  // dynamir_sgemm/_dgemm and the generic allocation functions get their bodies from
-  // addRuntimeHooks: calls to the runtime's BLAS and buffer pool.
+  // dynamir_sgemm/_dgemm, dynamir_parallel and the generic allocation functions get their
+  // bodies from addRuntimeHooks: calls to the runtime's BLAS, thread pool and buffer pool.
   dynamir::LowerToLLVMOptions cpu;
   cpu.threads = threads;
   cpu.resultsAsOutParams = !returnsResults;
   cpu.blas = true;
   cpu.useGenericFunctions = true;
+  cpu.parallelCalls = true;
   cpu.copyBeforeWrite = manyStores;
   dynamir::buildLowerToLLVMPipeline(pm, cpu);
   return pm;
@@ -173,7 +175,8 @@ void addPackedEntry(llvm::Module &module) {
 
 /// Gives the runtime functions the lowered graph calls (finalize-memref-to-llvm's generic
 /// `_mlir_memref_to_llvm_aligned_alloc` and `_free` for temporaries, `dynamir_sgemm`/`_dgemm` from
-/// dyn-blas, `dynamir_potrf`/`_gesv`/`_sort` from the runtime ops' bufferization) bodies that call
+/// dyn-blas, `dynamir_potrf`/`_gesv`/`_sort` from the runtime ops' bufferization,
+/// `dynamir_parallel` from dyn-parallel-calls) bodies that call
 /// through exported globals (`dynamir_alloc_hook`, ...), which the runtime points at its pool and
 /// its BLAS after dlopen. Function pointers rather than undefined symbols: the extension module
 /// that defines the pool is loaded RTLD_LOCAL, so its symbols cannot resolve the graph library's.
@@ -218,6 +221,8 @@ void addRuntimeHooks(llvm::Module &module) {
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(7, i64), false));
   forward("dynamir_sort", "dynamir_sort_hook",
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(7, i64), false));
+  forward("dynamir_parallel", "dynamir_parallel_hook",
+          llvm::FunctionType::get(voidTy, {ptr, ptr, i64}, false));
 }
 
 /// Gives each function named with kLanewiseFunctionPrefix masked vector variants of 4, 8 and
@@ -729,6 +734,11 @@ bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
     *gesv = dynamirGesv;
   if (auto *sort = static_cast<SevenInts *>(dlsym(handle, "dynamir_sort_hook")))
     *sort = dynamirSort;
+  using Parallel = void (*)(ParallelBody, void *, int64_t);
+  if (auto *parallel = static_cast<Parallel *>(dlsym(handle, "dynamir_parallel_hook"))) {
+    selectParallelPool();
+    *parallel = dynamirParallel;
+  }
   return true;
 }
 

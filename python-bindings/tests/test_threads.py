@@ -2,8 +2,10 @@
 (dyn-cpu-parallel) and matrix products shared out among the same OpenMP threads (dyn-blas
 threads=N). Results equal torch eager and do not depend on the thread count, chunk boundaries
 included; test/Transforms/dyn-cpu-parallel.mlir and dyn-blas.mlir pin the IR."""
+import os
 import pathlib
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -82,7 +84,9 @@ def test_numpy_elementwise_and_reductions(threads):
             np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-3)
 
 
-def test_graph_library_links_openmp_only_when_split(threads):
+def test_graph_library_calls_the_runtime_pool_only_when_split(threads):
+    """A graph split over threads calls dynamir_parallel (dyn-parallel-calls), whose hook the
+    runtime sets: it links no OpenMP runtime of its own."""
     libomp = pathlib.Path("/usr/lib/llvm-22/lib/libomp.so")
     if not libomp.exists():
         pytest.skip("no OpenMP runtime (libomp-22-dev): graphs run on one thread")
@@ -91,14 +95,47 @@ def test_graph_library_links_openmp_only_when_split(threads):
         return torch.sigmoid(x) * x
 
     x = torch.randn(512, 1024)
-    needed = {}
+    found = {}
     for count in (1, 2):
         dynamir.set_num_threads(count)
         traced = dynamir.trace(big, x)
         traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
         graph = [f for f in traced.module.functions if f.endswith("_graph0")][0]
         library = _dynamir.compile_graph(traced.module._native, graph, "cpu")
-        dynamic = subprocess.run(["/usr/lib/llvm-22/bin/llvm-readobj", "--needed-libs", library],
-                                 capture_output=True, text=True, check=True).stdout
-        needed[count] = "libomp" in dynamic
-    assert needed == {1: False, 2: True}
+        readobj = "/usr/lib/llvm-22/bin/llvm-readobj"
+        needed = subprocess.run([readobj, "--needed-libs", library], capture_output=True,
+                                text=True, check=True).stdout
+        symbols = subprocess.run([readobj, "--dyn-symbols", library], capture_output=True,
+                                 text=True, check=True).stdout
+        found[count] = ("libomp" in needed, "dynamir_parallel_hook" in symbols)
+    assert found == {1: (False, False), 2: (False, True)}
+
+
+# A fresh process runs a graph of two chunks and reports the OpenMP runtimes it has mapped.
+POOL_PROGRAM = """
+import sys
+import numpy as np
+if sys.argv[1] == "torch":
+    import torch
+import dynamir
+dynamir.set_num_threads(2)
+f = dynamir.compile(lambda x: np.tanh(x) * 2 + x)
+x = np.linspace(-3, 3, 1 << 20, dtype=np.float32)
+assert np.allclose(f(x), np.tanh(x) * 2 + x, atol=1e-6)
+assert dynamir.counters()["graphs_compiled"] == 1
+maps = open("/proc/self/maps").read()
+print("libomp" in maps, "libgomp" in maps)
+"""
+
+
+@pytest.mark.parametrize("imported, runtimes", [("numpy", "True False"), ("torch", "False True")])
+def test_graphs_share_the_process_openmp_pool(tmp_path, imported, runtimes):
+    """With torch imported, a graph's loops run on torch's own libgomp pool (two pools took the
+    cores from each other: each one's workers spin after a loop); without it, on libomp."""
+    if not pathlib.Path("/usr/lib/llvm-22/lib/libomp.so").exists():
+        pytest.skip("no OpenMP runtime (libomp-22-dev): graphs run on one thread")
+    env = dict(os.environ, DYNAMIR_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", POOL_PROGRAM, imported], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == runtimes

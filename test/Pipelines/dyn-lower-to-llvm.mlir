@@ -5,6 +5,7 @@
 // RUN: FileCheck %s --input-file=%t --check-prefix=SEED
 // RUN: FileCheck %s --input-file=%t --check-prefix=LLVMONLY
 // RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-llvm="results-as-out-params=1 blas=1 use-generic-functions=1" | FileCheck %s --check-prefix=RUNTIME
+// RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-llvm="results-as-out-params=1 blas=1 use-generic-functions=1 threads=2 parallel-calls=1" | FileCheck %s --check-prefix=POOL
 // The defaults give code mlir-runner can execute: aligned_alloc, loops, results returned.
 // RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-llvm | FileCheck %s --check-prefix=DEFAULT
 
@@ -53,6 +54,16 @@
 // RUNTIME: llvm.call @dynamir_sgemm(%[[NO]], %[[YES]], %[[M]], %[[N]], %[[K]], %{{[0-9]+}}, %[[K]], %{{[0-9]+}}, %[[K]], %{{[0-9]+}}, %[[N]])
 // RUNTIME: llvm.return{{$}}
 // RUNTIME-LABEL: llvm.func @_mlir_ciface_graph(
+
+// On two threads with parallel-calls, as the runtime compiles: the product's two parts run on
+// the runtime's pool (dynamir_parallel), each a dynamir_sgemm call; no OpenMP op is left.
+// POOL-NOT: omp.
+// POOL: llvm.func @dynamir_parallel(!llvm.ptr, !llvm.ptr, i64)
+// POOL-LABEL: llvm.func @graph(
+// POOL: llvm.call @dynamir_parallel(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64) -> ()
+// POOL-LABEL: llvm.func internal @graph_parallel0(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
+// POOL: llvm.call @dynamir_sgemm(
+// POOL-NOT: omp.
 
 // DEFAULT-NOT: dynamir_sgemm
 // DEFAULT: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr

@@ -19,7 +19,7 @@ namespace dynamir {
 
 /// Options of dyn-lower-to-llvm. The defaults give self-contained code (what mlir-runner can
 /// execute); the runtime's graph compiler turns on what it supplies: out-parameters it
-/// allocates, a BLAS and a buffer pool.
+/// allocates, a BLAS, a buffer pool and a thread pool.
 struct LowerToLLVMOptions : mlir::PassPipelineOptions<LowerToLLVMOptions> {
   Option<bool> resultsAsOutParams{
       *this, "results-as-out-params",
@@ -47,6 +47,12 @@ struct LowerToLLVMOptions : mlir::PassPipelineOptions<LowerToLLVMOptions> {
                                          "OpenMP threads (dyn-cpu-parallel; 1: one thread, no "
                                          "OpenMP runtime needed)"),
                           llvm::cl::init(1)};
+  Option<bool> parallelCalls{
+      *this, "parallel-calls",
+      llvm::cl::desc("With threads > 1, parallel loops call dynamir_parallel "
+                     "(dyn-parallel-calls), which the runtime runs on the process's OpenMP "
+                     "pool, instead of libomp's entry points"),
+      llvm::cl::init(false)};
 };
 
 /// Options of dyn-lower-to-nvvm.
