@@ -5,11 +5,13 @@
 #include "dynamir/Pipelines/Pipelines.h"
 #include "dynamir/Runtime/Blas.h"
 #include "dynamir/Runtime/BufferPool.h"
+#include "dynamir/Runtime/Convolution.h"
 #include "dynamir/Runtime/CudaBackend.h"
 #include "dynamir/Runtime/Lapack.h"
 #include "dynamir/Runtime/Parallel.h"
 #include "dynamir/Runtime/Sort.h"
 #include "dynamir/Transforms/LanewiseCalls.h"
+#include "dynamir/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -78,6 +80,9 @@ std::string cudaToolkit() {
 OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults, int64_t threads,
                             bool manyStores) {
   OpPassManager pm(ModuleOp::getOperationName());
+  // The runtime's direct convolution is a CPU kernel; GPU graphs keep columns and a product.
+  if (options.target != Target::CUDA)
+    pm.addPass(dynamir::createDynDirectConvolutions());
   dynamir::buildDynToLinalgPipeline(pm);
   if (options.target == Target::CUDA) {
     // Kernels as cubin when ptxas is there (the driver loads them as they are), else as PTX
@@ -175,7 +180,7 @@ void addPackedEntry(llvm::Module &module) {
 
 /// Gives the runtime functions the lowered graph calls (finalize-memref-to-llvm's generic
 /// `_mlir_memref_to_llvm_aligned_alloc` and `_free` for temporaries, `dynamir_sgemm`/`_dgemm` from
-/// dyn-blas, `dynamir_potrf`/`_gesv`/`_sort` from the runtime ops' bufferization,
+/// dyn-blas, `dynamir_potrf`/`_gesv`/`_sort`/`_conv2d` from the runtime ops' bufferization,
 /// `dynamir_parallel` from dyn-parallel-calls) bodies that call
 /// through exported globals (`dynamir_alloc_hook`, ...), which the runtime points at its pool and
 /// its BLAS after dlopen. Function pointers rather than undefined symbols: the extension module
@@ -221,6 +226,8 @@ void addRuntimeHooks(llvm::Module &module) {
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(7, i64), false));
   forward("dynamir_sort", "dynamir_sort_hook",
           llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(7, i64), false));
+  forward("dynamir_conv2d", "dynamir_conv2d_hook",
+          llvm::FunctionType::get(voidTy, llvm::SmallVector<llvm::Type *>(12, i64), false));
   forward("dynamir_parallel", "dynamir_parallel_hook",
           llvm::FunctionType::get(voidTy, {ptr, ptr, i64}, false));
 }
@@ -734,6 +741,12 @@ bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
     *gesv = dynamirGesv;
   if (auto *sort = static_cast<SevenInts *>(dlsym(handle, "dynamir_sort_hook")))
     *sort = dynamirSort;
+  using Conv2d = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                          int64_t, int64_t, int64_t, int64_t);
+  if (auto *conv = static_cast<Conv2d *>(dlsym(handle, "dynamir_conv2d_hook"))) {
+    selectParallelPool(); // it shares its work out among the graphs' threads
+    *conv = dynamirConv2d;
+  }
   using Parallel = void (*)(ParallelBody, void *, int64_t);
   if (auto *parallel = static_cast<Parallel *>(dlsym(handle, "dynamir_parallel_hook"))) {
     selectParallelPool();

@@ -105,3 +105,44 @@ def test_training_batch_norm_updates_statistics_eagerly():
     torch.testing.assert_close(got, want)
     torch.testing.assert_close(bn.running_mean, want_bn.running_mean)
     torch.testing.assert_close(bn.running_var, want_bn.running_var)
+
+
+# Shapes dyn-direct-convolutions gives the runtime's direct kernel (stride 1, float32, filters
+# in fours, output rows in sixteens): odd channel counts, 1x1, 5x5 and 3x1 windows, unequal
+# paddings, batch 1; each against torch, and the same bits on one thread and two.
+DIRECT = [
+    ((3, 5, 7, 18), (8, 5, 3, 3), 0),
+    ((1, 32, 32, 32), (32, 32, 3, 3), 1),
+    ((2, 3, 5, 16), (12, 3, 1, 1), 0),
+    ((2, 7, 9, 32), (4, 7, 5, 5), 2),
+    ((1, 6, 6, 30), (8, 6, 3, 1), (1, 1)),
+    ((2, 4, 3, 14), (4, 4, 2, 3), (0, 2)),
+]
+
+
+@pytest.mark.parametrize("image,filters,padding", DIRECT, ids=str)
+def test_direct_convolution(image, filters, padding):
+    x, w = torch.randn(*image), torch.randn(*filters)
+    fn = lambda x, w: F.relu(F.conv2d(x, w, padding=padding))
+    check(fn, x, w)
+    before = dynamir.get_num_threads()
+    try:
+        results = []
+        for threads in (1, 2):
+            dynamir.set_num_threads(threads)
+            dynamir.reset()
+            with torch.no_grad():
+                results.append(dynamir.compile(fn)(x, w).numpy())
+        np.testing.assert_array_equal(results[0], results[1])
+    finally:
+        dynamir.set_num_threads(before)
+
+
+def test_direct_convolution_is_what_runs():
+    # The residual block's convolution is a dyn.conv2d once dyn-direct-convolutions has run,
+    # and no product of columns is left.
+    x, w = torch.randn(4, 32, 32, 32), torch.randn(32, 32, 3, 3)
+    traced = dynamir.trace(lambda x, w: F.conv2d(x, w, padding=1), x, w)
+    traced.module.run_pipeline("dyn-optimize,dyn-split-graphs,dyn-direct-convolutions")
+    text = str(traced.module)
+    assert "dyn.conv2d" in text and "dyn.unfold" not in text and "dyn.matmul" not in text

@@ -534,4 +534,34 @@ def DynParallelCalls : Pass<"dyn-parallel-calls", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def DynDirectConvolutions : Pass<"dyn-direct-convolutions"> {
+  let summary = "Convolutions of stride 1 as dyn.conv2d, which the CPU runtime computes directly";
+  let description = [{
+    Rewrites a product of reshaped filters `[F, C, KH, KW]` with `dyn.unfold`'s columns of
+    stride and dilation 1 (how the frontend writes `F.conv2d`) into `dyn.conv2d` and a reshape
+    of its result, for float32 with `F` a multiple of 4 and output rows a multiple of 16: the
+    runtime's direct kernel writes no columns, and keeps a 4-filter by 16-column tile of the
+    output in registers. A residual block's 3x3 convolution (32 channels, 32x32 images, one
+    thread): columns and product 271 us per image for the product alone, torch's oneDNN 243,
+    the direct kernel 213. For CPU graphs only: GPU graphs keep the product, which cuBLAS runs.
+
+    Example:
+
+    ```mlir
+    %cols = dyn.unfold %x kernel [3, 3] dilation [1, 1] padding [1, 1] stride [1, 1]
+        : tensor<4x32x32x32xf32>
+    %w2 = dyn.reshape %w : tensor<32x32x3x3xf32> -> tensor<32x288xf32>
+    %y = dyn.matmul %w2, %cols : tensor<32x288xf32>, tensor<4x288x1024xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %c = dyn.conv2d %x, %w padding [1, 1] : tensor<4x32x32x32xf32>, tensor<32x32x3x3xf32>
+    %y = dyn.reshape %c : tensor<4x32x32x32xf32> -> tensor<4x32x1024xf32>
+    ```
+  }];
+  let dependentDialects = ["::dynamir::dyn::DynDialect"];
+}
+
 #endif // DYNAMIR_TRANSFORMS_PASSES_TD

@@ -35,7 +35,7 @@ namespace {
 bool isKept(Operation *op) {
   return isa<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp, LenEqGuardOp,
              DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp, CheckOp, GraphBreakOp, SourceOp,
-             CholeskyOp, SolveOp, SortOp>(op);
+             CholeskyOp, SolveOp, SortOp, Conv2dOp>(op);
 }
 
 /// `x` (signless) with the sign bit of every element flipped: unsigned order becomes signed

@@ -1,6 +1,7 @@
 //===- DynRuntimeCalls.cpp - ops the runtime computes: types, bufferization =//
 //
-// The ops no linalg op expresses: the factorizations (dyn.cholesky, dyn.solve) and dyn.sort.
+// The ops no linalg op expresses: the factorizations (dyn.cholesky, dyn.solve), dyn.sort, and
+// dyn.conv2d (a direct convolution the runtime computes faster than columns and a product).
 // Bufferization gives each a new buffer holding a copy of each operand it overwrites,
 // contiguous and row-major, new buffers for its other results, and a call of a runtime
 // function with their addresses as integers, as dyn-blas's calls take them:
@@ -9,9 +10,11 @@
 //   void dynamir_gesv(i64 f64, i64 b, i64 a, i64 n, i64 k, i64 batch, i64 ok)
 //   void dynamir_sort(i64 kind, i64 values, i64 indices, i64 outer, i64 n, i64 inner,
 //                     i64 descending)
+//   void dynamir_conv2d(i64 x, i64 w, i64 result, i64 n, i64 c, i64 h, i64 w, i64 f, i64 kh,
+//                       i64 kw, i64 pad_h, i64 pad_w)
 //
 // (potrf factors `a` in place; gesv overwrites `b` with the solution; sort sorts `values` in
-// place and writes `indices`)
+// place and writes `indices`; conv2d reads its operands where they are when they are row-major)
 //
 // CPU graphs get the functions' bodies from the runtime (LAPACK from numpy's OpenBLAS); GPU
 // graphs have none, and dyn-gpu-map refuses such calls.
@@ -61,6 +64,27 @@ LogicalResult SolveOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location
                              " by k columns and ", a.getElementType(), ", got ", b);
   inferred.push_back(b);
   inferred.push_back(okType(ctx));
+  return success();
+}
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  auto w = cast<RankedTensorType>(adaptor.getW().getType());
+  ArrayRef<int64_t> padding = adaptor.getPadding();
+  if (x.getRank() != 4 || w.getRank() != 4 || !x.hasStaticShape() || !w.hasStaticShape())
+    return emitOptionalError(loc,
+                             "conv2d expects images [N, C, H, W] and filters [F, C, KH, KW] "
+                             "of static shapes, got ",
+                             x, " and ", w);
+  if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0)
+    return emitOptionalError(loc, "conv2d expects two non-negative paddings");
+  int64_t height = x.getDimSize(2) + 2 * padding[0] - w.getDimSize(2) + 1;
+  int64_t width = x.getDimSize(3) + 2 * padding[1] - w.getDimSize(3) + 1;
+  if (w.getDimSize(1) != x.getDimSize(1) || height < 1 || width < 1)
+    return emitOptionalError(loc, "conv2d's filters ", w, " do not fit the images ", x);
+  inferred.push_back(
+      RankedTensorType::get({x.getDimSize(0), w.getDimSize(0), height, width}, x.getElementType()));
   return success();
 }
 
@@ -116,6 +140,18 @@ struct RuntimeCall {
     address(*buffer);
     return buffer;
   }
+  /// The address of `tensor`'s buffer as the next argument when it is row-major, else of a
+  /// copy of it.
+  LogicalResult rowMajor(Value tensor) {
+    FailureOr<Value> source = bufferization::getBuffer(rewriter, tensor, options, state);
+    if (failed(source))
+      return failure();
+    if (cast<MemRefType>(source->getType()).getLayout().isIdentity()) {
+      address(*source);
+      return success();
+    }
+    return success(succeeded(copyOf(tensor)));
+  }
   /// Calls `callee` (declared once per module) with the arguments, and replaces `op` with
   /// `results`.
   void replace(Operation *op, StringRef callee, ValueRange results) {
@@ -165,7 +201,8 @@ static LogicalResult bufferizeLapackOp(Operation *op, RewriterBase &rewriter,
   return success();
 }
 
-// Each reads its operands into copies of its own and writes only new buffers.
+// Each reads its operands (the ops that overwrite one, into copies of their own) and writes only
+// new buffers.
 #define DYN_RUNTIME_CALL_BUFFERIZATION(Op)                                                         \
   bool Op::bufferizesToMemoryRead(OpOperand &, const bufferization::AnalysisState &) {             \
     return true;                                                                                   \
@@ -181,6 +218,7 @@ static LogicalResult bufferizeLapackOp(Operation *op, RewriterBase &rewriter,
 DYN_RUNTIME_CALL_BUFFERIZATION(CholeskyOp)
 DYN_RUNTIME_CALL_BUFFERIZATION(SolveOp)
 DYN_RUNTIME_CALL_BUFFERIZATION(SortOp)
+DYN_RUNTIME_CALL_BUFFERIZATION(Conv2dOp)
 #undef DYN_RUNTIME_CALL_BUFFERIZATION
 
 LogicalResult CholeskyOp::bufferize(RewriterBase &rewriter,
@@ -268,5 +306,24 @@ LogicalResult SortOp::bufferize(RewriterBase &rewriter,
   call.args.append({product(0, axis), product(axis, axis + 1), product(axis + 1, type.getRank()),
                     call.constant(getDescending())});
   call.replace(*this, "dynamir_sort", {*values, *indices});
+  return success();
+}
+
+LogicalResult Conv2dOp::bufferize(RewriterBase &rewriter,
+                                  const bufferization::BufferizationOptions &options,
+                                  bufferization::BufferizationState &state) {
+  RuntimeCall call{rewriter, options, state, getLoc(), {}};
+  if (failed(call.rowMajor(getX())) || failed(call.rowMajor(getW())))
+    return failure();
+  auto type = cast<RankedTensorType>(getType());
+  FailureOr<Value> result =
+      call.newBuffer(MemRefType::get(type.getShape(), type.getElementType()), {});
+  if (failed(result))
+    return failure();
+  ArrayRef<int64_t> x = cast<RankedTensorType>(getX().getType()).getShape();
+  ArrayRef<int64_t> w = cast<RankedTensorType>(getW().getType()).getShape();
+  for (int64_t size : {x[0], x[1], x[2], x[3], w[0], w[2], w[3], getPadding()[0], getPadding()[1]})
+    call.args.push_back(call.constant(size));
+  call.replace(*this, "dynamir_conv2d", {*result});
   return success();
 }

@@ -813,3 +813,35 @@ func.func @while_predicate_of_a_vector(%x0: tensor<3xf32>, %p: tensor<2xi1>) -> 
   }
   return %r : tensor<3xf32>
 }
+
+// -----
+
+func.func @conv2d_channels_differ(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error@+1 {{conv2d's filters 'tensor<4x2x3x3xf32>' do not fit the images 'tensor<1x3x8x8xf32>'}}
+  %y = dyn.conv2d %x, %w padding [0, 0] : tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_filters_larger_than_images(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{conv2d's filters 'tensor<4x3x3x3xf32>' do not fit the images 'tensor<1x3x2x2xf32>'}}
+  %y = dyn.conv2d %x, %w padding [0, 0] : tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_negative_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{conv2d expects two non-negative paddings}}
+  %y = dyn.conv2d %x, %w padding [-1, 0] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_of_vectors(%x: tensor<3x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{conv2d expects images [N, C, H, W] and filters [F, C, KH, KW] of static shapes}}
+  %y = dyn.conv2d %x, %w padding [0, 0] : tensor<3x8xf32>, tensor<4x3x3x3xf32>
+  return
+}

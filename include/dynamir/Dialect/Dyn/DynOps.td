@@ -667,6 +667,45 @@ def Dyn_SortOp : Dyn_Op<"sort", [Pure, InferTypeOpAdaptor,
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution the runtime computes
+//===----------------------------------------------------------------------===//
+
+def Dyn_Conv2dOp : Dyn_Op<"conv2d", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+      ["bufferize", "bufferizesToMemoryRead", "bufferizesToMemoryWrite", "getAliasingValues",
+       "bufferizesToAllocation"]>]> {
+  let summary = "a 2-D convolution of stride 1 computed directly, without im2col columns";
+  let description = [{
+    `F.conv2d(x, w, padding=padding)` of float32 images `x : [N, C, H, W]` and filters
+    `w : [F, C, KH, KW]` with stride 1, dilation 1 and one group: `result[n, f, y, x]` is the
+    sum over `c, i, j` of `w[f, c, i, j] * x[n, c, y + i - padding[0], x + j - padding[1]]`
+    (zero outside the image), of shape `[N, F, H + 2 * padding[0] - KH + 1, W + 2 * padding[1]
+    - KW + 1]`. All shapes are static.
+
+    `dyn-direct-convolutions` makes it of the product of the filters with `dyn.unfold`'s
+    columns on CPU graphs. Bufferization gives the result a new buffer and calls the runtime
+    with the addresses of row-major `x`, `w` and the result (a copy of an operand that is not
+    row-major):
+
+      void dynamir_conv2d(i64 x, i64 w, i64 result, i64 n, i64 c, i64 h, i64 w, i64 f,
+                          i64 kh, i64 kw, i64 pad_h, i64 pad_w)
+
+    GPU graphs have no such function (their convolutions stay columns and a product).
+
+    Example:
+
+    ```mlir
+    %y = dyn.conv2d %x, %w padding [1, 1] : tensor<4x32x32x32xf32>, tensor<64x32x3x3xf32>
+    // %y : tensor<4x64x32x32xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$x, RankedTensorOf<[F32]>:$w,
+                       DenseI64ArrayAttr:$padding);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$x `,` $w `padding` $padding attr-dict `:` type($x) `,` type($w)";
+}
+
+//===----------------------------------------------------------------------===//
 // Host boundary
 //===----------------------------------------------------------------------===//
 
