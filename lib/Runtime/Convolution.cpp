@@ -14,13 +14,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Runtime/Convolution.h"
+#include "dynamir/Runtime/BufferPool.h"
 #include "dynamir/Runtime/GraphCompiler.h"
 #include "dynamir/Runtime/Parallel.h"
 
 #include <algorithm>
 #include <cstring>
 #include <immintrin.h>
-#include <vector>
 
 namespace dynamir::runtime {
 namespace {
@@ -141,17 +141,17 @@ void dynamirConv2d(int64_t x, int64_t w, int64_t result, int64_t n, int64_t c, i
                    int64_t width, int64_t f, int64_t kh, int64_t kw, int64_t padH, int64_t padW) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   Shape s{n, c, h, width, f, kh, kw, padH, padW};
-  // One buffer per calling thread, kept between calls (0.6 MB for a residual block's input).
-  thread_local std::vector<float> padded;
-  padded.resize(n * c * s.plane());
+  // The padded images from the graphs' buffer pool, which keeps the block for the next call.
+  auto *padded = static_cast<float *>(poolAllocate(64, n * c * s.plane() * sizeof(float)));
   Work work{s,
             reinterpret_cast<const float *>(x),
             reinterpret_cast<const float *>(w),
             reinterpret_cast<float *>(result),
-            padded.data(),
+            padded,
             avx2};
   shareOut<pad>(work, n * c);
   shareOut<convolve>(work, n * ((f + kFilters - 1) / kFilters));
+  poolFree(padded);
 }
 
 } // namespace dynamir::runtime

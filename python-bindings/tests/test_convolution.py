@@ -1,5 +1,6 @@
-"""Convolutions (im2col and a BLAS product, one per group) and batch norm in inference, against
-torch eager, on the compiled CPU backend and the eager backend, with no graph break."""
+"""Convolutions (im2col and a BLAS product, one per group, or the runtime's direct kernel,
+dyn.conv2d, for stride-1 float32 ones) and batch norm in inference, against torch eager, on
+the compiled CPU backend and the eager backend, with no graph break."""
 import numpy as np
 import pytest
 import torch
