@@ -75,7 +75,7 @@ void runShare(void *argument) {
 }
 } // namespace
 
-bool selectParallelPool() {
+void selectParallelPool() {
   // Each runtime's pool once, for the life of the process (dlopen of a loaded one is cheap).
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
@@ -89,13 +89,12 @@ bool selectParallelPool() {
     }
     if (libgomp) {
       current = libgomp;
-      return true;
+      return;
     }
   }
   if (!libomp)
     libomp = poolOf(dlopen(DYNAMIR_LLVM_LIBRARY_DIR "/libomp.so", RTLD_NOW | RTLD_LOCAL));
   current = libomp;
-  return libomp != nullptr;
 }
 
 void dynamirParallel(ParallelBody body, void *data, int64_t threads) {

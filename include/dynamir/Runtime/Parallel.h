@@ -20,9 +20,9 @@ using ParallelBody = void (*)(void *data, int64_t thread, int64_t threads);
 void dynamirParallel(ParallelBody body, void *data, int64_t threads);
 
 /// Chooses the pool dynamirParallel uses from what the process has loaded by now: a libgomp
-/// (torch's own, whose ops then share their threads with the graphs'), else libomp. Returns
-/// whether there is one. Cheap; called when a graph library is loaded.
-bool selectParallelPool();
+/// (torch's own, whose ops then share their threads with the graphs'), else libomp, else none.
+/// Cheap; called when a graph library that needs a pool is loaded.
+void selectParallelPool();
 
 } // namespace dynamir::runtime
 
