@@ -79,3 +79,30 @@ func.func @left_alone(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<?
   }
   return
 }
+
+// 64K iterations: too few for a plain loop, enough for one whose body calls a math function
+// (each counts 8 iterations of work): the exp is split, the add stays.
+// CHECK-LABEL: func.func @costly_iterations
+// CHECK: scf.parallel
+// CHECK: math.exp
+// CHECK: }
+// CHECK-NOT: scf.parallel
+// CHECK: arith.addf
+// CHECK: return
+func.func @costly_iterations(%x: memref<65536xf32>, %y: memref<65536xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%x : memref<65536xf32>) outs(%y : memref<65536xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%x : memref<65536xf32>) outs(%y : memref<65536xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}

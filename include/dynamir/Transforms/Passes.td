@@ -447,7 +447,9 @@ def DynCPUParallel : Pass<"dyn-cpu-parallel"> {
   let summary = "Split large loop nests on buffers into one chunk per thread";
   let description = [{
     Loops lowered from linalg run on one core. On bufferized IR, every linalg op of at least
-    `min-work` iterations (static sizes) is tiled along its outermost parallel loop whose size
+    `min-work` units of work (static sizes; an iteration is one unit, and 8 more for each math
+    function its body calls: `cos(sin(2x) + 1) * 3` took 3.4 ns per element on one core of
+    an AVX2 machine, `2x + 1` 0.15) is tiled along its outermost parallel loop whose size
     is at least `threads`, into `threads` chunks of consecutive iterations: an `scf.parallel`
     over the chunks around the op on subviews, which `convert-scf-to-openmp` turns into an
     OpenMP worksharing loop (static schedule, `threads` threads). Each element is computed by
@@ -456,8 +458,10 @@ def DynCPUParallel : Pass<"dyn-cpu-parallel"> {
     parallel), so results do not depend on the thread count. Ops nested in another parallel
     loop, and ops with dynamic sizes, stay as they are. On this project's 2-core machines
     `F.gelu` on 1M floats took 0.65 ms on one thread and 0.45 on two, on 256K 0.18 and 0.14,
-    and on 64K the same on both: starting a parallel loop costs about what the second core
-    saves there, hence the default `min-work`.
+    and on 64K the same on both with libomp's own pool: starting a parallel loop cost about
+    what the second core saved there, hence the default `min-work` for plain loops. On the
+    process's pool (dyn-parallel-calls) and counting its erf, 64K elements of `F.gelu` took
+    0.080 ms on one thread and 0.068 on two, and 100K of the chain above 0.32 and 0.21.
 
     Example (`threads=2`):
 
@@ -480,7 +484,8 @@ def DynCPUParallel : Pass<"dyn-cpu-parallel"> {
     Option<"threads", "threads", "int64_t", "1",
            "threads to split each loop nest for (1: leave everything alone)">,
     Option<"minWork", "min-work", "int64_t", "131072",
-           "smallest iteration count worth a parallel region">
+           "smallest work (iterations, math functions counting 8 more) worth a parallel "
+           "region">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::affine::AffineDialect"];
