@@ -2,9 +2,9 @@
 
 Each model runs under torch.no_grad() with batch 4, sequence 64 and width 256 unless its name
 says otherwise. One run measures every system side by side, in turns (medians of rounds of 5
-calls after a warm-up), the first call of each compiler (trace + compile, Dynamir from an empty disk cache),
-the graph breaks each hit (Dynamir's counters; Dynamo's from torch._dynamo.utils.counters),
-and the largest difference from torch eager.
+calls after a warm-up), the first call of each compiler (trace + compile, Dynamir from an empty
+disk cache), the graph breaks each hit (Dynamir's counters; Dynamo's from
+torch._dynamo.utils.counters), and the largest difference from torch eager.
 
     .venv/bin/python bench/models.py                   # every model, on every core
     .venv/bin/python bench/models.py --threads 1 --only mlp block

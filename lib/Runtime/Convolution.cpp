@@ -24,7 +24,7 @@
 
 namespace dynamir::runtime {
 namespace {
-constexpr int64_t kFilters = 4, kColumns = 16;
+constexpr int64_t kFilters = kConvolutionTileFilters, kColumns = kConvolutionTileColumns;
 
 /// The shapes of one call, padded planes included.
 struct Shape {

@@ -743,15 +743,15 @@ bool CompiledGraph::load(llvm::StringRef key, std::string &error) {
     *sort = dynamirSort;
   using Conv2d = void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                           int64_t, int64_t, int64_t, int64_t);
-  if (auto *conv = static_cast<Conv2d *>(dlsym(handle, "dynamir_conv2d_hook"))) {
-    selectParallelPool(); // it shares its work out among the graphs' threads
-    *conv = dynamirConv2d;
-  }
   using Parallel = void (*)(ParallelBody, void *, int64_t);
-  if (auto *parallel = static_cast<Parallel *>(dlsym(handle, "dynamir_parallel_hook"))) {
+  auto *conv = static_cast<Conv2d *>(dlsym(handle, "dynamir_conv2d_hook"));
+  auto *parallel = static_cast<Parallel *>(dlsym(handle, "dynamir_parallel_hook"));
+  if (conv || parallel) // the convolution shares its work out among the graphs' threads too
     selectParallelPool();
+  if (conv)
+    *conv = dynamirConv2d;
+  if (parallel)
     *parallel = dynamirParallel;
-  }
   return true;
 }
 

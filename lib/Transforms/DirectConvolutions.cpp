@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dynamir/Dialect/Dyn/DynOps.h"
+#include "dynamir/Runtime/Convolution.h"
 #include "dynamir/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -49,8 +50,9 @@ struct ProductOfColumns : OpRewritePattern<MatmulOp> {
       return failure();
     ArrayRef<int64_t> padding = columns.getPadding();
     int64_t width = x.getDimSize(3) + 2 * padding[1] - w.getDimSize(3) + 1;
-    // The kernel's tile: 4 filters by 16 output columns (see the runtime's Convolution.cpp).
-    if (w.getDimSize(0) % 4 != 0 || width % 16 != 0)
+    // Whole tiles of the runtime kernel's output (lib/Runtime/Convolution.cpp).
+    if (w.getDimSize(0) % dynamir::runtime::kConvolutionTileFilters != 0 ||
+        width % dynamir::runtime::kConvolutionTileColumns != 0)
       return failure();
     Value conv = Conv2dOp::create(rewriter, op.getLoc(), columns.getX(), filters.getX(),
                                   rewriter.getDenseI64ArrayAttr(padding));

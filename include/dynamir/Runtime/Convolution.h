@@ -12,6 +12,10 @@
 
 namespace dynamir::runtime {
 
+/// The output tile dynamirConv2d keeps in vector registers: this many filters by this many
+/// columns of one row. dyn-direct-convolutions gives it convolutions made of whole tiles.
+constexpr int64_t kConvolutionTileFilters = 4, kConvolutionTileColumns = 16;
+
 /// result[n, f, y, x] = sum over c, i, j of w[f, c, i, j] * x[n, c, y + i - padH, x + j - padW]
 /// (zero outside the image) for row-major float32 images x [n, c, h, width], filters
 /// w [f, c, kh, kw] and result [n, f, h + 2 padH - kh + 1, width + 2 padW - kw + 1], at the
