@@ -37,3 +37,14 @@ def test_differential():
         report.append("these KNOWN_FAILURES pass now; remove them from the list: " +
                       ", ".join(fixed))
     assert not unexpected and not fixed, "\n".join(report)
+
+
+def test_comparison_of_python_complex_numbers():
+    # 3112000010:1 returned complex NaNs from .tolist(): eager's own nan+nanj must equal
+    # itself, and a part that differs is still found and named.
+    nan = float("nan")
+    assert difftest.diff([complex(nan, nan)], [complex(nan, nan)]) is None
+    assert difftest.diff(complex(1.0, nan), complex(1.0, nan)) is None
+    assert difftest.diff(complex(1.0, 2.0), complex(1.0, 3.0)) == \
+        "value: result.imag: expected 2.0, got 3.0"
+    assert difftest.diff(complex(nan, 0.0), complex(0.0, 0.0)).startswith("value: result.real")

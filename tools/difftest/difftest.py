@@ -1121,6 +1121,12 @@ def diff(e, g, path="result", ref=None):
         d = _close(np.asarray(e), np.asarray(g), str(e.dtype),
                    ref if isinstance(ref, (np.ndarray, np.generic)) else None)
         return f"value: {path}: {d}" if d else None
+    if type(e) is complex and type(g) is complex:
+        # A Python complex from .tolist()/.item() of a complex array: each part as a float (a
+        # NaN part never equals itself; 3112000010:1 compared eager's nan+nanj with its own).
+        r = ref if type(ref) is complex else None
+        return (diff(e.real, g.real, f"{path}.real", None if r is None else r.real) or
+                diff(e.imag, g.imag, f"{path}.imag", None if r is None else r.imag))
     if isinstance(e, float):
         if e == g or (math.isnan(e) and math.isnan(g)):
             return None
