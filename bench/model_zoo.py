@@ -10,6 +10,16 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
+def set_torch_threads(threads):
+    """torch eager's and torch.compile's threads. Inductor's C++ kernels take their thread count
+    from its own setting when they are generated, not from torch.set_num_threads: in a "1
+    thread" run on 2 cores its row softmax used both (CPU time twice the wall time)."""
+    import torch._inductor.config
+
+    torch.set_num_threads(threads)
+    torch._inductor.config.cpp.threads = threads
+
+
 class MLP(nn.Module):
     def __init__(self, d=256, h=1024):
         super().__init__()

@@ -21,7 +21,7 @@ import torch
 import torch._dynamo
 
 import dynamir
-from model_zoo import models  # bench/model_zoo.py, beside this script
+from model_zoo import models, set_torch_threads  # bench/model_zoo.py, beside this script
 
 
 def max_error(got, want):
@@ -64,7 +64,7 @@ def main():
     args = parser.parse_args()
     os.environ["DYNAMIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="dynamir-models-cache-")
     torch.manual_seed(0)
-    torch.set_num_threads(args.threads)
+    set_torch_threads(args.threads)
     dynamir.set_num_threads(args.threads)
     print(f"# {os.cpu_count()} cores, torch {torch.__version__} and Dynamir with {args.threads} "
           "threads; "

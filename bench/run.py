@@ -286,7 +286,8 @@ def make_peers(args):
     torch = jax = numba = numexpr = None
     try:
         import torch
-        torch.set_num_threads(args.threads)
+        from model_zoo import set_torch_threads  # bench/model_zoo.py, beside this script
+        set_torch_threads(args.threads)
         # Inference throughout: Dynamir's graphs compute no gradients (a model whose
         # parameters would record them runs eagerly), and torch is measured the same way.
         torch.set_grad_enabled(False)
