@@ -17,14 +17,14 @@ func.func @approx(%x: f32, %y: vector<8xf32>, %z: f64) -> (f32, vector<8xf32>, f
 }
 
 // Every approximated function is NaN at NaN by a select around it: the expansion is not left
-// to compute it (upstream's exp passes NaN through fptosi, which LLVM folds as poison).
+// to compute it (upstream's exp passed NaN through fptosi, which LLVM folds as poison).
 // CHECK-LABEL: func.func @nan_is_selected
 // CHECK-SAME: (%[[X:.*]]: f32)
 // CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
 // CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : f32
 // CHECK: return %[[R]]
 func.func @nan_is_selected(%x: f32) -> f32 {
-  %0 = math.expm1 %x : f32
+  %0 = math.log %x : f32
   return %0 : f32
 }
 
@@ -54,16 +54,25 @@ func.func @tanh_saturates(%x: f32) -> f32 {
   return %0 : f32
 }
 
-// exp keeps numpy's subnormal results: below -87 the input is shifted by 32 ln 2 into the
-// normal range and the approximation's result scaled by 2^-32.
+// exp: x clamped to [-104, 89] (the clamps may ignore NaN, which is selected around the
+// whole), k = round(x / ln 2) in the low bits of x log2(e) + 1.5 * 2^23, the remainder's
+// polynomial, and the result scaled by 2^(k - k/2) and 2^(k/2) in two multiplications, which
+// keeps numpy's subnormal results and overflows to infinity where exp does.
 // CHECK-LABEL: func.func @subnormal_exp
-// CHECK-DAG: %[[LIMIT:.*]] = arith.constant dense<-8.700000e+01> : vector<4xf32>
-// CHECK-DAG: %[[SCALE:.*]] = arith.constant dense<2.32830644E-10> : vector<4xf32>
-// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[X:.*]], %[[LIMIT]] : vector<4xf32>
-// CHECK: %[[IN:.*]] = arith.select %[[TINY]], %{{.*}}, %[[X]]
+// CHECK-SAME: (%[[X:.*]]: vector<4xf32>)
 // CHECK-NOT: math.exp
-// CHECK: %[[SCALED:.*]] = arith.mulf %[[E:.*]], %[[SCALE]] : vector<4xf32>
-// CHECK: arith.select %[[TINY]], %[[SCALED]], %[[E]]
+// CHECK: %[[LO:.*]] = arith.maxnumf %[[X]], %{{.*}} fastmath<nnan> : vector<4xf32>
+// CHECK: %[[C:.*]] = arith.minnumf %[[LO]], %{{.*}} fastmath<nnan> : vector<4xf32>
+// CHECK: %[[T:.*]] = math.fma %[[C]], %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[T]] : vector<4xf32> to vector<4xi32>
+// CHECK: %[[K:.*]] = arith.subi %[[BITS]], %{{.*}} : vector<4xi32>
+// CHECK: %[[HALF:.*]] = arith.shrsi %[[K]], %{{.*}} : vector<4xi32>
+// CHECK: %[[S1:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: %[[REST:.*]] = arith.subi %[[K]], %[[HALF]] : vector<4xi32>
+// CHECK: %[[S2:.*]] = arith.mulf %[[S1]], %{{.*}} : vector<4xf32>
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : vector<4xf32>
+// CHECK: arith.select %[[NAN]], %[[X]], %[[S2]]
+// CHECK-NOT: math.exp
 func.func @subnormal_exp(%x: vector<4xf32>) -> vector<4xf32> {
   %0 = math.exp %x : vector<4xf32>
   return %0 : vector<4xf32>
