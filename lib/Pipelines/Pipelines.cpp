@@ -34,6 +34,13 @@ void addBufferization(OpPassManager &pm, bool resultsAsOutParams, bool copyBefor
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.copyBeforeWrite = copyBeforeWrite;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A block of rows stored back into a sequential loop's array (dyn-fuse-row-reductions)
+  // bufferizes to a copy between two equal subviews of it, and the loop yields the array it
+  // was given: CSE and canonicalization drop both, and the result is the allocation the
+  // caller's buffer replaces (buffer-results-to-out-params), not a copy into it (16 MB for a
+  // 4096x1024 softmax).
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   // dyn-fuse-product-operands' loops: each iteration its own buffers, threads share them.
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(dynamir::createDynForwardCopies());
@@ -70,8 +77,13 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
   DynFuseProductOperandsOptions fuseOperands;
   fuseOperands.threads = options.threads;
   pm.addPass(createDynFuseProductOperands(fuseOperands));
-  // The tiled ops' originals are dead, and the loops' empty-slice guards constant.
+  DynFuseRowReductionsOptions fuseRows;
+  fuseRows.threads = options.threads;
+  pm.addPass(createDynFuseRowReductions(fuseRows));
+  // The tiled ops' originals are dead, and the loops' empty-slice guards constant. A producer
+  // fused for two users of it in a row block is two equal ops there: CSE keeps one.
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   pm.addPass(createDynCPULoopOrder());
   addBufferization(pm, options.resultsAsOutParams, options.copyBeforeWrite);
   pm.addPass(createCanonicalizerPass());
@@ -138,6 +150,9 @@ void dynamir::buildLowerToLLVMPipeline(OpPassManager &pm, const LowerToLLVMOptio
 /// that ptxas rejects).
 void dynamir::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOptions &options) {
   pm.addPass(createDynStripGuards());
+  DynFuseElementwiseOptions recompute;
+  recompute.recomputeShared = true;
+  pm.addPass(createDynFuseElementwise(recompute));
   addBufferization(pm, /*resultsAsOutParams=*/true, /*copyBeforeWrite=*/false);
   DynBlasOptions blas;
   blas.function = "dynamir_cuda_sgemm";

@@ -12,10 +12,12 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <numeric>
 
 namespace dynamir {
 #define GEN_PASS_DEF_DYNCPUPARALLEL
@@ -42,41 +44,35 @@ int64_t chooseLoop(linalg::LinalgOp op, ArrayRef<int64_t> ranges, int64_t thread
   return largest;
 }
 
-/// What one iteration of `op` costs, in iterations of a loop of a few arithmetic ops: each
-/// function of the math dialect in its body (sin, exp, erf, ...: a polynomial after
-/// dyn-math-approximation, or a libm call) counts kMathFunctionCost more. On this project's
-/// AVX2 machine `cos(sin(2x) + 1) * 3` took 3.4 ns per element on one core and `2x + 1` about
-/// 0.15; 100K elements of the former ran on one thread below the plain iteration threshold
-/// (0.33 ms, torch.compile 0.20 ms on two).
-int64_t iterationCost(linalg::LinalgOp op) {
-  constexpr int64_t kMathFunctionCost = 8;
-  int64_t cost = 1;
-  op->walk([&](Operation *inner) {
-    if (isa<math::MathDialect>(inner->getDialect()) &&
-        !isa<math::AbsFOp, math::AbsIOp, math::CopySignOp, math::FmaOp, math::FloorOp, math::CeilOp,
-             math::RoundOp, math::RoundEvenOp, math::TruncOp>(inner))
-      cost += kMathFunctionCost;
-  });
-  return cost;
-}
-
 struct CPUParallelPass : dynamir::impl::DynCPUParallelBase<CPUParallelPass> {
   using Base::Base;
 
   void runOnOperation() override {
     if (threads <= 1)
       return;
+    IRRewriter rewriter(&getContext());
+    // Row blocks of 3-D and 4-D arrays (dyn-fuse-row-reductions) are loops over several
+    // dimensions; dyn-parallel-calls shares out one-dimensional ones.
+    SmallVector<scf::ParallelOp> nests;
+    getOperation()->walk([&](scf::ParallelOp loop) {
+      if (loop.getNumLoops() > 1 && !loop->getParentOfType<scf::ParallelOp>())
+        nests.push_back(loop);
+    });
+    for (scf::ParallelOp loop : nests) {
+      std::vector<unsigned> all(loop.getNumLoops());
+      std::iota(all.begin(), all.end(), 0);
+      collapseParallelLoops(rewriter, loop, {all});
+    }
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && !op->getParentOfType<scf::ParallelOp>())
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       if (llvm::any_of(ranges, ShapedType::isDynamic))
         continue;
-      int64_t work = iterationCost(op);
+      int64_t work = dynamir::iterationCost(op);
       for (int64_t range : ranges)
         work *= range;
       if (work < minWork)

@@ -39,12 +39,10 @@ bool singleUseProducer(OpOperand *fused) {
   return producer && producer->hasOneUse();
 }
 
-/// Fuse a single-use producer into the consumer only when the consumer's indexing map of it
-/// uses every loop, so that each element of the producer is computed exactly once, or when
-/// the producer only moves data (a transposed operand of a product becomes a transposed map).
-bool computesEachElementOnce(OpOperand *fused) {
-  if (!singleUseProducer(fused))
-    return false;
+/// Whether the consumer of `fused` reads each element of it once: its indexing map of it uses
+/// every loop, or the producer only moves data (a transposed operand of a product becomes a
+/// transposed map).
+bool readsEachElementOnce(OpOperand *fused) {
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!consumer)
     return false;
@@ -58,6 +56,20 @@ bool computesEachElementOnce(OpOperand *fused) {
         used.set(dim.getPosition());
     });
   return used.all();
+}
+
+/// Fuse a single-use producer into the consumer only when the consumer reads each of its
+/// elements once, so that each element of the producer is computed exactly once.
+bool computesEachElementOnce(OpOperand *fused) {
+  return singleUseProducer(fused) && readsEachElementOnce(fused);
+}
+
+/// With recompute-shared: also a producer with several users when each of them reads each of
+/// its elements once (each computes it again).
+bool computesEachElementOncePerUser(OpOperand *fused) {
+  Operation *producer = fused->get().getDefiningOp();
+  return producer && llvm::all_of(producer->getUses(),
+                                  [](OpOperand &use) { return readsEachElementOnce(&use); });
 }
 
 /// Whether folding `op`, if a reshape, into a generic by expansion would split the generic's
@@ -182,9 +194,10 @@ struct MergeSiblings : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-void addFusionPatterns(RewritePatternSet &patterns) {
+void addFusionPatterns(RewritePatternSet &patterns, bool recomputeShared) {
   MLIRContext *context = patterns.getContext();
-  linalg::populateElementwiseOpsFusionPatterns(patterns, computesEachElementOnce);
+  linalg::populateElementwiseOpsFusionPatterns(
+      patterns, recomputeShared ? computesEachElementOncePerUser : computesEachElementOnce);
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, foldsIntoParallelOps);
   tensor::populateBubbleUpExpandShapePatterns(patterns);
   affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
@@ -199,14 +212,16 @@ void addFusionPatterns(RewritePatternSet &patterns) {
 /// leaves single-use fuse in. Merging first would give a producer that could fuse into its
 /// consumer a second result, and with it a second use.
 struct FuseElementwisePass : dynamir::impl::DynFuseElementwiseBase<FuseElementwisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet producers(context);
-    addFusionPatterns(producers);
+    addFusionPatterns(producers, recomputeShared);
     if (failed(applyPatternsGreedily(getOperation(), std::move(producers))))
       return signalPassFailure();
     RewritePatternSet siblings(context);
-    addFusionPatterns(siblings);
+    addFusionPatterns(siblings, recomputeShared);
     siblings.add<MergeSiblings>(context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(siblings))))
       signalPassFailure();

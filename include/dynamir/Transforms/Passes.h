@@ -3,6 +3,8 @@
 #ifndef DYNAMIR_TRANSFORMS_PASSES_H
 #define DYNAMIR_TRANSFORMS_PASSES_H
 
+#include "dynamir/Transforms/ParallelWork.h"
+
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 

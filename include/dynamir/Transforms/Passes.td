@@ -134,7 +134,17 @@ def DynFuseElementwise : Pass<"dyn-fuse-elementwise"> {
     ```
 
     `%g` stays its own loop, while an elementwise `%g` feeding a sum over `(m, k)` is fused.
+
+    With `recompute-shared` (GPU graphs), a producer with several users also fuses into each of
+    them when each reads every element once: a softmax's `e = exp(x - max)`, read by the row
+    sums and by `e / sum`, becomes part of both, the form whose reductions and final op
+    `dyn-gpu-map` makes one kernel that reads the row once (an exp costs less there than a
+    pass through memory).
   }];
+  let options = [
+    Option<"recomputeShared", "recompute-shared", "bool", /*default=*/"false",
+           "fuse a producer into each of several consumers that read every element once">
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::affine::AffineDialect"];
 }
@@ -443,6 +453,50 @@ def DynBlas : Pass<"dyn-blas", "mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
 }
 
+def DynFuseRowReductions : Pass<"dyn-fuse-row-reductions"> {
+  let summary = "Compute row reductions and the elementwise op that reads them a block of rows "
+                "at a time";
+  let description = [{
+    A row softmax is four loop nests over the whole array (the row maxima, `e = exp(x - max)`,
+    the row sums of `e`, and `e / sum`), and a layer norm is as many: on 4096x1024 floats each
+    one streams 16 MB through memory. On tensors, an elementwise `linalg.generic` of static
+    sizes that reads a generic's result row-wise (an operand whose indexing map is
+    `d0, ..., d(k-1)` followed by zeros, k below its number of loops) is tiled by blocks of
+    rows: its first k - 1 loops by one, the k-th by the rows that fill 16 KiB (half an L1 data
+    cache; a divisor of the loop), its other loops whole. Fused into the same loop are the
+    generics it reads, transitively, that keep those loops as rows, are read row-wise, compute
+    no matrix product and have no user outside (fused, such a producer would run again for
+    its other users), among them at least one reduction, and every fill they read. A keepdim
+    reduction is first rewritten to write its rows without the unit dimension (tiling wants
+    outputs indexed by loops), expanded back. Each block is then read from memory once, and
+    `e` lives in a 16 KiB buffer instead of a 16 MB one; the later passes over a block find it
+    in the cache. The loop is an `scf.forall`, whose iterations the threads share
+    (`dyn-cpu-parallel` makes it one-dimensional), when the cluster's work (as
+    `dyn-cpu-parallel` counts it) is at least its `min-work` and `threads` > 1, else an
+    `scf.for`.
+
+    Example:
+
+    ```mlir
+    %max = linalg.generic {iterator_types = ["parallel", "reduction"], ...}
+        ins(%x : tensor<4096x1024xf32>) outs(%m0 : tensor<4096x1xf32>)
+    %e = linalg.generic {...exp(x - max)...} ins(%x, %max : ...) outs(%t : tensor<4096x1024xf32>)
+    %sum = linalg.generic {...sum of e...} ins(%e : ...) outs(%s0 : tensor<4096x1xf32>)
+    %y = linalg.generic {iterator_types = ["parallel", "parallel"], ...}
+        ins(%e, %sum : tensor<4096x1024xf32>, tensor<4096x1xf32>) outs(%r : ...)
+    ```
+
+    becomes (`threads=2`) an `scf.forall` over 1024 blocks of 4 rows whose body computes the
+    four generics on `tensor<4x1024xf32>` slices.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", "1",
+           "threads the graph runs on (1: the blocks are a sequential loop)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def DynCPUParallel : Pass<"dyn-cpu-parallel"> {
   let summary = "Split large loop nests on buffers into one chunk per thread";
   let description = [{
@@ -483,7 +537,7 @@ def DynCPUParallel : Pass<"dyn-cpu-parallel"> {
   let options = [
     Option<"threads", "threads", "int64_t", "1",
            "threads to split each loop nest for (1: leave everything alone)">,
-    Option<"minWork", "min-work", "int64_t", "131072",
+    Option<"minWork", "min-work", "int64_t", "::dynamir::kMinParallelWork",
            "smallest work (iterations, math functions counting 8 more) worth a parallel "
            "region">
   ];

@@ -380,8 +380,11 @@ template <typename OpTy> struct ReductionLowering : OpConversionPattern<OpTy> {
   }
 };
 
-/// softmax / log_softmax: two reductions (the row max, then the sum of exp(x - max) computed
-/// inside the reduction) and one elementwise op.
+/// softmax / log_softmax: the row maxima, e = exp(x - max), the sums of e, then e times the
+/// sums' reciprocals (torch's CPU kernel) or x - max - log(sum). One exp per element: written
+/// as one loop nest for the sums and one for the result, each computed its own exp (8.4 ms for
+/// a 4096x1024 softmax on one core, against torch.compile's 3.1). A log_softmax's e has one
+/// user, the sums, into which dyn-fuse-elementwise fuses it.
 template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using Adaptor = typename OpTy::Adaptor;
@@ -401,43 +404,29 @@ template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
                        [](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
                          return arith::MaximumFOp::create(nb, l, a, acc);
                        });
-    // The sum reduction reads x and the max together: a two-input reduction generic.
-    MLIRContext *ctx = b.getContext();
-    int64_t rank = type.getRank();
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < rank; ++d)
-      if (type.isDynamicDim(d) && d != dim)
-        dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, d));
-    Value sumInit = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
-                                           emptyTensor(b, loc, keptType, dynamicSizes))
-                        .getResult(0);
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    AffineMap keptMap = broadcastMap(keptType, type.getShape(), ctx);
-    if (!type.isDynamicDim(dim) && type.getDimSize(dim) == 1)
-      keptMap = identity;
-    SmallVector<AffineExpr> reduceOut;
-    for (int64_t d = 0; d < rank; ++d)
-      reduceOut.push_back(d == dim ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(d, ctx));
-    AffineMap outMap = AffineMap::get(rank, 0, reduceOut, ctx);
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    iterators[dim] = utils::IteratorType::reduction;
-    Value sum =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{keptType}, ValueRange{x, max}, ValueRange{sumInit},
-            {identity, outMap, outMap}, iterators,
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              Value e = math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, args[0], args[1]));
-              linalg::YieldOp::create(nb, l, ValueRange{arith::AddFOp::create(nb, l, e, args[2])});
-            })
-            .getResult(0);
-    Value result = elementwise(
-        b, loc, type, ValueRange{x, max, sum}, [&](OpBuilder &nb, Location l, ValueRange args) {
-          Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
-          if constexpr (std::is_same_v<OpTy, SoftmaxOp>)
-            return Value(
-                arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, shifted), args[2]));
-          return Value(arith::SubFOp::create(nb, l, shifted, math::LogOp::create(nb, l, args[2])));
-        });
+    Value e = elementwise(b, loc, type, ValueRange{x, max},
+                          [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                            return math::ExpOp::create(
+                                nb, l, arith::SubFOp::create(nb, l, args[0], args[1]));
+                          });
+    Value sum = reduce(b, loc, e, {dim}, keptType, scalarConstant(b, loc, et, 0),
+                       [](OpBuilder &nb, Location l, Value a, Value acc) {
+                         return addElements(nb, l, a, acc, /*reassoc=*/true);
+                       });
+    Value result;
+    if constexpr (std::is_same_v<OpTy, SoftmaxOp>) {
+      result = elementwise(b, loc, type, ValueRange{e, sum},
+                           [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                             return arith::DivFOp::create(nb, l, args[0], args[1]);
+                           });
+    } else {
+      result = elementwise(b, loc, type, ValueRange{x, max, sum},
+                           [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                             Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
+                             return arith::SubFOp::create(nb, l, shifted,
+                                                          math::LogOp::create(nb, l, args[2]));
+                           });
+    }
     rewriter.replaceOp(op, result);
     return success();
   }

