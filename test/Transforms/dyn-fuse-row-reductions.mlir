@@ -8,25 +8,25 @@
 #row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
 
 // A row softmax as dyn-to-linalg writes it: the row maxima, e = exp(x - max), the row sums of
-// e, e / sum. One loop over blocks of 4 rows (16 KiB of 1024 floats), parallel on 2 threads,
+// e, e / sum. One loop over blocks of 16 rows (64 KiB of 1024 floats), parallel on 2 threads,
 // with everything inside: the fills, both reductions (into rows without the keepdim unit
-// dimension, expanded back) and both elementwise ops, on 4x1024 slices of x.
+// dimension, expanded back) and both elementwise ops, on 16x1024 slices of x.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:.*]]: tensor<4096x1024xf32>)
 // CHECK-NOT: linalg.
-// CHECK: scf.forall (%[[I:.*]]) = (0) to (4096) step (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<4096x1024xf32>)
-// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [4, 1024] [1, 1]
-// CHECK: linalg.fill {{.*}} -> tensor<4xf32>
-// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[ROWS]] : tensor<4x1024xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (4096) step (16) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<4096x1024xf32>)
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [16, 1024] [1, 1]
+// CHECK: linalg.fill {{.*}} -> tensor<16xf32>
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[ROWS]] : tensor<16x1024xf32>) outs(%{{.*}} : tensor<16xf32>)
 // CHECK: arith.maximumf
-// CHECK: %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [4, 1]
-// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[MAXK]] : tensor<4x1024xf32>, tensor<4x1xf32>)
+// CHECK: %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [16, 1]
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[MAXK]] : tensor<16x1024xf32>, tensor<16x1xf32>)
 // CHECK: math.exp
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<4x1024xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<16x1024xf32>) outs(%{{.*}} : tensor<16xf32>)
 // CHECK: %[[SUMK:.*]] = tensor.expand_shape %[[SUM]]
-// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[E]], %[[SUMK]] : tensor<4x1024xf32>, tensor<4x1xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[E]], %[[SUMK]] : tensor<16x1024xf32>, tensor<16x1xf32>)
 // CHECK: arith.divf
-// CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[I]], 0] [4, 1024] [1, 1]
+// CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[I]], 0] [16, 1024] [1, 1]
 // CHECK-NOT: linalg.
 // CHECK: return
 // On one thread the blocks are a sequential loop.

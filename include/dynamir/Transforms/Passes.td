@@ -462,14 +462,14 @@ def DynFuseRowReductions : Pass<"dyn-fuse-row-reductions"> {
     one streams 16 MB through memory. On tensors, an elementwise `linalg.generic` of static
     sizes that reads a generic's result row-wise (an operand whose indexing map is
     `d0, ..., d(k-1)` followed by zeros, k below its number of loops) is tiled by blocks of
-    rows: its first k - 1 loops by one, the k-th by the rows that fill 16 KiB (half an L1 data
-    cache; a divisor of the loop), its other loops whole. Fused into the same loop are the
+    rows: its first k - 1 loops by one, the k-th by the rows whose result fills 64 KiB (a
+    divisor of the loop), its other loops whole. Fused into the same loop are the
     generics it reads, transitively, that keep those loops as rows, are read row-wise, compute
     no matrix product and have no user outside (fused, such a producer would run again for
     its other users), among them at least one reduction, and every fill they read. A keepdim
     reduction is first rewritten to write its rows without the unit dimension (tiling wants
     outputs indexed by loops), expanded back. Each block is then read from memory once, and
-    `e` lives in a 16 KiB buffer instead of a 16 MB one; the later passes over a block find it
+    `e` lives in a 64 KiB buffer instead of a 16 MB one; the later passes over a block find it
     in the cache. The loop is an `scf.forall`, whose iterations the threads share
     (`dyn-cpu-parallel` makes it one-dimensional), when the cluster's work (as
     `dyn-cpu-parallel` counts it) is at least its `min-work` and `threads` > 1, else an
@@ -486,7 +486,7 @@ def DynFuseRowReductions : Pass<"dyn-fuse-row-reductions"> {
         ins(%e, %sum : tensor<4096x1024xf32>, tensor<4096x1xf32>) outs(%r : ...)
     ```
 
-    becomes (`threads=2`) an `scf.forall` over 1024 blocks of 4 rows whose body computes the
+    becomes (`threads=2`) an `scf.forall` over 256 blocks of 16 rows whose body computes the
     four generics on `tensor<4x1024xf32>` slices.
   }];
   let options = [
