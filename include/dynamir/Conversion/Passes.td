@@ -16,8 +16,11 @@ def ConvertDynToLinalg : Pass<"convert-dyn-to-linalg"> {
     * reductions become `linalg.generic` reductions into a `linalg.fill`ed init (mean divides
       after; arg-reductions carry the value and the row-major index within the reduced
       dimensions, first occurrence wins, NaN counts as the extreme like numpy);
-    * `softmax` / `log_softmax` become exactly two reductions (max, then the sum of
-      `exp(x - max)` computed inside the reduction) and one elementwise op;
+    * `softmax` becomes the row maxima, `e = exp(x - max)`, the sums of `e` and `e / sum` (one
+      exp per element); `log_softmax` the maxima, the sums of `exp(x - max)` (computed inside
+      the reduction) and `x - max - log(sum)`;
+    * `sort` along an axis of at most 16 elements of a static shape becomes two generics (each
+      element's rank in its lane, then each place's element); longer ones stay runtime calls;
     * `matmul` becomes `linalg.matmul`, `batch_matmul`, `matvec`, `vecmat` or `dot` when the
       shapes allow, a broadcasting contraction otherwise; `linear` is one contraction whose init
       is the broadcast bias (the bias add is fused);

@@ -686,6 +686,7 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     populateDynShapeLoweringPatterns(converter, patterns);
     populateDynContractionLoweringPatterns(converter, patterns);
     populateDynScanLoweringPatterns(converter, patterns);
+    populateDynSortLoweringPatterns(converter, patterns);
     populateDynWindowLoweringPatterns(converter, patterns);
     populateDynControlFlowLoweringPatterns(converter, patterns);
     lowerDynLoops(getOperation());

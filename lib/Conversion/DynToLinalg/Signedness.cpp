@@ -31,11 +31,14 @@ using namespace dynamir::dyn;
 namespace {
 
 /// The dyn ops convert-dyn-to-linalg keeps: the host's (guards, checks, breaks, sources), which
-/// the runtime reads, and those bufferization turns into calls of the runtime.
+/// the runtime reads, and those bufferization turns into calls of the runtime (short sorts
+/// become generics instead).
 bool isKept(Operation *op) {
+  if (auto sort = dyn_cast<SortOp>(op))
+    return !sortsAsRanks(sort);
   return isa<TensorMatchGuardOp, TypeMatchGuardOp, IdMatchGuardOp, ValueEqGuardOp, LenEqGuardOp,
              DictKeysGuardOp, DistinctGuardOp, GradModeGuardOp, CheckOp, GraphBreakOp, SourceOp,
-             CholeskyOp, SolveOp, SortOp, Conv2dOp>(op);
+             CholeskyOp, SolveOp, Conv2dOp>(op);
 }
 
 /// `x` (signless) with the sign bit of every element flipped: unsigned order becomes signed
@@ -56,6 +59,9 @@ struct SortSignedness : OpConversionPattern<SortOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     bool flip = isUnsigned(op.getX().getType());
+    if (!flip && sortsAsRanks(op))
+      return failure(); // ShortSortLowering's
+
     Value keys = flip ? flipSignBits(rewriter, loc, adaptor.getX()) : adaptor.getX();
     auto sorted = SortOp::create(rewriter, loc, keys, op.getAxis(), op.getDescending());
     Value values = flip ? flipSignBits(rewriter, loc, sorted.getValues()) : sorted.getValues();

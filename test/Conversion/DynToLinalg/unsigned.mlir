@@ -64,10 +64,23 @@ func.func @reductions(%a: tensor<4x3xui16>) -> (tensor<3xui16>, tensor<3xui16>, 
 // CHECK-LABEL: func.func @sort
 // CHECK: arith.constant dense<-2147483648> : tensor<i32>
 // CHECK: arith.xori %{{.*}}, %{{.*}} : i32
-// CHECK: %[[V:.*]], %[[I:.*]] = dyn.sort %{{.*}} axis 0 : tensor<5xi32>
+// CHECK: %[[V:.*]], %[[I:.*]] = dyn.sort %{{.*}} axis 0 : tensor<50xi32>
 // CHECK: arith.xori
-// CHECK: return %{{.*}}, %[[I]] : tensor<5xi32>, tensor<5xi64>
-func.func @sort(%a: tensor<5xui32>) -> (tensor<5xui32>, tensor<5xi64>) {
+// CHECK: return %{{.*}}, %[[I]] : tensor<50xi32>, tensor<50xi64>
+func.func @sort(%a: tensor<50xui32>) -> (tensor<50xui32>, tensor<50xi64>) {
+  %v, %i = dyn.sort %a axis 0 : tensor<50xui32>
+  return %v, %i : tensor<50xui32>, tensor<50xi64>
+}
+
+// -----
+
+// A short sort is ranks, compared as signed after the same flip.
+// CHECK-LABEL: func.func @short_sort
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i32
+// CHECK: arith.cmpi slt
+// CHECK-NOT: dyn.sort
+// CHECK: arith.xori
+func.func @short_sort(%a: tensor<5xui32>) -> (tensor<5xui32>, tensor<5xi64>) {
   %v, %i = dyn.sort %a axis 0 : tensor<5xui32>
   return %v, %i : tensor<5xui32>, tensor<5xi64>
 }

@@ -8,6 +8,8 @@
 #ifndef DYNAMIR_CONVERSION_DYNTOLINALG_DYNTOLINALG_H
 #define DYNAMIR_CONVERSION_DYNTOLINALG_DYNTOLINALG_H
 
+#include "dynamir/Dialect/Dyn/DynOps.h"
+
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -28,6 +30,13 @@ void populateDynContractionLoweringPatterns(const mlir::TypeConverter &converter
 /// dyn.compress to two scf.for loops over the flattened operands (count, then copy).
 void populateDynScanLoweringPatterns(const mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);
+
+/// dyn.sort along an axis of at most 16 elements of a tensor of static shape (sortsAsRanks) to
+/// two generics: each element's rank in its lane, then each place's element; other sorts stay
+/// calls of the runtime.
+void populateDynSortLoweringPatterns(const mlir::TypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns);
+bool sortsAsRanks(dyn::SortOp op);
 
 /// dyn.window and dyn.insert_window to tensor.extract_slice and tensor.insert_slice.
 void populateDynWindowLoweringPatterns(const mlir::TypeConverter &converter,

@@ -650,7 +650,9 @@ def Dyn_SortOp : Dyn_Op<"sort", [Pure, InferTypeOpAdaptor,
       void dynamir_sort(i64 kind, i64 values, i64 indices, i64 outer, i64 n, i64 inner,
                         i64 descending)
 
-    GPU graphs have no such function: dyn-gpu-map refuses the call.
+    GPU graphs have no such function: dyn-gpu-map refuses the call. A lane of at most 16
+    elements of a tensor of static shape never gets there: convert-dyn-to-linalg computes
+    each element's rank in its lane and places it, on every target.
 
     Example:
 
