@@ -33,8 +33,8 @@ bool dynamir::sortsAsRanks(SortOp op) {
 }
 
 namespace {
-/// Whether `b` sorts strictly before `a` by value alone: b < a ascending, b > a descending,
-/// NaN greater than every number; booleans false before true.
+/// Whether `lhs` sorts strictly before `rhs` by value alone: lhs < rhs ascending, lhs > rhs
+/// descending, NaN greater than every number; booleans false before true.
 Value precedes(OpBuilder &b, Location loc, Value lhs, Value rhs, bool descending) {
   if (isa<FloatType>(lhs.getType())) {
     auto nan = [&](Value v) {
