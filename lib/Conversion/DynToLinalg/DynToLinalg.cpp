@@ -404,11 +404,10 @@ template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
                        [](OpBuilder &nb, Location l, Value a, Value acc) -> Value {
                          return arith::MaximumFOp::create(nb, l, a, acc);
                        });
-    Value e = elementwise(b, loc, type, ValueRange{x, max},
-                          [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                            return math::ExpOp::create(
-                                nb, l, arith::SubFOp::create(nb, l, args[0], args[1]));
-                          });
+    Value e = elementwise(
+        b, loc, type, ValueRange{x, max}, [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          return math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, args[0], args[1]));
+        });
     Value sum = reduce(b, loc, e, {dim}, keptType, scalarConstant(b, loc, et, 0),
                        [](OpBuilder &nb, Location l, Value a, Value acc) {
                          return addElements(nb, l, a, acc, /*reassoc=*/true);
