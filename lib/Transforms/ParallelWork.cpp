@@ -2,6 +2,7 @@
 
 #include "dynamir/Transforms/ParallelWork.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
