@@ -472,7 +472,7 @@ def DynFuseRowReductions : Pass<"dyn-fuse-row-reductions"> {
     `e` lives in a 64 KiB buffer instead of a 16 MB one; the later passes over a block find it
     in the cache. The loop is an `scf.forall`, whose iterations the threads share
     (`dyn-cpu-parallel` makes it one-dimensional), when the cluster's work (as
-    `dyn-cpu-parallel` counts it) is at least its `min-work` and `threads` > 1, else an
+    `dyn-cpu-parallel` counts it) is at least its default `min-work` and `threads` > 1, else an
     `scf.for`.
 
     Example:
