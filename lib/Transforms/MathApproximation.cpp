@@ -18,6 +18,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace dynamir {
@@ -142,50 +143,42 @@ memref::GlobalOp fourOverPiTable(ModuleOp module) {
       /*constant=*/true, /*alignment=*/nullptr);
 }
 
-/// An argument of sin or cos reduced by half periods: the function's value is (-1)^n sin r,
-/// with r in [-pi/2, pi/2] (f32 like the argument) and `odd` n's parity (i1).
-struct HalfPeriods {
-  Value r, odd;
+/// An argument of sin or cos reduced by quarter periods: x = q pi/2 + r, with r in about
+/// [-pi/4, pi/4] (f32 like the argument) and q an i32 of which only the two low bits matter.
+struct Quadrants {
+  Value r, q;
 };
 
 /// Where the exact reduction takes over (Cody-Waite is accurate well beyond: 3 ulp at 2^24).
 constexpr float kPayneHanekFrom = 0x1p16f;
 
-/// Cody-Waite reduction with fused multiply-adds, pi in three float32 parts (each step rounds
-/// once): sin x = (-1)^n sin(x - n pi) with n = round(x / pi), cos x = (-1)^n sin(x - (n -
-/// 1/2) pi) with n = round(x / pi + 1/2). Accurate while n pi fits float32's 24 bits.
-HalfPeriods reduceCodyWaite(OpBuilder &b, Location loc, Value x, bool isSin) {
+/// Cody-Waite reduction with fused multiply-adds, pi/2 in three float32 parts (each step
+/// rounds once), n = round(x 2/pi). The fused multiply-add of 1.5 * 2^23, whose ulp is 1,
+/// rounds x 2/pi to n and leaves n mod 2^22 in its low bits: q needs no conversion, which LLVM
+/// would call poison at infinity. Accurate while n pi/2 fits float32's 24 bits.
+Quadrants reduceCodyWaite(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
   auto c = [&](float v) { return splat(b, loc, type, v); };
-  auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, loc, l, r).getResult(); };
-  auto sub = [&](Value l, Value r) { return arith::SubFOp::create(b, loc, l, r).getResult(); };
-  Value scaled = mul(x, c(0.318309886183790671538f));
-  if (!isSin)
-    scaled = arith::AddFOp::create(b, loc, scaled, c(0.5f));
-  Value n = math::RoundEvenOp::create(b, loc, scaled);
-  Value m = isSin ? n : sub(n, c(0.5f));
-  Value negM = arith::NegFOp::create(b, loc, m);
+  constexpr float kRound = 0x1.8p23f;
+  Value shifted = math::FmaOp::create(b, loc, x, c(0.636619772367581343076f), c(kRound));
+  Value negN = arith::SubFOp::create(b, loc, c(kRound), shifted);
   Value r = x;
-  for (float part : {3.14159274101257324219f, -8.74227800037248222e-08f, -3.43024901800217e-15f})
-    r = math::FmaOp::create(b, loc, negM, c(part), r);
-  // sin with n == 0 takes x itself (fma(-0, p, -0.0) is +0.0, and sin(-0.0) is -0.0).
-  if (isSin)
-    r = arith::SelectOp::create(
-        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, n, c(0.0f)), x, r);
-  // n's parity, exact for |n| < 2^24 (n - 2 floor(n / 2)).
-  Value parity = sub(n, mul(c(2.0f), math::FloorOp::create(b, loc, mul(n, c(0.5f)))));
-  Value odd = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, parity, c(1.0f));
-  return {r, odd};
+  for (float part : {1.57079637050628662109f, -4.37113900018624111e-08f, -1.715124509001085e-15f})
+    r = math::FmaOp::create(b, loc, negN, c(part), r);
+  Value q = arith::BitcastOp::create(b, loc, withElement(type, b.getI32Type()), shifted);
+  return {r, q};
 }
 
 /// Payne-Hanek reduction for |x| >= 4, exact in integer arithmetic: with x = m 2^e (m the
 /// 24-bit significand), |x| / pi mod 4 is m times the 96 bits of 1/pi that start at e's
 /// position, a 32 x 96-bit product of which 64 bits are kept as 2.62 fixed point (the bits
-/// above are multiples of 4, the bits below the table's end add less than 2^-61). Its
-/// nearest integer is n mod 4 and the rest, times pi, is r: float32 arguments come no closer
-/// than about 2^-30 to a multiple of pi/2, so r keeps at least 30 correct bits. The window is
-/// found as for 4/pi with the exponent lowered by one (|x| / pi = (|x| / 2) (2 / pi)).
-HalfPeriods reducePayneHanek(OpBuilder &b, Location loc, Value x, bool isSin, Value table) {
+/// above are multiples of 4, the bits below the table's end add less than 2^-61). The same
+/// bits are |x| 2/pi mod 8 in 3.61 fixed point: their nearest integer is q mod 8 and the rest,
+/// times pi/2, is r. float32 arguments come no closer than about 2^-30 to a multiple of pi/2,
+/// so r keeps at least 30 correct bits. The window is found as for 4/pi with the exponent
+/// lowered by one (|x| / pi = (|x| / 2) (2 / pi)). A negative x negates r and q:
+/// -x = (-q) pi/2 + (-r).
+Quadrants reducePayneHanek(OpBuilder &b, Location loc, Value x, Value table) {
   Type type = x.getType();
   Type i32 = withElement(type, b.getI32Type()), i64 = withElement(type, b.getI64Type());
   Type f64 = withElement(type, b.getF64Type());
@@ -220,21 +213,16 @@ HalfPeriods reducePayneHanek(OpBuilder &b, Location loc, Value x, bool isSin, Va
   Value top = shl(wide(mul(m, load(0))), c64(32));
   Value bottom = shr(mul(wide(m), wide(load(8))), c64(32));
   Value fixed = add(arith::OrIOp::create(b, loc, top, bottom), mul(wide(m), wide(load(4))));
-  if (!isSin)
-    fixed = add(fixed, c64(int64_t(1) << 61)); // |x| / pi + 1/2
-  Value n = shr(add(fixed, c64(int64_t(1) << 61)), c64(62));
-  Value rest = arith::SubIOp::create(b, loc, fixed, shl(n, c64(62)));
+  Value n = shr(add(fixed, c64(int64_t(1) << 60)), c64(61));
+  Value rest = arith::SubIOp::create(b, loc, fixed, shl(n, c64(61)));
   Value r = arith::TruncFOp::create(
       b, loc, type,
       arith::MulFOp::create(b, loc, arith::SIToFPOp::create(b, loc, f64, rest),
                             splat(b, loc, f64, b.getF64FloatAttr(0x1.921fb54442d18p-61))));
-  // sin(-x) = -sin x = (-1)^n sin(-r); cos is even.
-  if (isSin)
-    r = arith::SelectOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, bits, c32(0)),
-        arith::NegFOp::create(b, loc, r), r);
-  Value odd = arith::TruncIOp::create(b, loc, withElement(type, b.getI1Type()), n);
-  return {r, odd};
+  Value q = arith::TruncIOp::create(b, loc, i32, n);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, bits, c32(0));
+  return {arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, r), r),
+          arith::SelectOp::create(b, loc, negative, arith::SubIOp::create(b, loc, c32(0), q), q)};
 }
 
 /// An upper bound on |v| for the values sin and cos usually see inside a fused loop (another
@@ -282,46 +270,36 @@ std::optional<double> magnitudeBound(Value v, unsigned depth = 0) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-/// sin r for |r| <= pi/2: its Taylor polynomial to r^13 (the next term is below 7e-10 there),
-/// by Horner's rule in fused multiply-adds, or from pi/4 on the cos polynomial of pi/2 - |r|.
-/// Upstream's sin would reduce r again and evaluate a sin and a cos polynomial to pick one; this
-/// single odd polynomial is a third of the work with the same accuracy.
-Value sinOfReduced(OpBuilder &b, Location loc, Value r) {
-  Type type = r.getType();
-  Value r2 = arith::MulFOp::create(b, loc, r, r);
-  Value p = splat(b, loc, type, static_cast<float>(1.0 / 6227020800.0));
-  for (double factorial : {-39916800.0, 362880.0, -5040.0, 120.0, -6.0})
-    p = math::FmaOp::create(b, loc, p, r2,
-                            splat(b, loc, type, static_cast<float>(1.0 / factorial)));
-  // r + r^3 p(r^2), with r's sign: sin r has it on [-pi/2, pi/2], and the sum alone would
-  // turn -0 into +0 (-0 * p is +0 for p < 0).
-  Value sinR = math::FmaOp::create(b, loc, arith::MulFOp::create(b, loc, r, r2), p, r);
-  // Towards pi/2 the odd polynomial cancels (r + r^3 p ~ 1.57 - 0.57) and lands an ulp low:
-  // cos 0 came out 0.99999994, whose .long() is 0 (difftest 199300012:46). There, sin r is
-  // cos d, d = pi/2 - |r| <= pi/4, by cos's Taylor polynomial to d^12 (next term < 5e-13),
-  // which is 1 at d = 0.
-  Value ar = math::AbsFOp::create(b, loc, r);
-  constexpr float kHalfPiHigh = 1.57079637f;    // float(pi / 2)
-  constexpr float kHalfPiLow = -4.37113883e-8f; // pi / 2 - kHalfPiHigh
-  Value d = arith::AddFOp::create(
-      b, loc, arith::SubFOp::create(b, loc, splat(b, loc, type, kHalfPiHigh), ar),
-      splat(b, loc, type, kHalfPiLow));
-  Value d2 = arith::MulFOp::create(b, loc, d, d);
-  Value q = splat(b, loc, type, static_cast<float>(1.0 / 479001600.0));
-  for (double factorial : {-3628800.0, 40320.0, -720.0, 24.0, -2.0})
-    q = math::FmaOp::create(b, loc, q, d2,
-                            splat(b, loc, type, static_cast<float>(1.0 / factorial)));
-  Value cosD = math::FmaOp::create(b, loc, q, d2, splat(b, loc, type, 1.0f));
-  Value nearTop = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, ar,
-                                        splat(b, loc, type, static_cast<float>(M_PI / 4)));
-  sinR = arith::SelectOp::create(b, loc, nearTop, cosD, sinR);
-  return math::CopySignOp::create(b, loc, sinR, r);
-}
-
-/// (-1)^n sin r: sin or cos of the argument `h` was reduced from.
-Value fromHalfPeriods(OpBuilder &b, Location loc, HalfPeriods h) {
-  Value sinR = sinOfReduced(b, loc, h.r);
-  return arith::SelectOp::create(b, loc, h.odd, arith::NegFOp::create(b, loc, sinR), sinR);
+/// sin x or cos x from x's quadrants: sin r or cos r (cos x = sin(x + pi/2) is one quadrant
+/// on), by q's parity, negated in quadrants 2 and 3. For |r| <= pi/4 each is a short
+/// polynomial, evaluated in fused multiply-adds: sin r = r + r^3 s(r^2), cos r = 1 + r^2
+/// c(r^2), with Cephes's coefficients for float32. Both are computed and one selected: about
+/// 20 vector instructions, where reducing by half periods to |r| <= pi/2 needed degree-13 and
+/// degree-12 polynomials for the same accuracy, twice the work.
+Value fromQuadrants(OpBuilder &b, Location loc, Quadrants h, bool isSin) {
+  Type type = h.r.getType();
+  Type i32 = h.q.getType();
+  auto c = [&](float v) { return splat(b, loc, type, v); };
+  auto ci = [&](int32_t v) { return splat(b, loc, i32, b.getI32IntegerAttr(v)); };
+  auto fma = [&](Value x, Value y, Value z) {
+    return math::FmaOp::create(b, loc, x, y, z).getResult();
+  };
+  Value q = isSin ? h.q : arith::AddIOp::create(b, loc, h.q, ci(1)).getResult();
+  Value r = h.r;
+  Value z = arith::MulFOp::create(b, loc, r, r);
+  Value p = fma(fma(c(-1.9515295891e-4f), z, c(8.3321608736e-3f)), z, c(-1.6666654611e-1f));
+  Value sinR = fma(arith::MulFOp::create(b, loc, r, z), p, r);
+  Value cosR = c(2.443315711809948e-5f);
+  for (float coefficient : {-1.388731625493765e-3f, 4.166664568298827e-2f, -0.5f, 1.0f})
+    cosR = fma(cosR, z, c(coefficient));
+  Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                    arith::AndIOp::create(b, loc, q, ci(1)), ci(0));
+  Value v = arith::SelectOp::create(b, loc, odd, cosR, sinR);
+  // Quadrant bit 1 into the sign bit.
+  Value sign = arith::AndIOp::create(b, loc, arith::ShLIOp::create(b, loc, q, ci(30)),
+                                     ci(std::numeric_limits<int32_t>::min()));
+  return arith::BitcastOp::create(
+      b, loc, type, arith::XOrIOp::create(b, loc, arith::BitcastOp::create(b, loc, i32, v), sign));
 }
 
 /// Whether |x| needs the exact reduction: finite and at least kPayneHanekFrom.
@@ -348,20 +326,18 @@ func::FuncOp exactSinCos(ModuleOp module, bool isSin, memref::GlobalOp table) {
   fn.setPrivate();
   b.setInsertionPointToStart(fn.addEntryBlock());
   Value bits = memref::GetGlobalOp::create(b, loc, table.getType(), table.getSymName());
-  HalfPeriods h = reducePayneHanek(b, loc, fn.getArgument(0), isSin, bits);
-  func::ReturnOp::create(b, loc, fromHalfPeriods(b, loc, h));
+  Quadrants h = reducePayneHanek(b, loc, fn.getArgument(0), bits);
+  func::ReturnOp::create(b, loc, fromQuadrants(b, loc, h, isSin));
   return fn;
 }
 
 /// Upstream's f32 sin and cos reduce the argument by pi/2 with one float32 constant, so their
 /// error grows with |x|: 6e-6 at |x| ~ 100, 8e-4 at 1e4 and garbage beyond 2^24 (numpy: 6e-8
 /// everywhere; beyond 71476 numpy calls libm, which reduces exactly). Here the argument is
-/// reduced by half periods, by Cody-Waite below 2^16 and Payne-Hanek from there, to
-/// |r| <= pi/2, where one odd polynomial gives sin r (sinOfReduced; upstream's sin, used here
-/// before, was accurate in absolute terms only: for r < 0 its relative error near 0 reached
-/// 10%), so results keep numpy's relative accuracy near the zeros of sin and cos too: at most
-/// 1.9 ulp from 0.1 to 3.4e38 (numpy 1.5). Infinities and NaNs take the Cody-Waite path,
-/// which gives NaN.
+/// reduced by quarter periods, by Cody-Waite below 2^16 and Payne-Hanek from there, so results
+/// keep numpy's relative accuracy near the zeros of sin and cos too: at most 1.53 ulp on every
+/// float32 below 2^16 and 1.55 on 168M samples beyond (numpy 1.5). Infinities and NaNs take the
+/// Cody-Waite path, which gives NaN. Both reductions turn -0 into +0: sin selects x at zero.
 ///
 /// Where the argument is not provably below 2^16 (`bound`, taken before any rewrite), a
 /// scalar calls the exact reduction's function under a branch, which the runtime lets LLVM
@@ -376,16 +352,16 @@ void reduceSinCos(Operation *op, std::optional<double> bound, ModuleOp module) {
   Value x = op->getOperand(0);
   Value result;
   if (bound && *bound < kPayneHanekFrom) {
-    result = fromHalfPeriods(b, loc, reduceCodyWaite(b, loc, x, isSin));
+    result = fromQuadrants(b, loc, reduceCodyWaite(b, loc, x), isSin);
   } else if (isa<VectorType>(type)) {
     memref::GlobalOp table = fourOverPiTable(module);
-    auto [r, odd] = reduceCodyWaite(b, loc, x, isSin);
+    Quadrants small = reduceCodyWaite(b, loc, x);
     Value bits = memref::GetGlobalOp::create(b, loc, table.getType(), table.getSymName());
-    HalfPeriods large = reducePayneHanek(b, loc, x, isSin, bits);
+    Quadrants large = reducePayneHanek(b, loc, x, bits);
     Value isLarge = needsExactReduction(b, loc, x);
-    r = arith::SelectOp::create(b, loc, isLarge, large.r, r);
-    odd = arith::SelectOp::create(b, loc, isLarge, large.odd, odd);
-    result = fromHalfPeriods(b, loc, {r, odd});
+    Value r = arith::SelectOp::create(b, loc, isLarge, large.r, small.r);
+    Value q = arith::SelectOp::create(b, loc, isLarge, large.q, small.q);
+    result = fromQuadrants(b, loc, {r, q}, isSin);
   } else {
     func::FuncOp exact = exactSinCos(module, isSin, fourOverPiTable(module));
     auto branch = scf::IfOp::create(b, loc, type, needsExactReduction(b, loc, x),
@@ -393,8 +369,14 @@ void reduceSinCos(Operation *op, std::optional<double> bound, ModuleOp module) {
     b.setInsertionPointToStart(branch.thenBlock());
     scf::YieldOp::create(b, loc, func::CallOp::create(b, loc, exact, x).getResult(0));
     b.setInsertionPointToStart(branch.elseBlock());
-    scf::YieldOp::create(b, loc, fromHalfPeriods(b, loc, reduceCodyWaite(b, loc, x, isSin)));
+    scf::YieldOp::create(b, loc, fromQuadrants(b, loc, reduceCodyWaite(b, loc, x), isSin));
+    b.setInsertionPointAfter(branch);
     result = branch.getResult(0);
+  }
+  if (isSin) {
+    Value zero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, splat(b, loc, type, 0.0f));
+    result = arith::SelectOp::create(b, loc, zero, x, result);
   }
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();

@@ -78,26 +78,42 @@ func.func @subnormal_exp(%x: vector<4xf32>) -> vector<4xf32> {
   return %0 : vector<4xf32>
 }
 
-// sin and cos first reduce by half periods (Cody-Waite with fused multiply-adds), then
-// evaluate sin r's polynomial and fix the sign: (-1)^n by n's parity. A scalar with no known bound
-// calls the exact reduction's function from 2^16 up (finite only), under a branch that the
-// runtime lets LLVM vectorize with masked variants of the function.
+// sin and cos first reduce by quarter periods (Cody-Waite with fused multiply-adds; adding
+// 1.5 * 2^23 rounds n and leaves its low bits in the sum's), then evaluate both sin r's and
+// cos r's polynomials, pick one by the quadrant's parity and flip the sign by its bit 1. A
+// scalar with no known bound calls the exact reduction's function from 2^16 up (finite only),
+// under a branch that the runtime lets LLVM vectorize with masked variants of the function.
+// sin(-0) is -0: the reductions give +0, so sin selects x at zero.
 // CHECK-LABEL: func.func @reduced_sin
 // CHECK: %[[LARGE:.*]] = arith.cmpf oge, %{{.*}}, %{{.*}} : f32
 // CHECK: %[[FINITE:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : f32
 // CHECK: %[[EXACT:.*]] = arith.andi %[[LARGE]], %[[FINITE]] : i1
-// CHECK: scf.if %[[EXACT]] -> (f32) {
+// CHECK: %[[SIN:.*]] = scf.if %[[EXACT]] -> (f32) {
 // CHECK:   func.call @__dynamir_lanewise_sin(%[[X:.*]]) : (f32) -> f32
 // CHECK: } else {
-// CHECK:   %[[N:.*]] = math.roundeven %{{.*}} : f32
-// CHECK:   %[[NEG:.*]] = arith.negf %[[N]] : f32
+// CHECK:   %[[SHIFTED:.*]] = math.fma %[[X]], %{{.*}}, %[[ROUND:.*]] : f32
+// CHECK:   %[[NEG:.*]] = arith.subf %[[ROUND]], %[[SHIFTED]] : f32
 // CHECK:   %[[R1:.*]] = math.fma %[[NEG]], %{{.*}}, %[[X]] : f32
 // CHECK:   %[[R2:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R1]] : f32
-// CHECK:   %[[R3:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R2]] : f32
-// CHECK:   arith.select %{{.*}}, %[[X]], %[[R3]] : f32
-// CHECK:   math.floor
+// CHECK:   %[[R:.*]] = math.fma %[[NEG]], %{{.*}}, %[[R2]] : f32
+// CHECK:   %[[Q:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK:   %[[Z:.*]] = arith.mulf %[[R]], %[[R]] : f32
+// CHECK-COUNT-2: math.fma %{{.*}}, %[[Z]]
+// CHECK:   %[[R3:.*]] = arith.mulf %[[R]], %[[Z]] : f32
+// CHECK:   %[[SINR:.*]] = math.fma %[[R3]], %{{.*}}, %[[R]] : f32
+// CHECK-COUNT-3: math.fma %{{.*}}, %[[Z]]
+// CHECK:   %[[COSR:.*]] = math.fma %{{.*}}, %[[Z]], %{{.*}} : f32
+// CHECK:   %[[PARITY:.*]] = arith.andi %[[Q]], %{{.*}} : i32
+// CHECK:   %[[ODD:.*]] = arith.cmpi ne, %[[PARITY]], %{{.*}} : i32
+// CHECK:   %[[V:.*]] = arith.select %[[ODD]], %[[COSR]], %[[SINR]] : f32
+// CHECK:   %[[HALF:.*]] = arith.shli %[[Q]], %{{.*}} : i32
+// CHECK:   %[[SIGN:.*]] = arith.andi %[[HALF]], %{{.*}} : i32
+// CHECK:   %[[VBITS:.*]] = arith.bitcast %[[V]] : f32 to i32
+// CHECK:   arith.xori %[[VBITS]], %[[SIGN]] : i32
+// CHECK: }
+// CHECK: %[[ZERO:.*]] = arith.cmpf oeq, %[[X]], %{{.*}} : f32
+// CHECK: arith.select %[[ZERO]], %[[X]], %[[SIN]] : f32
 // CHECK-NOT: math.sin
-// CHECK:   math.copysign
 func.func @reduced_sin(%x: f32) -> f32 {
   %0 = math.sin %x : f32
   return %0 : f32
@@ -107,8 +123,8 @@ func.func @reduced_sin(%x: f32) -> f32 {
 // CHECK-LABEL: func.func @exact_reduction
 // CHECK: scf.if
 // CHECK: func.call @__dynamir_lanewise_sin
-// CHECK: math.roundeven
-// CHECK: math.roundeven
+// CHECK: arith.subf
+// CHECK: arith.subf
 // CHECK-NOT: scf.if
 // CHECK-NOT: func.call
 // CHECK: return
