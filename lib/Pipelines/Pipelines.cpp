@@ -61,8 +61,10 @@ void dynamir::buildOptimizePipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void dynamir::buildDynToLinalgPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertDynToLinalg());
+void dynamir::buildDynToLinalgPipeline(OpPassManager &pm, const DynToLinalgOptions &options) {
+  ConvertDynToLinalgOptions toLinalg;
+  toLinalg.parallelCompress = options.parallelCompress;
+  pm.addPass(createConvertDynToLinalg(toLinalg));
   pm.addPass(createDynFuseElementwise());
   pm.addPass(createDynSplitReductions());
   pm.addPass(createCanonicalizerPass());
@@ -189,10 +191,11 @@ void dynamir::registerPipelines() {
       "dyn-optimize",
       "Canonicalize traced dyn IR, optimize its guards (dyn-optimize-guards) and CSE",
       buildOptimizePipeline);
-  PassPipelineRegistration<>("dyn-to-linalg",
-                             "Lower dyn compute to linalg on tensors and fuse elementwise "
-                             "chains and their producers into reductions",
-                             buildDynToLinalgPipeline);
+  PassPipelineRegistration<DynToLinalgOptions>(
+      "dyn-to-linalg",
+      "Lower dyn compute to linalg on tensors and fuse elementwise chains and their producers "
+      "into reductions",
+      buildDynToLinalgPipeline);
   PassPipelineRegistration<LowerToLLVMOptions>(
       "dyn-lower-to-llvm",
       "Bufferize linalg on tensors and lower it through loops to the LLVM dialect (CPU)",

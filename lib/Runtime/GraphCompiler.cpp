@@ -83,7 +83,9 @@ OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults, 
   // The runtime's direct convolution is a CPU kernel; GPU graphs keep columns and a product.
   if (options.target != Target::CUDA)
     pm.addPass(dynamir::createDynDirectConvolutions());
-  dynamir::buildDynToLinalgPipeline(pm);
+  dynamir::DynToLinalgOptions toLinalg;
+  toLinalg.parallelCompress = options.target == Target::CUDA;
+  dynamir::buildDynToLinalgPipeline(pm, toLinalg);
   if (options.target == Target::CUDA) {
     // Kernels as cubin when ptxas is there (the driver loads them as they are), else as PTX
     // for the driver to JIT.

@@ -101,12 +101,14 @@ def test_prepared_gpu_check_runs_its_plumbing_on_a_fake_driver(tmp_path):
                            str(tmp_path / "results.json")], env=env, capture_output=True,
                           text=True)
     assert "device: Fake GPU" in done.stdout
-    # The models come whole (MoE's topk is a runtime sort GPU graphs lack: left out), the
-    # causal mask of the transformer blocks as its own values, batch norm variances positive.
+    # Every model comes whole, the causal mask of the transformer blocks as its own values,
+    # batch norm variances positive, and the MoE's flags that the host checks (its indices in
+    # bounds, no ties in its topk) as outputs expected true.
     manifest = (bundle / "manifest.txt").read_text()
     for model in ("mlp", "swiglu_width_512", "block", "block_width_768_seq_512_batch_1",
-                  "lenet_batch_64", "resblock_32x32x32", "lstm_cell", "early_exit"):
+                  "lenet_batch_64", "resblock_32x32x32", "lstm_cell", "moe_top_2", "early_exit"):
         assert f"workload {model} {model}.so" in manifest
+    assert manifest.count("output bool scalar moe_top_2.expected") == 9
     assert "input bool 64x64\ndata block.input" in manifest
     assert manifest.count("positive") == 2  # the residual block's two running variances
     # Every workload loaded and launched (outputs differ: the fake driver runs no kernel),

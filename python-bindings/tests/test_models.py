@@ -1,10 +1,8 @@
 """The benchmark's small real models (bench/model_zoo.py) compile whole and give torch eager's
 results: no graph break, rtol 1e-4 as the models benchmark reports, and every graph also lowers
-for the GPU (ptxas included). The MoE layer's routing by positions only the graph knows
-(`torch.where(chosen == e)`) compiles whole too, but not for the GPU: that masked load counts
-and copies its elements in loops on the host, which GPU graphs refuse (the test says so and
-fails loudly once that changes; its torch.topk, once a call of the runtime's sort, is ranks). GRU and LSTM cells unrolled over a sequence compile into one graph
-too."""
+for the GPU (ptxas included), the MoE layer's routing by positions only the graph knows
+(`torch.where(chosen == e)`, a masked load: parallel generics on the GPU) and its topk (ranks)
+included. GRU and LSTM cells unrolled over a sequence compile into one graph too."""
 
 import pathlib
 import sys
@@ -21,9 +19,6 @@ import model_zoo  # noqa: E402
 
 torch.manual_seed(0)
 MODELS = model_zoo.models()
-# torch.topk over the 4 experts is ranks on every target now (Sorts.cpp); the routing's
-# torch.where(chosen == e) is a masked load whose count and copy loops run on the host.
-GPU_REFUSED = {"moe top-2": "the host would read a large device buffer"}
 
 
 def outputs(value):
@@ -59,10 +54,6 @@ def test_model_graphs_lower_for_the_gpu(name):
     graphs = [f for f in traced.module.functions if "_graph" in f]
     assert graphs
     for graph in graphs:
-        if name in GPU_REFUSED:
-            with pytest.raises(RuntimeError, match=GPU_REFUSED[name]):
-                _dynamir.compile_graph(traced.module._native, graph, "cuda")
-            continue
         library = _dynamir.compile_graph(traced.module._native, graph, "cuda")
         assert pathlib.Path(library).exists(), graph
 

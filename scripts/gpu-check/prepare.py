@@ -61,7 +61,7 @@ def model_workloads(bundle, manifest):
         traced.module.run_pipeline("dyn-optimize,dyn-split-graphs")
         text = str(traced.module)
         graphs = [f for f in traced.module.functions if "_graph" in f]
-        call = re.search(r"(%\w+)(?::\d+)? = call @" + (graphs[0] if graphs else "-") +
+        call = re.search(r"(%\w+)(?::(\d+))? = call @" + (graphs[0] if graphs else "-") +
                          r"\(([^)]*)\)", text)
         returned = re.search(r"^\s*return ([^:]*) :", text, re.M)
         if len(graphs) != 1 or not call or not returned:
@@ -70,7 +70,7 @@ def model_workloads(bundle, manifest):
         # Each graph input is a guarded tensor of the call: the model's input or a parameter.
         sources = dict((arg, src) for src, arg in
                        re.findall(r'dyn\.guard\.tensor_match "([^"]+)", (%arg\d+)', text))
-        operands = [o.strip() for o in call.group(2).split(",")]
+        operands = [o.strip() for o in call.group(3).split(",")]
         if not all(o in sources for o in operands):
             print(f"{slug}: left out (a graph input is not a guarded tensor)")
             continue
@@ -119,16 +119,26 @@ def model_workloads(bundle, manifest):
         with torch.no_grad():
             want = replica(*args)
         want = want if isinstance(want, tuple) else (want,)
-        # The host returns the graph's results, perhaps reordered: expected files by result.
+        # The host returns the graph's results, perhaps reordered, and checks the others
+        # (dyn.check: index bounds, ties in topk), which hold on these inputs: expected files
+        # by result, ones for the checked flags.
+        count = int(call.group(2) or 1)
         results = [r.strip() for r in returned.group(1).split(",")]
+        checked = {int(i or 0) for i in
+                   re.findall(r"dyn\.check " + call.group(1) + r"(?:#(\d+))?,", text)}
+        types = re.search(re.escape(call.group(0)) + r" : \([^)]*\) -> \(?([^)\n]*)", text)
+        types = [t.strip() for t in re.split(r",\s*(?=tensor<)", types.group(1))] if types else []
         by_result = {}
         for r, w in zip(results, want):
             base, _, index = r.partition("#")
             if base != call.group(1):
                 break
             by_result[int(index or 0)] = w
-        if len(results) != len(want) or sorted(by_result) != list(range(len(results))):
-            print(f"{slug}: left out (the host does more than return the graph's results)")
+        if (len(results) != len(want) or checked & set(by_result) or
+                sorted(set(by_result) | checked) != list(range(count)) or
+                len(types) != count or any(types[r] != "tensor<i1>" for r in checked)):
+            print(f"{slug}: left out (the host does more than return or check the graph's "
+                  "results)")
             continue
         try:
             library = _dynamir.compile_graph(traced.module._native, graphs[0], "cuda", "sm_90")
@@ -142,8 +152,12 @@ def model_workloads(bundle, manifest):
         manifest.append(f"workload {slug} {slug}.so {moved}")
         manifest.append("tolerance 0.01")
         manifest.extend(lines)
-        for r in range(len(by_result)):
+        for r in range(count):
             expected = f"{slug}.expected{r}.bin"
+            if r in checked:
+                np.ones(1, np.uint8).tofile(os.path.join(bundle, expected))
+                manifest.append(f"output bool scalar {expected}")
+                continue
             by_result[r].numpy().astype(np.float32).tofile(os.path.join(bundle, expected))
             manifest.append(f"output f32 {shape_text(by_result[r].shape)} {expected}")
         manifest.append("end")

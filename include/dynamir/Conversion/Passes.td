@@ -33,7 +33,17 @@ def ConvertDynToLinalg : Pass<"convert-dyn-to-linalg"> {
     Guards, graph breaks and `dyn.source` are host-side and stay. Dimensions that are dynamic
     in two broadcast operands are assumed equal (the guards of a `dynamic=True` trace record the
     equalities the trace relied on).
+
+    `compress` (x[mask]) becomes two `scf.for` loops, one counting the selected rows and one
+    copying each; with `parallel-compress` (for the GPU, where those loops would run on one
+    thread), a static shape's becomes parallel generics: the mask's running count by a
+    log-step scan, the count by a reduction, each result row's source by a binary search in
+    the running count, and a gather.
   }];
+  let options = [
+    Option<"parallelCompress", "parallel-compress", "bool", /*default=*/"false",
+           "Lower dyn.compress of static shapes to parallel generics instead of loops">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::complex::ComplexDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",

@@ -17,6 +17,15 @@ class OpPassManager;
 
 namespace dynamir {
 
+/// Options of dyn-to-linalg.
+struct DynToLinalgOptions : mlir::PassPipelineOptions<DynToLinalgOptions> {
+  Option<bool> parallelCompress{
+      *this, "parallel-compress",
+      llvm::cl::desc("Masked loads of static shapes as parallel generics instead of loops "
+                     "(for the GPU, which would run the loops on one thread)"),
+      llvm::cl::init(false)};
+};
+
 /// Options of dyn-lower-to-llvm. The defaults give self-contained code (what mlir-runner can
 /// execute); the runtime's graph compiler turns on what it supplies: out-parameters it
 /// allocates, a BLAS, a buffer pool and a thread pool.
@@ -74,7 +83,7 @@ void buildOptimizePipeline(mlir::OpPassManager &pm);
 
 /// dyn-to-linalg: dyn compute to linalg on tensors, elementwise chains and their producers
 /// fused into reductions.
-void buildDynToLinalgPipeline(mlir::OpPassManager &pm);
+void buildDynToLinalgPipeline(mlir::OpPassManager &pm, const DynToLinalgOptions &options);
 
 /// dyn-lower-to-llvm: linalg on tensors, bufferized, through loops to the LLVM dialect for the
 /// host CPU.

@@ -666,6 +666,8 @@ struct ToBoolLowering : OpConversionPattern<ToBoolOp> {
 };
 
 struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDynToLinalgPass> {
+  using ConvertDynToLinalgBase::ConvertDynToLinalgBase;
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
@@ -684,7 +686,7 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
              ArangeLowering, ItemLowering, ToBoolLowering>(converter, ctx);
     populateDynShapeLoweringPatterns(converter, patterns);
     populateDynContractionLoweringPatterns(converter, patterns);
-    populateDynScanLoweringPatterns(converter, patterns);
+    populateDynScanLoweringPatterns(converter, patterns, parallelCompress);
     populateDynSortLoweringPatterns(converter, patterns);
     populateDynWindowLoweringPatterns(converter, patterns);
     populateDynControlFlowLoweringPatterns(converter, patterns);

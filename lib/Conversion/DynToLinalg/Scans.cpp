@@ -10,7 +10,9 @@
 // A masked load, x[mask] (dyn.compress), is a running count too: one loop counts the mask's
 // true elements for the result's size, a second copies each selected element (or row, for a
 // mask of the leading dimensions) to the position the count has reached, both over the
-// operands flattened in row-major order.
+// operands flattened in row-major order. For the GPU, which would run those loops on one
+// thread, the running count is a log-step scan instead, and each result row finds its source
+// by a binary search in it: parallel generics only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/bit.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace dynamir;
@@ -118,11 +123,13 @@ template <typename OpTy> struct ScanLowering : OpConversionPattern<OpTy> {
 };
 
 /// x[mask]: x as rows [M, R] (M the mask's elements, R those of the dimensions it leaves; a
-/// mask of every dimension has R = 1 and x is flat), one loop counting the selected rows (the
-/// result's size), one copying each to the row the count has reached, element by element (a
-/// scalar loop nest, which the GPU runs in one thread as it does scatters).
+/// mask of every dimension has R = 1 and x is flat) and the mask as [M], then the selected
+/// rows (sequentialRows or parallelRows) as [N, R] or [N], N their count, then in the result's
+/// shape. `parallel` picks parallelRows where x's shape is static.
 struct CompressLowering : OpConversionPattern<CompressOp> {
-  using OpConversionPattern::OpConversionPattern;
+  CompressLowering(const TypeConverter &converter, MLIRContext *ctx, bool parallel)
+      : OpConversionPattern(converter, ctx), parallel(parallel) {}
+
   LogicalResult matchAndRewrite(CompressOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -138,57 +145,11 @@ struct CompressLowering : OpConversionPattern<CompressOp> {
     int64_t lead = cast<RankedTensorType>(adaptor.getMask().getType()).getRank();
     Value x = collapse(adaptor.getX(), lead), mask = collapse(adaptor.getMask(), lead);
     auto xType = cast<RankedTensorType>(x.getType());
-    bool rows = xType.getRank() == 2;
     auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    auto index = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(rewriter, loc, v);
-    };
-    Value zero = index(0), one = index(1), size = index(xType.getDimSize(0));
-    auto selected = [&](OpBuilder &b, Value i) {
-      return tensor::ExtractOp::create(b, loc, mask, ValueRange{i}).getResult();
-    };
-    auto count = scf::ForOp::create(
-        rewriter, loc, zero, size, one, ValueRange{zero},
-        [&](OpBuilder &b, Location, Value i, ValueRange carried) {
-          Value bit = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), selected(b, i));
-          scf::YieldOp::create(b, loc, ValueRange{arith::AddIOp::create(b, loc, carried[0], bit)});
-        });
-    Value total = count.getResult(0);
-    SmallVector<int64_t> flatShape = {ShapedType::kDynamic};
-    if (rows)
-      flatShape.push_back(xType.getDimSize(1));
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, flatShape, type.getElementType(), ValueRange{total});
-    // Copies x's row i (its element i when flat) into row k of `out`.
-    auto copyRow = [&](OpBuilder &b, Value i, Value k, Value out) -> Value {
-      if (!rows) {
-        Value v = tensor::ExtractOp::create(b, loc, x, ValueRange{i});
-        return tensor::InsertOp::create(b, loc, v, out, ValueRange{k});
-      }
-      auto loop = scf::ForOp::create(
-          b, loc, zero, index(xType.getDimSize(1)), one, ValueRange{out},
-          [&](OpBuilder &e, Location, Value j, ValueRange carried) {
-            Value v = tensor::ExtractOp::create(e, loc, x, ValueRange{i, j});
-            scf::YieldOp::create(
-                e, loc,
-                ValueRange{tensor::InsertOp::create(e, loc, v, carried[0], ValueRange{k, j})});
-          });
-      return loop.getResult(0);
-    };
-    auto fill = scf::ForOp::create(
-        rewriter, loc, zero, size, one, ValueRange{zero, empty},
-        [&](OpBuilder &b, Location, Value i, ValueRange carried) {
-          auto copy = scf::IfOp::create(
-              b, loc, selected(b, i),
-              [&](OpBuilder &t, Location) {
-                Value out = copyRow(t, i, carried[0], carried[1]);
-                scf::YieldOp::create(
-                    t, loc, ValueRange{arith::AddIOp::create(t, loc, carried[0], one), out});
-              },
-              [&](OpBuilder &e, Location) { scf::YieldOp::create(e, loc, carried); });
-          scf::YieldOp::create(b, loc, copy.getResults());
-        });
-    Value result = fill.getResult(1);
+    bool byScan = parallel && xType.hasStaticShape() && xType.getDimSize(0) > 0 &&
+                  xType.getDimSize(0) < std::numeric_limits<int32_t>::max();
+    auto [result, total] = byScan ? parallelRows(rewriter, loc, x, mask, type.getElementType())
+                                  : sequentialRows(rewriter, loc, x, mask, type.getElementType());
     if (type.getRank() > 2) { // the rows' own dimensions again
       SmallVector<ReassociationIndices> groups(2);
       groups[0].push_back(0);
@@ -202,12 +163,185 @@ struct CompressLowering : OpConversionPattern<CompressOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  /// The selected rows and their count: one loop counting the selected rows (the result's
+  /// size), one copying each to the row the count has reached, element by element.
+  static std::pair<Value, Value> sequentialRows(OpBuilder &b, Location loc, Value x, Value mask,
+                                                Type element) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    bool rows = xType.getRank() == 2;
+    auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value zero = index(0), one = index(1), size = index(xType.getDimSize(0));
+    auto selected = [&](OpBuilder &nb, Value i) {
+      return tensor::ExtractOp::create(nb, loc, mask, ValueRange{i}).getResult();
+    };
+    auto count = scf::ForOp::create(
+        b, loc, zero, size, one, ValueRange{zero},
+        [&](OpBuilder &nb, Location, Value i, ValueRange carried) {
+          Value bit = arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), selected(nb, i));
+          scf::YieldOp::create(nb, loc,
+                               ValueRange{arith::AddIOp::create(nb, loc, carried[0], bit)});
+        });
+    Value total = count.getResult(0);
+    SmallVector<int64_t> flatShape = {ShapedType::kDynamic};
+    if (rows)
+      flatShape.push_back(xType.getDimSize(1));
+    Value empty = tensor::EmptyOp::create(b, loc, flatShape, element, ValueRange{total});
+    // Copies x's row i (its element i when flat) into row k of `out`.
+    auto copyRow = [&](OpBuilder &nb, Value i, Value k, Value out) -> Value {
+      if (!rows) {
+        Value v = tensor::ExtractOp::create(nb, loc, x, ValueRange{i});
+        return tensor::InsertOp::create(nb, loc, v, out, ValueRange{k});
+      }
+      auto loop = scf::ForOp::create(
+          nb, loc, zero, index(xType.getDimSize(1)), one, ValueRange{out},
+          [&](OpBuilder &e, Location, Value j, ValueRange carried) {
+            Value v = tensor::ExtractOp::create(e, loc, x, ValueRange{i, j});
+            scf::YieldOp::create(
+                e, loc,
+                ValueRange{tensor::InsertOp::create(e, loc, v, carried[0], ValueRange{k, j})});
+          });
+      return loop.getResult(0);
+    };
+    auto fill = scf::ForOp::create(
+        b, loc, zero, size, one, ValueRange{zero, empty},
+        [&](OpBuilder &nb, Location, Value i, ValueRange carried) {
+          auto copy = scf::IfOp::create(
+              nb, loc, selected(nb, i),
+              [&](OpBuilder &t, Location) {
+                Value out = copyRow(t, i, carried[0], carried[1]);
+                scf::YieldOp::create(
+                    t, loc, ValueRange{arith::AddIOp::create(t, loc, carried[0], one), out});
+              },
+              [&](OpBuilder &e, Location) { scf::YieldOp::create(e, loc, carried); });
+          scf::YieldOp::create(nb, loc, copy.getResults());
+        });
+    return {fill.getResult(1), total};
+  }
+
+  /// The selected rows and their count from parallel generics: the mask's running count by a
+  /// log-step scan (Hillis-Steele: ceil(log2 M) generics, the k-th adding the count 2^k places
+  /// before), the total by a reduction, each result row n's source row by a binary search for
+  /// the first running count above n, and the rows gathered. O(M log M) work, every generic
+  /// parallel: for the GPU, where sequentialRows's loops would run on one thread.
+  static std::pair<Value, Value> parallelRows(OpBuilder &b, Location loc, Value x, Value mask,
+                                              Type element) {
+    MLIRContext *ctx = b.getContext();
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t m = xType.getDimSize(0);
+    Type i32 = b.getI32Type();
+    auto i32Const = [&](OpBuilder &nb, int64_t v) -> Value {
+      return arith::ConstantIntOp::create(nb, loc, i32, v);
+    };
+    auto countsType = RankedTensorType::get({m}, i32);
+    auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+    // A generic over [0, m) with no operand but its output: out[i] = body(i).
+    auto overMask = [&](function_ref<Value(OpBuilder &, Value)> body) {
+      Value empty = tensor::EmptyOp::create(b, loc, countsType.getShape(), i32);
+      return linalg::GenericOp::create(
+                 b, loc, TypeRange{countsType}, ValueRange{}, ValueRange{empty},
+                 ArrayRef<AffineMap>{identity}, {utils::IteratorType::parallel},
+                 [&](OpBuilder &nb, Location l, ValueRange) {
+                   linalg::YieldOp::create(nb, l, body(nb, linalg::IndexOp::create(nb, l, 0)));
+                 })
+          .getResult(0);
+    };
+    auto extract = [&](OpBuilder &nb, Value from, Value i) {
+      return tensor::ExtractOp::create(nb, loc, from, ValueRange{i}).getResult();
+    };
+    Value counts = overMask([&](OpBuilder &nb, Value i) {
+      return arith::ExtUIOp::create(nb, loc, i32, extract(nb, mask, i)).getResult();
+    });
+    for (int64_t d = 1; d < m; d *= 2) {
+      Value previous = counts;
+      counts = overMask([&](OpBuilder &nb, Value i) {
+        Value dConst = arith::ConstantIndexOp::create(nb, loc, d);
+        Value far = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::uge, i, dConst);
+        Value before =
+            arith::SelectOp::create(nb, loc, far, arith::SubIOp::create(nb, loc, i, dConst), i);
+        Value add =
+            arith::SelectOp::create(nb, loc, far, extract(nb, previous, before), i32Const(nb, 0));
+        return arith::AddIOp::create(nb, loc, extract(nb, previous, i), add).getResult();
+      });
+    }
+    // The total: a reduction of the mask into a scalar the host reads for the result's size.
+    auto scalarType = RankedTensorType::get({}, i32);
+    Value zero = linalg::FillOp::create(
+                     b, loc, i32Const(b, 0),
+                     tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i32).getResult())
+                     .getResult(0);
+    Value sum = linalg::GenericOp::create(
+                    b, loc, TypeRange{scalarType}, ValueRange{mask}, ValueRange{zero},
+                    ArrayRef<AffineMap>{identity, AffineMap::get(1, 0, {}, ctx)},
+                    {utils::IteratorType::reduction},
+                    [&](OpBuilder &nb, Location l, ValueRange args) {
+                      Value bit = arith::ExtUIOp::create(nb, l, i32, args[0]);
+                      linalg::YieldOp::create(
+                          nb, l, ValueRange{arith::AddIOp::create(nb, l, args[1], bit)});
+                    })
+                    .getResult(0);
+    Value total = arith::IndexCastUIOp::create(
+        b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, sum, ValueRange{}));
+    // Result row n comes from the row where the running count first exceeds n: the number of
+    // running counts at most n, found by halving steps from the largest power of two <= m.
+    Value sources =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{RankedTensorType::get({ShapedType::kDynamic}, i32)}, ValueRange{},
+            ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, i32,
+                                               ValueRange{total})},
+            ArrayRef<AffineMap>{identity}, {utils::IteratorType::parallel},
+            [&](OpBuilder &nb, Location l, ValueRange) {
+              Value n = arith::IndexCastUIOp::create(nb, l, i32, linalg::IndexOp::create(nb, l, 0));
+              Value position = i32Const(nb, 0);
+              for (int64_t step = int64_t(llvm::bit_floor(uint64_t(m))); step > 0; step /= 2) {
+                Value candidate = arith::AddIOp::create(nb, l, position, i32Const(nb, step));
+                Value last = arith::MinSIOp::create(nb, l, candidate, i32Const(nb, m));
+                Value at = arith::IndexCastUIOp::create(
+                    nb, l, nb.getIndexType(), arith::SubIOp::create(nb, l, last, i32Const(nb, 1)));
+                Value fits =
+                    arith::AndIOp::create(nb, l,
+                                          arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
+                                                                candidate, i32Const(nb, m)),
+                                          arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
+                                                                extract(nb, counts, at), n));
+                position = arith::SelectOp::create(nb, l, fits, candidate, position);
+              }
+              linalg::YieldOp::create(nb, l, position);
+            })
+            .getResult(0);
+    // The rows gathered: out[n, j] = x[sources[n], j].
+    int64_t rank = xType.getRank();
+    SmallVector<int64_t> shape = {ShapedType::kDynamic};
+    if (rank == 2)
+      shape.push_back(xType.getDimSize(1));
+    auto outType = RankedTensorType::get(shape, element);
+    Value rows =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{outType}, ValueRange{sources},
+            ValueRange{tensor::EmptyOp::create(b, loc, shape, element, ValueRange{total})},
+            ArrayRef<AffineMap>{AffineMap::get(rank, 0, getAffineDimExpr(0, ctx)),
+                                AffineMap::getMultiDimIdentityMap(rank, ctx)},
+            SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              SmallVector<Value> at = {
+                  arith::IndexCastUIOp::create(nb, l, nb.getIndexType(), args[0])};
+              if (rank == 2)
+                at.push_back(linalg::IndexOp::create(nb, l, 1));
+              linalg::YieldOp::create(nb, l, Value(tensor::ExtractOp::create(nb, l, x, at)));
+            })
+            .getResult(0);
+    return {rows, total};
+  }
+
+  bool parallel;
 };
 
 } // namespace
 
 void dynamir::populateDynScanLoweringPatterns(const TypeConverter &converter,
-                                              RewritePatternSet &patterns) {
+                                              RewritePatternSet &patterns, bool parallelCompress) {
   patterns.add<ScanLowering<CumsumOp>, ScanLowering<CumprodOp>, ScanLowering<CummaxOp>,
-               ScanLowering<CumminOp>, CompressLowering>(converter, patterns.getContext());
+               ScanLowering<CumminOp>>(converter, patterns.getContext());
+  patterns.add<CompressLowering>(converter, patterns.getContext(), parallelCompress);
 }

@@ -1,4 +1,5 @@
 // RUN: tensor-opt %s -convert-dyn-to-linalg --verify-each | FileCheck %s
+// RUN: tensor-opt %s -convert-dyn-to-linalg="parallel-compress" --verify-each | FileCheck %s --check-prefix=PAR
 
 // x[mask]: the operands flattened in row-major order, one loop counting the selected
 // elements (the result's size), one copying each to the position the count has reached.
@@ -37,3 +38,29 @@ func.func @compress_rows(%x: tensor<2x3x4xf32>, %m: tensor<2xi1>) -> tensor<?x3x
   %0 = dyn.compress %x, %m : tensor<2x3x4xf32>, tensor<2xi1>
   return %0 : tensor<?x3x4xf32>
 }
+
+// With parallel-compress (GPU graphs): the mask's running count by three log-step generics
+// (steps 1, 2 and 4 for 6 elements), its total by a reduction, each result element's source by
+// a binary search in the running count (halving steps 4, 2, 1), then a gather. No loops.
+// PAR-LABEL: func.func @compress
+// PAR-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[M:.*]]: tensor<2x3xi1>)
+// PAR-NOT: scf.for
+// PAR-DAG: %[[FX:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// PAR-DAG: %[[FM:.*]] = tensor.collapse_shape %[[M]] {{\[}}[0, 1]] : tensor<2x3xi1> into tensor<6xi1>
+// PAR: %[[C0:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi32>)
+// PAR: tensor.extract %[[FM]]
+// PAR: %[[C1:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi32>)
+// PAR: tensor.extract %[[C0]]
+// PAR: %[[C2:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi32>)
+// PAR: tensor.extract %[[C1]]
+// PAR: %[[C4:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi32>)
+// PAR: tensor.extract %[[C2]]
+// PAR: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[FM]] : tensor<6xi1>) outs(%{{.*}} : tensor<i32>)
+// PAR: %[[TOTAL:.*]] = tensor.extract %[[SUM]][] : tensor<i32>
+// PAR: %[[N:.*]] = arith.index_castui %[[TOTAL]] : i32 to index
+// PAR: %[[SRC:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xi32>)
+// PAR-COUNT-3: tensor.extract %[[C4]]
+// PAR: linalg.generic {{.*}} ins(%[[SRC]] : tensor<?xi32>) outs(%{{.*}} : tensor<?xf32>)
+// PAR: tensor.extract %[[FX]]
+// PAR-NOT: scf.for
+// PAR-LABEL: func.func @compress_rows

@@ -27,9 +27,11 @@ void populateDynContractionLoweringPatterns(const mlir::TypeConverter &converter
                                             mlir::RewritePatternSet &patterns);
 
 /// dyn.cumsum, cumprod, cummax and cummin to an scf.for over the scanned dimension's slices;
-/// dyn.compress to two scf.for loops over the flattened operands (count, then copy).
+/// dyn.compress to two scf.for loops over the flattened operands (count, then copy), or with
+/// `parallelCompress` (static shapes) to parallel generics: a log-step scan of the mask, a
+/// binary search per result row, a gather.
 void populateDynScanLoweringPatterns(const mlir::TypeConverter &converter,
-                                     mlir::RewritePatternSet &patterns);
+                                     mlir::RewritePatternSet &patterns, bool parallelCompress);
 
 /// dyn.sort along an axis of at most 16 elements of a tensor of static shape (sortsAsRanks) to
 /// two generics: each element's rank in its lane, then each place's element; other sorts stay
