@@ -63,7 +63,7 @@ void dynamir::buildOptimizePipeline(OpPassManager &pm) {
 
 void dynamir::buildDynToLinalgPipeline(OpPassManager &pm, const DynToLinalgOptions &options) {
   ConvertDynToLinalgOptions toLinalg;
-  toLinalg.parallelCompress = options.parallelCompress;
+  toLinalg.parallelIndexing = options.parallelIndexing;
   pm.addPass(createConvertDynToLinalg(toLinalg));
   pm.addPass(createDynFuseElementwise());
   pm.addPass(createDynSplitReductions());

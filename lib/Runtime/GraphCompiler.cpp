@@ -84,7 +84,7 @@ OpPassManager graphPipeline(const CompileOptions &options, bool returnsResults, 
   if (options.target != Target::CUDA)
     pm.addPass(dynamir::createDynDirectConvolutions());
   dynamir::DynToLinalgOptions toLinalg;
-  toLinalg.parallelCompress = options.target == Target::CUDA;
+  toLinalg.parallelIndexing = options.target == Target::CUDA;
   dynamir::buildDynToLinalgPipeline(pm, toLinalg);
   if (options.target == Target::CUDA) {
     // Kernels as cubin when ptxas is there (the driver loads them as they are), else as PTX

@@ -703,10 +703,11 @@ bool isScalarLoopNest(scf::ForOp loop) {
 LogicalResult moveBuffersToDevice(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    // (A load in the body of a linalg op left to the parallel-loop path, a gather of
-    // indices as many as only the graph knows, runs in that op's kernel.)
+    // (A load in the body of a linalg op or a parallel loop left to the parallel-loop path, a
+    // gather of indices as many as only the graph knows or a scatter's, runs in its kernel.)
     if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp, memref::LoadOp>(op) &&
-        !op->getParentOfType<gpu::LaunchOp>() && !op->getParentOfType<linalg::LinalgOp>())
+        !op->getParentOfType<gpu::LaunchOp>() && !op->getParentOfType<linalg::LinalgOp>() &&
+        !op->getParentOfType<scf::ParallelOp>())
       ops.push_back(op);
   });
   for (Operation *op : ops) {
@@ -974,11 +975,13 @@ struct GPUMapPass : dynamir::impl::DynGPUMapBase<GPUMapPass> {
       }
       rewriter.eraseOp(op);
     }
-    // Loop nests of scalar loads and stores alone (dyn.scatter's, which must run in order)
-    // would be host code writing device memory: they run in a single GPU thread too.
+    // Loop nests of scalar loads and stores alone (a scatter into one dimension, which must
+    // run in order; scatters with more are parallel loops over the rest, left to the
+    // parallel-loop path) would be host code writing device memory: they run in a single GPU
+    // thread too.
     SmallVector<scf::ForOp> scalarLoops;
     root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<gpu::LaunchOp>(op))
+      if (isa<gpu::LaunchOp, scf::ParallelOp>(op))
         return WalkResult::skip();
       auto loop = dyn_cast<scf::ForOp>(op);
       if (!loop || !isScalarLoopNest(loop))

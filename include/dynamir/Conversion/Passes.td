@@ -35,14 +35,17 @@ def ConvertDynToLinalg : Pass<"convert-dyn-to-linalg"> {
     equalities the trace relied on).
 
     `compress` (x[mask]) becomes two `scf.for` loops, one counting the selected rows and one
-    copying each; with `parallel-compress` (for the GPU, where those loops would run on one
-    thread), a static shape's becomes parallel generics: the mask's running count by a
+    copying each; `scatter` a loop nest over the indices, in order, then the other dimensions.
+    With `parallel-indexing` (for the GPU, where those loops would run on one thread), a
+    static shape's `compress` becomes parallel generics (the mask's running count by a
     log-step scan, the count by a reduction, each result row's source by a binary search in
-    the running count, and a gather.
+    the running count, a gather), and `scatter` an `scf.forall` over the other dimensions,
+    each iteration running over the indices in order on its own line of the destination.
   }];
   let options = [
-    Option<"parallelCompress", "parallel-compress", "bool", /*default=*/"false",
-           "Lower dyn.compress of static shapes to parallel generics instead of loops">
+    Option<"parallelIndexing", "parallel-indexing", "bool", /*default=*/"false",
+           "Lower dyn.compress of static shapes to parallel generics, and dyn.scatter to a "
+           "parallel loop over the lines it updates, instead of sequential loops">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::complex::ComplexDialect",

@@ -19,10 +19,11 @@ namespace dynamir {
 
 /// Options of dyn-to-linalg.
 struct DynToLinalgOptions : mlir::PassPipelineOptions<DynToLinalgOptions> {
-  Option<bool> parallelCompress{
-      *this, "parallel-compress",
-      llvm::cl::desc("Masked loads of static shapes as parallel generics instead of loops "
-                     "(for the GPU, which would run the loops on one thread)"),
+  Option<bool> parallelIndexing{
+      *this, "parallel-indexing",
+      llvm::cl::desc("Masked loads of static shapes as parallel generics, scatters as a "
+                     "parallel loop over the lines they update, instead of sequential loops "
+                     "(for the GPU, which would run those on one thread)"),
       llvm::cl::init(false)};
 };
 

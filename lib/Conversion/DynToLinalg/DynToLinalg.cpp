@@ -513,48 +513,94 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
 /// scatter: a loop nest over the indices, in order, then over the other dimensions, that
 /// stores (or adds) each element of `updates` into the destination it carries: numpy's order,
 /// so the last of repeated indices wins and accumulated floats round as in np.add.at.
-/// Bufferization updates the destination in place; the body is scalar loads and stores, which
-/// dyn-gpu-map runs as one sequential kernel on a GPU.
+/// Bufferization updates the destination in place. With `parallel` (for the GPU, which would
+/// run that nest on one thread) and another dimension than the axis, the loops are swapped: an
+/// scf.forall over the other dimensions, each of its iterations owning the destination's line
+/// along the axis there and running over the indices in order, which keeps numpy's order for
+/// every element.
 struct ScatterLowering : OpConversionPattern<ScatterOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ScatterLowering(const TypeConverter &converter, MLIRContext *ctx, bool parallel)
+      : OpConversionPattern(converter, ctx), parallel(parallel) {}
+
   LogicalResult matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value updates = adaptor.getUpdates(), indices = adaptor.getIndices();
-    RankedTensorType type = tensorType(adaptor.getDest());
+    Value dest = adaptor.getDest(), indices = adaptor.getIndices();
+    RankedTensorType type = tensorType(dest);
     int64_t axis = op.getAxis();
-    Value size = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                            dimSize(rewriter, loc, adaptor.getDest(), axis));
-    // Loop 0 runs over the indices (as many as only the graph may know: np.nonzero's), loop
-    // d + 1 over dimension d of the rest.
+    // The other dimensions' extents.
     SmallVector<Value> lbs, ubs, steps;
-    auto loop = [&](Value extent) {
-      lbs.push_back(constantIndex(rewriter, loc, 0));
-      ubs.push_back(extent);
-      steps.push_back(constantIndex(rewriter, loc, 1));
-    };
-    loop(dimSize(rewriter, loc, indices, 0));
     for (int64_t d = 0; d < type.getRank(); ++d)
-      if (d != axis)
-        loop(dimSize(rewriter, loc, adaptor.getDest(), d));
-    bool accumulate = op.getAccumulate();
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{adaptor.getDest()},
-        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange carried) -> scf::ValueVector {
-          Value at = indexInBounds(b, l, tensor::ExtractOp::create(b, l, indices, ivs[0]), size);
-          SmallVector<Value> from(ivs.drop_front()), to(ivs.drop_front());
-          from.insert(from.begin() + axis, ivs[0]);
-          to.insert(to.begin() + axis, at);
-          Value v = tensor::ExtractOp::create(b, l, updates, from);
-          if (accumulate) {
-            Value old = tensor::ExtractOp::create(b, l, carried[0], to);
-            v = addElements(b, l, old, v);
-          }
-          return {tensor::InsertOp::create(b, l, v, carried[0], to)};
-        });
-    rewriter.replaceOp(op, nest.results);
+      if (d != axis) {
+        lbs.push_back(constantIndex(rewriter, loc, 0));
+        ubs.push_back(dimSize(rewriter, loc, dest, d));
+        steps.push_back(constantIndex(rewriter, loc, 1));
+      }
+    Value count = dimSize(rewriter, loc, indices, 0);
+    Value result;
+    if (parallel && !ubs.empty()) {
+      auto forall = scf::ForallOp::create(rewriter, loc, getAsOpFoldResult(ubs), ValueRange{dest},
+                                          std::nullopt);
+      OpBuilder b = OpBuilder::atBlockBegin(forall.getBody());
+      // The destination's line along the axis at this iteration's other coordinates.
+      SmallVector<OpFoldResult> offsets, sizes, strides(type.getRank(), b.getIndexAttr(1));
+      ValueRange ivs = forall.getInductionVars();
+      for (int64_t d = 0, i = 0; d < type.getRank(); ++d) {
+        offsets.push_back(d == axis ? OpFoldResult(b.getIndexAttr(0)) : OpFoldResult(ivs[i++]));
+        sizes.push_back(d == axis ? tensor::getMixedSize(b, loc, dest, axis)
+                                  : OpFoldResult(b.getIndexAttr(1)));
+      }
+      auto lineType = RankedTensorType::get({type.getDimSize(axis)}, type.getElementType());
+      Value line = tensor::ExtractSliceOp::create(b, loc, lineType, forall.getRegionOutArgs()[0],
+                                                  offsets, sizes, strides);
+      auto loop = scf::ForOp::create(
+          b, loc, constantIndex(b, loc, 0), count, constantIndex(b, loc, 1), ValueRange{line},
+          [&](OpBuilder &nb, Location l, Value k, ValueRange carried) {
+            SmallVector<Value> other(ivs);
+            scf::YieldOp::create(nb, l, update(nb, l, op, adaptor, k, other, carried[0], true));
+          });
+      b.setInsertionPointToStart(forall.getTerminator().getBody());
+      tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), forall.getRegionOutArgs()[0],
+                                            offsets, sizes, strides);
+      result = forall.getResult(0);
+    } else {
+      lbs.insert(lbs.begin(), constantIndex(rewriter, loc, 0));
+      ubs.insert(ubs.begin(), count);
+      steps.insert(steps.begin(), constantIndex(rewriter, loc, 1));
+      scf::LoopNest nest = scf::buildLoopNest(
+          rewriter, loc, lbs, ubs, steps, ValueRange{dest},
+          [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange carried) -> scf::ValueVector {
+            SmallVector<Value> other(ivs.drop_front());
+            return {update(b, l, op, adaptor, ivs[0], other, carried[0], false)};
+          });
+      result = nest.results[0];
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  /// `into` (the destination, or its line along the axis when `line`) with update k at the
+  /// other coordinates `other` stored (or added) at index k's position.
+  static Value update(OpBuilder &b, Location loc, ScatterOp op, OpAdaptor adaptor, Value k,
+                      SmallVector<Value> other, Value into, bool line) {
+    int64_t axis = op.getAxis();
+    Value size = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                            dimSize(b, loc, adaptor.getDest(), axis));
+    Value at =
+        indexInBounds(b, loc, tensor::ExtractOp::create(b, loc, adaptor.getIndices(), k), size);
+    SmallVector<Value> from(other), to(other);
+    from.insert(from.begin() + axis, k);
+    to.insert(to.begin() + axis, at);
+    if (line)
+      to = {at};
+    Value v = tensor::ExtractOp::create(b, loc, adaptor.getUpdates(), from);
+    if (op.getAccumulate())
+      v = addElements(b, loc, tensor::ExtractOp::create(b, loc, into, to), v);
+    return tensor::InsertOp::create(b, loc, v, into, to);
+  }
+
+  bool parallel;
 };
 
 struct ConstantLowering : OpConversionPattern<ConstantOp> {
@@ -678,15 +724,16 @@ struct ConvertDynToLinalgPass : dynamir::impl::ConvertDynToLinalgBase<ConvertDyn
     RewritePatternSet patterns(ctx);
     populateDynSignednessConversion(converter, patterns, target);
     patterns.add<ElementwiseLowering>(converter, ctx);
-    patterns
-        .add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
-             ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
-             ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
-             BroadcastToLowering, GatherLowering, ScatterLowering, ConstantLowering, FullLowering,
-             ArangeLowering, ItemLowering, ToBoolLowering>(converter, ctx);
+    patterns.add<ReductionLowering<SumOp>, ReductionLowering<MeanOp>, ReductionLowering<ProdOp>,
+                 ReductionLowering<MaxOp>, ReductionLowering<MinOp>, ReductionLowering<ArgMaxOp>,
+                 ReductionLowering<ArgMinOp>, SoftmaxLowering<SoftmaxOp>,
+                 SoftmaxLowering<LogSoftmaxOp>, BroadcastToLowering, GatherLowering,
+                 ConstantLowering, FullLowering, ArangeLowering, ItemLowering, ToBoolLowering>(
+        converter, ctx);
     populateDynShapeLoweringPatterns(converter, patterns);
     populateDynContractionLoweringPatterns(converter, patterns);
-    populateDynScanLoweringPatterns(converter, patterns, parallelCompress);
+    populateDynScanLoweringPatterns(converter, patterns, parallelIndexing);
+    patterns.add<ScatterLowering>(converter, ctx, parallelIndexing);
     populateDynSortLoweringPatterns(converter, patterns);
     populateDynWindowLoweringPatterns(converter, patterns);
     populateDynControlFlowLoweringPatterns(converter, patterns);

@@ -1,5 +1,5 @@
 // RUN: tensor-opt %s -convert-dyn-to-linalg --verify-each | FileCheck %s
-// RUN: tensor-opt %s -convert-dyn-to-linalg="parallel-compress" --verify-each | FileCheck %s --check-prefix=PAR
+// RUN: tensor-opt %s -convert-dyn-to-linalg="parallel-indexing" --verify-each | FileCheck %s --check-prefix=PAR
 
 // x[mask]: the operands flattened in row-major order, one loop counting the selected
 // elements (the result's size), one copying each to the position the count has reached.
@@ -39,7 +39,7 @@ func.func @compress_rows(%x: tensor<2x3x4xf32>, %m: tensor<2xi1>) -> tensor<?x3x
   return %0 : tensor<?x3x4xf32>
 }
 
-// With parallel-compress (GPU graphs): the mask's running count by three log-step generics
+// With parallel-indexing (GPU graphs): the mask's running count by three log-step generics
 // (steps 1, 2 and 4 for 6 elements), its total by a reduction, each result element's source by
 // a binary search in the running count (halving steps 4, 2, 1), then a gather. No loops.
 // PAR-LABEL: func.func @compress

@@ -1,4 +1,5 @@
 // RUN: tensor-opt %s -convert-dyn-to-linalg --verify-each -split-input-file | FileCheck %s
+// RUN: tensor-opt %s -convert-dyn-to-linalg="parallel-indexing" --verify-each -split-input-file | FileCheck %s --check-prefix=PAR
 
 // CHECK-LABEL: func.func @reshape_static
 // CHECK: %[[S:.*]] = tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xindex>
@@ -215,6 +216,20 @@ func.func @gather(%x: tensor<10x4xf32>, %i: tensor<2x3xi64>) -> tensor<10x2x3xf3
 // CHECK:     %[[E:.*]] = tensor.extract %[[V]][%[[K]], %[[J]]] : tensor<4x3xf32>
 // CHECK-NOT: arith.addf
 // CHECK:     tensor.insert %[[E]] into %[[B]][%[[K]], %[[AT]]] : tensor<4x10xf32>
+// With parallel-indexing (GPU graphs) the loops swap: a forall over the other dimension, each
+// iteration running over the indices in order on its own row of the destination.
+// PAR-LABEL: func.func @scatter
+// PAR-SAME: (%[[V:.*]]: tensor<4x3xf32>, %[[X:.*]]: tensor<4x10xf32>, %[[I:.*]]: tensor<3xi64>)
+// PAR: %[[ALL:.*]] = scf.forall (%[[K:.*]]) in (4) shared_outs(%[[O:.*]] = %[[X]]) -> (tensor<4x10xf32>) {
+// PAR:   %[[ROW:.*]] = tensor.extract_slice %[[O]][%[[K]], 0] [1, 10] [1, 1] : tensor<4x10xf32> to tensor<10xf32>
+// PAR:   %[[NEW:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} {{.*}} iter_args(%[[B:.*]] = %[[ROW]]) -> (tensor<10xf32>) {
+// PAR:     tensor.extract %[[I]][%[[J]]] : tensor<3xi64>
+// PAR:     %[[AT:.*]] = arith.index_cast
+// PAR:     %[[E:.*]] = tensor.extract %[[V]][%[[K]], %[[J]]] : tensor<4x3xf32>
+// PAR:     tensor.insert %[[E]] into %[[B]][%[[AT]]] : tensor<10xf32>
+// PAR:   scf.forall.in_parallel {
+// PAR:     tensor.parallel_insert_slice %[[NEW]] into %[[O]][%[[K]], 0] [1, 10] [1, 1] : tensor<10xf32> into tensor<4x10xf32>
+// PAR: return %[[ALL]]
 func.func @scatter(%v: tensor<4x3xf32>, %x: tensor<4x10xf32>, %i: tensor<3xi64>) -> tensor<4x10xf32> {
   %r = dyn.scatter %v into %x[%i] axis 1 : tensor<4x3xf32> into tensor<4x10xf32>, tensor<3xi64>
   return %r : tensor<4x10xf32>
@@ -236,7 +251,11 @@ func.func @scatter_dynamic_count(%v: tensor<?x6xf32>, %x: tensor<4x6xf32>, %i: t
 
 // -----
 
+// A destination of one dimension has no other to run in parallel over: the loop stays.
 // CHECK-LABEL: func.func @scatter_accumulate
+// PAR-LABEL: func.func @scatter_accumulate
+// PAR-NOT: scf.forall
+// PAR: scf.for
 // CHECK: scf.for
 // CHECK:   %[[E:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<3xi32>
 // CHECK:   %[[OLD:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<10xi32>

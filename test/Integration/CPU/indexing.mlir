@@ -1,9 +1,13 @@
-// x[mask] executed both ways: the loops the CPU runs, and the parallel generics GPU graphs get
-// (a log-step scan of the mask, a binary search per result row), which must select the same
-// elements in the same order: 11 mask elements (not a power of two), rows of a mask of the
-// leading dimension, a mask with nothing selected and one with everything.
+// Masked loads and scatters executed both ways: the loops the CPU runs, and the parallel forms
+// GPU graphs get (parallel-indexing), which must give the same results.
+// - x[mask] (a log-step scan of the mask, a binary search per result row): 11 mask elements
+//   (not a power of two), rows of a mask of the leading dimension, a mask with nothing selected
+//   and one with everything.
+// - Scatters (a parallel loop over the destination's columns, each running over the indices
+//   in order): repeated indices, where the last store wins and additions accumulate in order,
+//   and a negative index.
 // RUN: tensor-opt %s -dyn-to-linalg -dyn-lower-to-llvm | %mlir_runner | FileCheck %s
-// RUN: tensor-opt %s -dyn-to-linalg="parallel-compress" -dyn-lower-to-llvm | %mlir_runner | FileCheck %s
+// RUN: tensor-opt %s -dyn-to-linalg="parallel-indexing" -dyn-lower-to-llvm | %mlir_runner | FileCheck %s
 
 func.func @elements(%x: tensor<11xf32>, %m: tensor<11xi1>) -> tensor<?xf32> {
   %0 = dyn.compress %x, %m : tensor<11xf32>, tensor<11xi1>
@@ -13,6 +17,12 @@ func.func @elements(%x: tensor<11xf32>, %m: tensor<11xi1>) -> tensor<?xf32> {
 func.func @rows(%x: tensor<5x2xf32>, %m: tensor<5xi1>) -> tensor<?x2xf32> {
   %0 = dyn.compress %x, %m : tensor<5x2xf32>, tensor<5xi1>
   return %0 : tensor<?x2xf32>
+}
+
+func.func @scatter(%d: tensor<4x3xf32>, %u: tensor<5x3xf32>, %i: tensor<5xi64>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %0 = dyn.scatter %u into %d[%i] axis 0 : tensor<5x3xf32> into tensor<4x3xf32>, tensor<5xi64>
+  %1 = dyn.scatter %u into %d[%i] axis 0 accumulate : tensor<5x3xf32> into tensor<4x3xf32>, tensor<5xi64>
+  return %0, %1 : tensor<4x3xf32>, tensor<4x3xf32>
 }
 
 func.func @main() {
@@ -41,6 +51,29 @@ func.func @main() {
   %u = tensor.cast %3 : tensor<?x2xf32> to tensor<*xf32>
   %b = bufferization.to_buffer %u : tensor<*xf32> to memref<*xf32>
   call @printMemrefF32(%b) : (memref<*xf32>) -> ()
+  %d = arith.constant dense<1.0> : tensor<4x3xf32>
+  %upd = arith.constant dense<[[1.0, 2.0, 3.0], [10.0, 20.0, 30.0], [100.0, 200.0, 300.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]> : tensor<5x3xf32>
+  %idx = arith.constant dense<[2, 0, 2, -1, 2]> : tensor<5xi64>
+  %set, %added = call @scatter(%d, %upd, %idx) : (tensor<4x3xf32>, tensor<5x3xf32>, tensor<5xi64>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
+  // CHECK: sizes = [4, 3]
+  // CHECK-NEXT: {{\[}}[10,   20,   30],
+  // CHECK-NEXT: [1,   1,   1],
+  // CHECK-NEXT: [7,   8,   9],
+  // CHECK-NEXT: [4,   5,   6]]
+  call @print2(%set) : (tensor<4x3xf32>) -> ()
+  // CHECK: sizes = [4, 3]
+  // CHECK-NEXT: {{\[}}[11,   21,   31],
+  // CHECK-NEXT: [1,   1,   1],
+  // CHECK-NEXT: [109,   211,   313],
+  // CHECK-NEXT: [5,   6,   7]]
+  call @print2(%added) : (tensor<4x3xf32>) -> ()
+  return
+}
+
+func.func @print2(%t: tensor<4x3xf32>) {
+  %m = bufferization.to_buffer %t : tensor<4x3xf32> to memref<4x3xf32>
+  %u = memref.cast %m : memref<4x3xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
   return
 }
 
