@@ -13,7 +13,6 @@ torch._dynamo.utils.counters), and the largest difference from torch eager.
 
 import argparse
 import os
-import statistics
 import tempfile
 import time
 
@@ -22,29 +21,13 @@ import torch._dynamo
 
 import dynamir
 from model_zoo import models, set_torch_threads  # bench/model_zoo.py, beside this script
+from run import interleaved_ms  # bench/run.py, beside this script
 
 
 def max_error(got, want):
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
     return max(float((g - w).abs().max()) for g, w in zip(got, want))
-
-
-def interleaved_ms(systems, inputs, rounds, calls=5):
-    """Median ms per call of each system, timed in turns: each round runs `calls` calls of every
-    system one after the other, so that the machine's drift (it is shared, and its speed moves
-    by 1.5x within minutes) falls on all of them alike instead of on whichever ran last."""
-    for fn in systems.values():
-        for _ in range(3):
-            fn(*inputs)
-    times = {name: [] for name in systems}
-    for _ in range(rounds):
-        for name, fn in systems.items():
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn(*inputs)
-            times[name].append((time.perf_counter() - t) / calls)
-    return {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
 
 
 def timed_first_call(fn, args):

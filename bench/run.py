@@ -1,7 +1,8 @@
 """Dynamir benchmarks against numpy, numexpr, torch eager, torch.compile, jax.jit and numba.
 
-One run measures every system side by side on the same inputs (medians of repetitions, warm
-inputs, fresh outputs as each library allocates them) and reports ratios to numpy. It also
+One run measures every system side by side on the same inputs (medians of rounds that call
+each system in turns, warm inputs, fresh outputs as each library allocates them) and reports
+ratios to numpy. It also
 measures compile cost (first call; a second process with a warm Dynamir disk cache), per-call
 overhead on a 3-element input, and guard-evaluation cost with 1, 10 and 100 guards.
 
@@ -36,6 +37,23 @@ def median_ms(fn, reps, warmup=2):
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times) * 1e3
+
+
+def interleaved_ms(systems, inputs, rounds, calls=5):
+    """Median ms per call of each system, timed in turns: each round runs `calls` calls of every
+    system one after the other, so that the machine's drift (it is shared, and its speed moves
+    by 1.5x within minutes) falls on all of them alike instead of on whichever ran last."""
+    for fn in systems.values():
+        for _ in range(3):
+            fn(*inputs)
+    times = {name: [] for name in systems}
+    for _ in range(rounds):
+        for name, fn in systems.items():
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn(*inputs)
+            times[name].append((time.perf_counter() - t) / calls)
+    return {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
 
 
 def first_call_s(fn):
@@ -259,24 +277,29 @@ def run_throughput(args, peers):
             reps = 5 if np.prod(size) >= 10**6 else 50
             row = {"workload": name, "size": size if isinstance(size, int) else list(size)}
             expected = NUMPY[name](*data)
-            row["numpy"] = median_ms(lambda: NUMPY[name](*data), reps)
+            systems = {"numpy": lambda: NUMPY[name](*data)}
             if name in NUMPY_WARM_OUTPUT:
                 out = np.empty_like(expected)
                 warm = NUMPY_WARM_OUTPUT[name]
-                row["numpy (warm output)"] = median_ms(lambda: warm(*data, out), reps)
+                systems["numpy (warm output)"] = lambda: warm(*data, out)
             for label, fn in compiled.items():
                 if index == 0:  # trace + compile, with the run's empty disk cache
                     first_calls.append((name, label, first_call_s(lambda: fn(*data))))
                 got = fn(*data)
-                ok = np.allclose(np.asarray(got), expected, rtol=1e-4, atol=1e-4)
-                row[label] = median_ms(lambda: fn(*data), reps) if ok else "wrong"
+                if np.allclose(np.asarray(got), expected, rtol=1e-4, atol=1e-4):
+                    systems[label] = lambda fn=fn: fn(*data)
+                else:
+                    row[label] = "wrong"
             for label, fn in peers(name, data):
                 try:
                     if index == 0 and label in ("torch.compile", "numba", "jax.jit"):
                         first_calls.append((name, label, first_call_s(fn)))
-                    row[label] = median_ms(fn, reps)
+                    fn()
+                    systems[label] = fn
                 except Exception as e:  # a peer that cannot run this workload
                     row[label] = f"n/a ({type(e).__name__})"
+            # In turns, one call of each system per round: the machine's drift falls on all.
+            row.update(interleaved_ms(systems, (), rounds=reps, calls=1))
             rows.append(row)
             print_row(row)
     return rows
