@@ -145,3 +145,90 @@ func.func @max_returned(%x: tensor<4096x1024xf32>) -> (tensor<4096x1024xf32>, te
   } -> tensor<4096x1024xf32>
   return %y, %max : tensor<4096x1024xf32>, tensor<4096x1xf32>
 }
+
+// Attention, as dyn-to-linalg and linalg-generalize-named-ops write it: the scores Q K^T (a
+// product onto a generic fill of zeros), their row softmax, and P V. P V's rows are tiled by
+// blocks of 64 (a 512-key row of scores is 2 KiB: 32 rows would fill 64 KiB, but a product's
+// block has at least 64 rows), and the scores' product, the softmax and both fills fuse into
+// the same loop: both products run on 64-row slices, and the scores exist one block at a time.
+#qk_q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#qk_k = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#pv_p = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#pv_v = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#scalar4 = affine_map<(d0, d1, d2, d3) -> ()>
+// CHECK-LABEL: func.func @scores_softmax_values
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x512x64xf32>, %[[K:.*]]: tensor<1x2x512x64xf32>, %[[V:.*]]: tensor<1x2x512x64xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: scf.forall (%[[H:.*]], %[[I:.*]]) = (0, 0) to (2, 512) step (1, 64)
+// CHECK: %[[QB:.*]] = tensor.extract_slice %[[Q]][0, %[[H]], %[[I]], 0] [1, 1, 64, 64]
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"]} ins(%[[QB]], %{{.*}} : tensor<1x1x64x64xf32>, tensor<1x1x512x64xf32>) outs(%{{.*}} : tensor<1x1x64x512xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<1x1x64x512xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[S]], %{{.*}} : tensor<1x1x64x512xf32>, tensor<1x1x64x1xf32>)
+// CHECK: math.exp
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[E]], %{{.*}} : tensor<1x1x64x512xf32>, tensor<1x1x64x1xf32>)
+// CHECK: arith.divf
+// CHECK: %[[O:.*]] = linalg.generic {{.*}}"reduction"]} ins(%[[P]], %{{.*}} : tensor<1x1x64x512xf32>, tensor<1x1x512x64xf32>) outs(%{{.*}} : tensor<1x1x64x64xf32>)
+// CHECK: tensor.parallel_insert_slice %[[O]]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @scores_softmax_values(%q: tensor<1x2x512x64xf32>, %k: tensor<1x2x512x64xf32>, %v: tensor<1x2x512x64xf32>) -> tensor<1x2x512x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scoresEmpty = tensor.empty() : tensor<1x2x512x512xf32>
+  %outEmpty = tensor.empty() : tensor<1x2x512x64xf32>
+  %rowsEmpty = tensor.empty() : tensor<1x2x512x1xf32>
+  %s0 = linalg.generic {indexing_maps = [#scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%zero : f32) outs(%scoresEmpty : tensor<1x2x512x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x512x512xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #out5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<1x2x512x64xf32>, tensor<1x2x512x64xf32>) outs(%s0 : tensor<1x2x512x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x2x512x512xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%rowsEmpty : tensor<1x2x512x1xf32>) -> tensor<1x2x512x1xf32>
+  %max = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s : tensor<1x2x512x512xf32>) outs(%m0 : tensor<1x2x512x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.maximumf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x512x1xf32>
+  %e = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %max : tensor<1x2x512x512xf32>, tensor<1x2x512x1xf32>) outs(%scoresEmpty : tensor<1x2x512x512xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.subf %in, %m : f32
+    %1 = math.exp %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x2x512x512xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%rowsEmpty : tensor<1x2x512x1xf32>) -> tensor<1x2x512x1xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%e : tensor<1x2x512x512xf32>) outs(%z0 : tensor<1x2x512x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x512x1xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e, %sum : tensor<1x2x512x512xf32>, tensor<1x2x512x1xf32>) outs(%scoresEmpty : tensor<1x2x512x512xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %0 = arith.divf %in, %t : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x512x512xf32>
+  %o0 = linalg.generic {indexing_maps = [#scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%zero : f32) outs(%outEmpty : tensor<1x2x512x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x512x64xf32>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #out5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<1x2x512x512xf32>, tensor<1x2x512x64xf32>) outs(%o0 : tensor<1x2x512x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x2x512x64xf32>
+  return %o : tensor<1x2x512x64xf32>
+}

@@ -466,7 +466,13 @@ def DynFuseRowReductions : Pass<"dyn-fuse-row-reductions"> {
     divisor of the loop), its other loops whole. Fused into the same loop are the
     generics it reads, transitively, that keep those loops as rows, are read row-wise, compute
     no matrix product and have no user outside (fused, such a producer would run again for
-    its other users), among them at least one reduction, and every fill they read. A keepdim
+    its other users), among them at least one reduction, and every fill they read (a
+    `linalg.fill` or a generic broadcasting a scalar). Attention is the same with products at
+    both ends: a matrix product that reads such a row-wise result over its reduction loop (the
+    softmax's `P` in `P V`) is tiled too, and its cluster may hold products (the scores
+    `Q K^T`); its blocks are the rows whose largest row among the cluster's results fills 64
+    KiB, but at least 64, so that each block's products are BLAS calls of 64 rows or more, and
+    the scores never exist beyond one block. A keepdim
     reduction is first rewritten to write its rows without the unit dimension (tiling wants
     outputs indexed by loops), expanded back. Each block is then read from memory once, and
     `e` lives in a 64 KiB buffer instead of a 16 MB one; the later passes over a block find it
