@@ -1242,30 +1242,50 @@ def call_once(fn, program, resize=None):
 UNDEFINED = object()
 
 
-def _dirty_allocations(byte):
-    """Fills freed memory of the sizes numpy's small buffers take (up to 64 KiB) with `byte`, so
-    that a buffer the next call allocates holds other garbage than the call before had: two
-    eager runs of 3115000019:96 (`x **= y` of int32 x and a negative int64 y) left the same
-    garbage in x, and Dynamir's run, the same numpy call after other allocations, another."""
-    held = [np.full(size, byte, np.uint8) for size in list(range(8, 1025, 8)) * 4 +
-            [2048, 4096, 8192, 16384, 32768, 65536]]
-    del held
+def _traced_call(fn, program, resize):
+    """Runs fn once more with a line tracer on its own frame: its arguments as the line that
+    raised found them (copies taken at each line's start) and as it left them, or None when it
+    does not raise this time."""
+    args = make_inputs(program, resize)
+    code = getattr(fn, "__code__", None)
+    before = [None]
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event == "line":
+            before[0] = copy.deepcopy(args)
+        return tracer
+
+    raised = False
+    sys.settrace(tracer)
+    try:
+        with Capture(None):
+            fn(*args)
+    except Exception:  # noqa: BLE001
+        raised = True
+    finally:
+        sys.settrace(None)
+    return (before[0], args) if raised and before[0] is not None else None
 
 
 def eager_call(fn, program, resize=None):
-    """call_once for eager. Where eager raises, it runs twice more, each after dirtying freed
-    memory: an argument the runs leave different is undefined after the exception (numpy's
-    ufunc with a cast, `x **= y` of int16 x and a negative int64 y, raises after it wrote its
-    buffer's garbage into x: 3054000006:23), and comes back as UNDEFINED, which no result is
-    compared with."""
+    """call_once for eager. Where eager raises, an argument that the statement that raised
+    changed is undefined: numpy's ufunc with a cast (`x **= y` of int32 x and a negative int64
+    y) raises after it wrote its buffer's garbage into x, which differs with the allocator's
+    state (3054000006:23, 3115000019:96). Eager runs once more under a line tracer that copies
+    the arguments at each of f's lines; those the raising line changed, or that this run leaves
+    other than the first, come back as UNDEFINED, which no result is compared with."""
     first = call_once(fn, program, resize)
     if first[1] is None:
         return first
     args = list(first[2])
-    for byte in (0xA5, 0x5A):
-        _dirty_allocations(byte)
-        again = call_once(fn, program, resize)
-        args = [UNDEFINED if a is UNDEFINED or diff(a, b) else a for a, b in zip(args, again[2])]
+    traced = _traced_call(fn, program, resize)
+    if traced is None:  # eager does not repeat its own exception: nothing is defined
+        return first[0], first[1], [UNDEFINED] * len(args), first[3]
+    before, after = traced
+    args = [UNDEFINED if diff(b, a) or diff(x, a) else x
+            for x, b, a in zip(args, before, after)]
     return first[0], first[1], args, first[3]
 
 
