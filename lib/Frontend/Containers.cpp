@@ -83,6 +83,23 @@ std::optional<bool> Tracer::sameObject(const VarPtr &a, const VarPtr &c) {
     return false;
   if (!a->source.empty() && a->source == c->source)
     return true;
+  // Two arrays the caller passed at two sources (after a graph break, two locals that held
+  // one array: 3121000013:84) are two inputs of the trace, which is right while they are two
+  // objects: a guard keeps them so. One array at both is not modelled (a write through one
+  // would not reach the other), and the trace breaks there.
+  auto input = [&](const VarPtr &v) {
+    auto it = inputsBySource.find(v->source);
+    return v->kind == VK::Tensor && !v->source.empty() && it != inputsBySource.end() &&
+           it->second == v;
+  };
+  if (input(a) && input(c) && a->value != c->value) {
+    if (inputObjects[a->source].is(inputObjects[c->source]))
+      return std::nullopt;
+    guardOnce("distinct:" + a->source + " " + c->source, [&] {
+      dyn::DistinctGuardOp::create(b, b.getUnknownLoc(), a->source, b.getStrArrayAttr({c->source}));
+    });
+    return false;
+  }
   // Arrays: a value the trace computed is a new object (views included).
   if (a->kind == VK::Tensor && c->kind == VK::Tensor && a->value != c->value)
     return false;

@@ -1367,3 +1367,25 @@ def test_torch_half_products_with_a_scalar_are_computed_as_torch_computes_them()
     for f in cases:
         want, got = f(x), dynamir.compile(f)(x)
         assert got.dtype == want.dtype and torch.equal(got, want), f
+
+
+def test_identity_of_arrays_that_are_one_object_under_two_names():  # difftest 3121000013:84
+    """After a graph break the frame's locals are the resumed trace's inputs, one per name: two
+    names of one array were two inputs, and `x is p` came out False. Two arrays the caller
+    passes are compared as the objects they are, and a guard keeps the answer."""
+    def after_a_break(x):
+        p = x
+        np.flip(x, 0)  # a dynamically shaped flip breaks the graph (dynamic=True)
+        return x * 2 if x is p else x - 1
+
+    x = np.array([3.5, 1.0, 2.0, 0.5], np.float32)
+    np.testing.assert_array_equal(dynamir.compile(after_a_break, dynamic=True)(x), x * 2)
+
+    def two(a, b):
+        return a * 2 if a is b else a - 1
+
+    g = dynamir.compile(two)
+    y = x + 1
+    np.testing.assert_array_equal(g(x, y), x - 1)
+    np.testing.assert_array_equal(g(x, x), x * 2)  # the guard fails: not the trace above
+    np.testing.assert_array_equal(g(y, x), y - 1)
