@@ -1289,6 +1289,39 @@ def eager_call(fn, program, resize=None):
     return first[0], first[1], args, first[3]
 
 
+def _nudged(value, toward):
+    """`value` (an input, nested in lists, tuples and dicts) with every float element moved one
+    ulp toward `toward` (+inf or -inf)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return np.nextafter(value, np.asarray(toward, value.dtype))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_nudged(v, toward) for v in value)
+    if isinstance(value, dict):
+        return {k: _nudged(v, toward) for k, v in value.items()}
+    if _torch is not None and isinstance(value, _torch.Tensor) and value.is_floating_point():
+        try:
+            return _torch.nextafter(value, _torch.full_like(value, toward))
+        except RuntimeError:  # a dtype torch has no nextafter for
+            return value
+    return value
+
+
+def ill_conditioned_like(fn, program, resize, got):
+    """Whether eager on the inputs moved by one ulp (all up, or all down) gives `got`: a result
+    that an ulp of input changes (the sign of a sum that cancels to 2e-16: 3123000004:8) is
+    defined no better than that, and another summation order may land on either side."""
+    for toward in (np.inf, -np.inf):
+        args = [_nudged(a, toward) for a in make_inputs(program, resize)]
+        with Capture(None):
+            try:
+                result = fn(*args)
+            except Exception:  # noqa: BLE001
+                continue
+        if diff(result, got) is None:
+            return True
+    return False
+
+
 def float64_result(fn, program, resize=None):
     """The program's result and its arguments after the call, with its float inputs promoted
     to float64 (complex ones to complex128: 3054000005:13, a complex64 power near 1e24 whose
@@ -1394,6 +1427,9 @@ def check_program(program, workdir, modes=None):
                     if resize not in reference:
                         reference[resize] = float64_result(eager_fn, program, resize)
                     d = diff(e_res, g_res, ref=reference[resize][0])
+                if d and d.startswith("value:") and \
+                        ill_conditioned_like(eager_fn, program, resize, g_res):
+                    d = None
             if d is None:
                 for i, (name, a, b) in enumerate(zip(program["argnames"], e_args, g_args)):
                     if a is UNDEFINED:
