@@ -121,8 +121,7 @@ bool readsRowWise(linalg::GenericOp op, Operation *producer, unsigned rows) {
 /// the cluster of a product (attention's scores, feeding a softmax whose rows the product with
 /// the values reads): a block of rows is then a BLAS call over many rows, where blocks of
 /// elementwise work would make calls too small to pay. Empty when no reduction is among them.
-SetVector<Operation *> rowCluster(linalg::GenericOp consumer, unsigned rows) {
-  bool products = dynamir::matchProduct(consumer).has_value();
+SetVector<Operation *> rowCluster(linalg::GenericOp consumer, unsigned rows, bool products) {
   SetVector<Operation *> cluster;
   SmallVector<Operation *> worklist = {consumer};
   while (!worklist.empty()) {
@@ -214,10 +213,12 @@ linalg::GenericOp projectOutput(RewriterBase &rewriter, linalg::GenericOp op) {
 
 /// A consumer to tile: an elementwise generic on static tensors that reads a generic's result
 /// row-wise (`d0, ..., d(k-1), 0, ...` for k >= 1 leading loops, fewer than all: a reduction's,
-/// or the reciprocals of one's), with the cluster to fuse and the number of its row loops.
+/// or the reciprocals of one's), or a matrix product that reads one over its reduction loops
+/// (productRows), with the cluster to fuse and the number of its row loops.
 struct RowBlocks {
   linalg::GenericOp consumer;
   unsigned rows;
+  bool product; // the consumer is a matrix product (attention's P V)
   SetVector<Operation *> cluster;
 };
 
@@ -235,9 +236,9 @@ std::optional<RowBlocks> matchRowBlocks(linalg::GenericOp op) {
     unsigned rows = product ? productRows(op, map) : leadingRows(map);
     if (rows == 0 || rows >= op.getNumLoops() || !keepsRows(op, rows))
       continue;
-    SetVector<Operation *> cluster = rowCluster(op, rows);
+    SetVector<Operation *> cluster = rowCluster(op, rows, product);
     if (!cluster.empty())
-      return RowBlocks{op, rows, std::move(cluster)};
+      return RowBlocks{op, rows, product, std::move(cluster)};
   }
   return std::nullopt;
 }
@@ -274,7 +275,6 @@ struct FuseRowReductionsPass : dynamir::impl::DynFuseRowReductionsBase<FuseRowRe
   /// Tiles the match's consumer and fuses its cluster; false when it leaves it as it was.
   bool tile(IRRewriter &rewriter, RowBlocks &match) {
     linalg::GenericOp op = match.consumer;
-    bool product = dynamir::matchProduct(op).has_value();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned last = match.rows - 1;
     // Bytes of the largest row a block holds, among the results of the consumer and its
@@ -298,7 +298,7 @@ struct FuseRowReductionsPass : dynamir::impl::DynFuseRowReductionsBase<FuseRowRe
       rowBytesOf(member);
     // Rows per block: what fills kBlockBytes, a divisor of the row loop (no partial block).
     int64_t block =
-        std::clamp<int64_t>(kBlockBytes / rowBytes, product ? kProductRows : 1, ranges[last]);
+        std::clamp<int64_t>(kBlockBytes / rowBytes, match.product ? kProductRows : 1, ranges[last]);
     while (ranges[last] % block)
       --block;
     int64_t blocks = ranges[last] / block;

@@ -537,6 +537,23 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
         steps.push_back(constantIndex(rewriter, loc, 1));
       }
     Value count = dimSize(rewriter, loc, indices, 0);
+    Value size = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                            dimSize(rewriter, loc, dest, axis));
+    // `into` (the destination, or its line along the axis when `line`) with update k at the
+    // other coordinates `other` stored (or added) at index k's position.
+    auto update = [&](OpBuilder &b, Location l, Value k, ValueRange other, Value into,
+                      bool line) -> Value {
+      Value at = indexInBounds(b, l, tensor::ExtractOp::create(b, l, indices, k), size);
+      SmallVector<Value> from(other), to(other);
+      from.insert(from.begin() + axis, k);
+      to.insert(to.begin() + axis, at);
+      Value v = tensor::ExtractOp::create(b, l, adaptor.getUpdates(), from);
+      if (line)
+        to = {at};
+      if (op.getAccumulate())
+        v = addElements(b, l, tensor::ExtractOp::create(b, l, into, to), v);
+      return tensor::InsertOp::create(b, l, v, into, to);
+    };
     Value result;
     if (parallel && !ubs.empty()) {
       auto forall = scf::ForallOp::create(rewriter, loc, getAsOpFoldResult(ubs), ValueRange{dest},
@@ -556,8 +573,7 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
       auto loop = scf::ForOp::create(
           b, loc, constantIndex(b, loc, 0), count, constantIndex(b, loc, 1), ValueRange{line},
           [&](OpBuilder &nb, Location l, Value k, ValueRange carried) {
-            SmallVector<Value> other(ivs);
-            scf::YieldOp::create(nb, l, update(nb, l, op, adaptor, k, other, carried[0], true));
+            scf::YieldOp::create(nb, l, update(nb, l, k, ivs, carried[0], /*line=*/true));
           });
       b.setInsertionPointToStart(forall.getTerminator().getBody());
       tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), forall.getRegionOutArgs()[0],
@@ -570,8 +586,7 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
       scf::LoopNest nest = scf::buildLoopNest(
           rewriter, loc, lbs, ubs, steps, ValueRange{dest},
           [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange carried) -> scf::ValueVector {
-            SmallVector<Value> other(ivs.drop_front());
-            return {update(b, l, op, adaptor, ivs[0], other, carried[0], false)};
+            return {update(b, l, ivs[0], ivs.drop_front(), carried[0], /*line=*/false)};
           });
       result = nest.results[0];
     }
@@ -580,26 +595,6 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
   }
 
 private:
-  /// `into` (the destination, or its line along the axis when `line`) with update k at the
-  /// other coordinates `other` stored (or added) at index k's position.
-  static Value update(OpBuilder &b, Location loc, ScatterOp op, OpAdaptor adaptor, Value k,
-                      SmallVector<Value> other, Value into, bool line) {
-    int64_t axis = op.getAxis();
-    Value size = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                            dimSize(b, loc, adaptor.getDest(), axis));
-    Value at =
-        indexInBounds(b, loc, tensor::ExtractOp::create(b, loc, adaptor.getIndices(), k), size);
-    SmallVector<Value> from(other), to(other);
-    from.insert(from.begin() + axis, k);
-    to.insert(to.begin() + axis, at);
-    if (line)
-      to = {at};
-    Value v = tensor::ExtractOp::create(b, loc, adaptor.getUpdates(), from);
-    if (op.getAccumulate())
-      v = addElements(b, loc, tensor::ExtractOp::create(b, loc, into, to), v);
-    return tensor::InsertOp::create(b, loc, v, into, to);
-  }
-
   bool parallel;
 };
 
